@@ -1,0 +1,174 @@
+//! The event stream of a round, as `wright exec --json` prints it (one JSON object per line).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{ToolStatus, Usage};
+
+/// Why a round ended without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCode {
+    /// The provider refused the request or kept failing after every retry.
+    Provider,
+    /// The round used `max_steps` steps without finishing.
+    MaxSteps,
+    /// The model wrote too many malformed replies in a row.
+    MalformedReplies,
+    /// The user pressed Ctrl-C.
+    Interrupted,
+    /// Configuration is missing or invalid.
+    Config,
+    /// wright itself failed (a bug or an I/O error of its own).
+    Internal,
+}
+
+/// One thing that happened during a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// wright is ready to talk to the model.
+    SessionStarted {
+        /// The session's identifier.
+        session_id: String,
+        /// `openai` or `anthropic`.
+        provider: String,
+        /// The model's name as sent to the provider.
+        model: String,
+        /// The project root tools work in.
+        cwd: String,
+    },
+    /// A user message opened a round.
+    RoundStarted {
+        /// The user's message as typed.
+        prompt: String,
+    },
+    /// A piece of the model's reply text as it streams (thought and action text).
+    AssistantDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A piece of the model's separate reasoning output (DeepSeek `reasoning_content`,
+    /// Anthropic thinking); shown as thought, never parsed for actions.
+    ReasoningDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The model asked for a tool.
+    ToolCall {
+        /// 1-based step within the round.
+        step: u32,
+        /// The tool's name.
+        tool: String,
+        /// Its arguments.
+        args: Value,
+    },
+    /// A tool finished.
+    ToolResult {
+        /// 1-based step within the round.
+        step: u32,
+        /// The tool's name.
+        tool: String,
+        /// Success or error.
+        status: ToolStatus,
+        /// One line saying what came of it.
+        summary: String,
+    },
+    /// The model's reply did not follow the Thought/Action format; it was told so.
+    FormatError {
+        /// 1-based step within the round.
+        step: u32,
+        /// What was wrong.
+        message: String,
+    },
+    /// A model call failed in a way that may heal and is being re-sent.
+    Retry {
+        /// The attempt about to be made (2 for the first retry).
+        attempt: u32,
+        /// How many attempts may be made in all.
+        max_attempts: u32,
+        /// What went wrong with the previous attempt.
+        reason: String,
+        /// How long wright waits before re-sending.
+        delay_ms: u64,
+    },
+    /// The model's output hit the token limit; wright asked it to continue where it stopped.
+    Continuation {
+        /// 1 for the first continuation.
+        attempt: u32,
+    },
+    /// Tokens billed for one model call (continuations included).
+    Usage {
+        /// Tokens of the request.
+        prompt_tokens: u64,
+        /// Tokens the model wrote.
+        completion_tokens: u64,
+        /// Their sum.
+        total_tokens: u64,
+        /// Prompt tokens served from the provider's cache, where reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cached_prompt_tokens: Option<u64>,
+    },
+    /// The round ended with an answer.
+    RoundFinished {
+        /// The final answer.
+        answer: String,
+        /// How many model calls the round took.
+        steps: u32,
+        /// Tokens billed over the whole round.
+        usage: Usage,
+    },
+    /// The round ended without an answer.
+    Error {
+        /// Why, for programs.
+        code: FailureCode,
+        /// What happened and what to do, for people.
+        message: String,
+    },
+}
+
+impl Event {
+    /// The usage event for one model call.
+    pub fn usage(usage: &Usage) -> Self {
+        Event::Usage {
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            total_tokens: usage.total_tokens,
+            cached_prompt_tokens: usage.cached_prompt_tokens,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn events_are_tagged_with_a_snake_case_type() {
+        let event = Event::ToolCall {
+            step: 1,
+            tool: "Read".into(),
+            args: json!({"file_path": "a.rs"}),
+        };
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "tool_call", "step": 1, "tool": "Read", "args": {"file_path": "a.rs"}})
+        );
+    }
+
+    #[test]
+    fn error_event_round_trips() {
+        let event = Event::Error {
+            code: FailureCode::MaxSteps,
+            message: "stopped after 50 steps".into(),
+        };
+        let line = serde_json::to_string(&event).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"error","code":"max_steps","message":"stopped after 50 steps"}"#
+        );
+        assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), event);
+    }
+}

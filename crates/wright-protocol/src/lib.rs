@@ -1,0 +1,16 @@
+//! Plain data shared by every wright crate.
+//!
+//! This crate holds the vocabulary the others speak: conversation [`Message`]s, the
+//! [`ToolCall`] a model asks for and the [`ToolResult`] a tool returns, token [`Usage`], and the
+//! [`Event`] stream that `wright exec --json` prints. It does no I/O and knows nothing about
+//! providers, tools or the terminal; everything here is serde data.
+
+mod event;
+mod message;
+mod tool;
+mod usage;
+
+pub use event::{Event, FailureCode};
+pub use message::{Message, MessageMetadata, Role};
+pub use tool::{ErrorCode, ToolCall, ToolError, ToolResult, ToolStatus};
+pub use usage::Usage;

@@ -1,0 +1,91 @@
+//! Conversation messages as history stores them (spec D1, E1).
+
+use serde::{Deserialize, Serialize};
+
+/// Who a [`Message`] is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The developer using wright.
+    User,
+    /// The model: `Thought:`/`Action:` text or a final answer.
+    Assistant,
+    /// A tool's result (in history: the compressed JSON of spec C1).
+    Tool,
+    /// An archived-history summary (spec A5); lives in L3 and is never summarised again.
+    Summary,
+}
+
+/// Extra facts about a message that are not part of what the model reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageMetadata {
+    /// For a tool message: the tool that produced it (spec E1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// For assistant and tool messages: the 1-based step within the round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+}
+
+/// One message of a conversation: `Message(role, content, metadata)` as in spec D1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who the message is from.
+    pub role: Role,
+    /// The text: user input, the model's `Thought/Action` text, or a tool result.
+    pub content: String,
+    /// Bookkeeping that travels with the message.
+    #[serde(default, skip_serializing_if = "is_default_metadata")]
+    pub metadata: MessageMetadata,
+}
+
+fn is_default_metadata(metadata: &MessageMetadata) -> bool {
+    *metadata == MessageMetadata::default()
+}
+
+impl Message {
+    /// A message with no metadata.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            metadata: MessageMetadata::default(),
+        }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content)
+    }
+
+    /// An assistant message.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, content)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn message_without_metadata_serialises_compactly() {
+        let json = serde_json::to_string(&Message::user("hi")).unwrap();
+        assert_eq!(json, r#"{"role":"user","content":"hi"}"#);
+    }
+
+    #[test]
+    fn tool_message_round_trips_with_metadata() {
+        let message = Message {
+            role: Role::Tool,
+            content: r#"{"status":"success"}"#.into(),
+            metadata: MessageMetadata {
+                tool_name: Some("Read".into()),
+                step: Some(3),
+            },
+        };
+        let json = serde_json::to_string(&message).unwrap();
+        assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
+    }
+}

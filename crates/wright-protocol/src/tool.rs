@@ -1,0 +1,188 @@
+//! Tool calls and tool results (spec A3, C1; DESIGN §5).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool the model asked for: `Action: Read[{"file_path": "src/main.rs"}]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name, e.g. `Read`.
+    pub tool: String,
+    /// The JSON object between the brackets.
+    pub args: Value,
+}
+
+/// Whether a tool did what it was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// The tool did its job; `data` says what it found or changed.
+    Success,
+    /// The tool refused or failed; `error` says why.
+    Error,
+}
+
+/// A stable, machine-readable reason for a tool error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The arguments are not what the tool takes (missing field, wrong type).
+    InvalidArguments,
+    /// The model named a tool that does not exist.
+    UnknownTool,
+    /// The file or directory does not exist.
+    NotFound,
+    /// A file was expected but the path is a directory.
+    IsDirectory,
+    /// The file is not text.
+    BinaryFile,
+    /// The path resolves outside the project root.
+    PathOutsideProject,
+    /// The tool ran out of time and was stopped.
+    Timeout,
+    /// The user interrupted the tool.
+    Interrupted,
+    /// The operating system refused (permissions, I/O failure).
+    Io,
+    /// Any code this build does not know (read from newer session files).
+    #[serde(other)]
+    Other,
+}
+
+impl ErrorCode {
+    /// The code as it appears in JSON, e.g. `not_found`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArguments => "invalid_arguments",
+            ErrorCode::UnknownTool => "unknown_tool",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::IsDirectory => "is_directory",
+            ErrorCode::BinaryFile => "binary_file",
+            ErrorCode::PathOutsideProject => "path_outside_project",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Interrupted => "interrupted",
+            ErrorCode::Io => "io",
+            ErrorCode::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a tool failed: a stable code and a message written for the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolError {
+    /// Stable reason, for programs.
+    pub code: ErrorCode,
+    /// What happened and what to do, for the model.
+    pub message: String,
+}
+
+/// What a tool returns (DESIGN §5).
+///
+/// `text` is the full observation the model reads in the current round; `data` is the
+/// structured result that the history compressor shrinks (spec C1); `stats` and `context` are
+/// for people and logs, and are dropped from history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Success or error.
+    pub status: ToolStatus,
+    /// Structured result; `null` when there is none.
+    #[serde(default)]
+    pub data: Value,
+    /// Present exactly when `status` is `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+    /// The full observation text shown to the model this round.
+    pub text: String,
+    /// Measurements such as `duration_ms`.
+    #[serde(default)]
+    pub stats: Value,
+    /// The arguments the tool was called with.
+    #[serde(default)]
+    pub context: Value,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn success(text: impl Into<String>, data: Value) -> Self {
+        Self {
+            status: ToolStatus::Success,
+            data,
+            error: None,
+            text: text.into(),
+            stats: Value::Null,
+            context: Value::Null,
+        }
+    }
+
+    /// A failed result; the observation text is `Error (<code>): <message>`.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            status: ToolStatus::Error,
+            data: Value::Null,
+            text: format!("Error ({code}): {message}"),
+            error: Some(ToolError { code, message }),
+            stats: Value::Null,
+            context: Value::Null,
+        }
+    }
+
+    /// Whether the tool succeeded.
+    pub fn is_success(&self) -> bool {
+        self.status == ToolStatus::Success
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn error_result_serialises_code_in_snake_case() {
+        let result = ToolResult::error(ErrorCode::PathOutsideProject, "../x is outside");
+        let value = serde_json::to_value(&result).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "status": "error",
+                "data": null,
+                "error": {"code": "path_outside_project", "message": "../x is outside"},
+                "text": "Error (path_outside_project): ../x is outside",
+                "stats": null,
+                "context": null,
+            })
+        );
+    }
+
+    #[test]
+    fn every_error_code_as_str_matches_its_serde_name() {
+        for code in [
+            ErrorCode::InvalidArguments,
+            ErrorCode::UnknownTool,
+            ErrorCode::NotFound,
+            ErrorCode::IsDirectory,
+            ErrorCode::BinaryFile,
+            ErrorCode::PathOutsideProject,
+            ErrorCode::Timeout,
+            ErrorCode::Interrupted,
+            ErrorCode::Io,
+            ErrorCode::Other,
+        ] {
+            assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+        }
+    }
+
+    #[test]
+    fn unknown_error_code_reads_as_other() {
+        let code: ErrorCode = serde_json::from_str("\"from_the_future\"").unwrap();
+        assert_eq!(code, ErrorCode::Other);
+    }
+}
