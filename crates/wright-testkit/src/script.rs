@@ -1,0 +1,312 @@
+//! The script a [`TestServer`](crate::TestServer) replays: one scripted response per request.
+
+use serde::{Deserialize, Serialize};
+
+/// Default number of characters per streamed delta.
+pub(crate) const DEFAULT_CHUNK_SIZE: usize = 16;
+
+/// Default finish reason: the model stopped on its own.
+pub(crate) const DEFAULT_FINISH_REASON: &str = "stop";
+
+/// The whole script: responses handed out one per request, in order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Script {
+    /// The responses, consumed front to back by successive provider requests.
+    pub responses: Vec<ScriptedResponse>,
+}
+
+impl Script {
+    /// A script that hands out `responses` in order.
+    pub fn new(responses: Vec<ScriptedResponse>) -> Script {
+        Script { responses }
+    }
+}
+
+impl From<Vec<ScriptedResponse>> for Script {
+    fn from(responses: Vec<ScriptedResponse>) -> Script {
+        Script::new(responses)
+    }
+}
+
+/// One response of the script, rendered in whichever wire format the request asked for.
+///
+/// Every field has a default, so a script file only names what it needs:
+/// `{"text": "Thought: done\nAction: Finish[ok]"}` is a complete response.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ScriptedResponse {
+    /// HTTP status; anything but 200 sends a provider-shaped error body. Default 200.
+    pub status: u16,
+    /// Extra response headers, e.g. `("Retry-After", "1")`.
+    pub headers: Vec<(String, String)>,
+    /// For status != 200: the message put in the provider-shaped error body.
+    pub error_message: Option<String>,
+    /// For status != 200: send this raw body instead (overrides `error_message`).
+    pub body: Option<String>,
+    /// The assistant's reply text.
+    pub text: String,
+    /// OpenAI: `reasoning_content` deltas; Anthropic: a thinking block before the text.
+    pub reasoning: Option<String>,
+    /// Text (and reasoning) is split into deltas of this many chars; 0 = one delta. Default 16.
+    pub chunk_size: usize,
+    /// Token usage; `None` means the response carries no usage.
+    pub usage: Option<ScriptedUsage>,
+    /// Default `"stop"`; `"length"` means cut by the token limit.
+    ///
+    /// Anthropic maps `stop` to `end_turn` and `length` to `max_tokens`; anything else is
+    /// passed through as is (e.g. `stop_sequence`).
+    pub finish_reason: String,
+    /// Wait this long before sending the response head.
+    pub delay_ms: u64,
+    /// Wait this long between SSE events.
+    pub chunk_delay_ms: u64,
+    /// Send this many content-delta events, then drop the connection without the final events.
+    pub cut_after_chunks: Option<usize>,
+    /// Send this many content-delta events, then send nothing more but keep the connection
+    /// open until the client goes away (or 300 s pass).
+    pub stall_after_chunks: Option<usize>,
+    /// Send exactly these bytes as the event-stream body (status 200, `text/event-stream`).
+    /// Takes precedence over every other field except `delay_ms` and `headers`.
+    pub raw_sse: Option<String>,
+}
+
+impl Default for ScriptedResponse {
+    fn default() -> ScriptedResponse {
+        ScriptedResponse {
+            status: 200,
+            headers: Vec::new(),
+            error_message: None,
+            body: None,
+            text: String::new(),
+            reasoning: None,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            usage: None,
+            finish_reason: DEFAULT_FINISH_REASON.to_string(),
+            delay_ms: 0,
+            chunk_delay_ms: 0,
+            cut_after_chunks: None,
+            stall_after_chunks: None,
+            raw_sse: None,
+        }
+    }
+}
+
+impl ScriptedResponse {
+    /// A successful reply with this text.
+    pub fn text(text: impl Into<String>) -> ScriptedResponse {
+        ScriptedResponse {
+            text: text.into(),
+            ..ScriptedResponse::default()
+        }
+    }
+
+    /// An error response with this status and message (in the provider's error shape).
+    pub fn status(status: u16, message: impl Into<String>) -> ScriptedResponse {
+        ScriptedResponse {
+            status,
+            error_message: Some(message.into()),
+            ..ScriptedResponse::default()
+        }
+    }
+
+    /// A 200 event stream whose body is exactly `sse`.
+    pub fn raw_sse(sse: impl Into<String>) -> ScriptedResponse {
+        ScriptedResponse {
+            raw_sse: Some(sse.into()),
+            ..ScriptedResponse::default()
+        }
+    }
+
+    /// Sets the reasoning (thinking) text sent before the reply.
+    pub fn with_reasoning(mut self, reasoning: impl Into<String>) -> ScriptedResponse {
+        self.reasoning = Some(reasoning.into());
+        self
+    }
+
+    /// Sets prompt and completion token counts.
+    pub fn with_usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> ScriptedResponse {
+        let usage = self.usage.get_or_insert_with(ScriptedUsage::default);
+        usage.prompt_tokens = prompt_tokens;
+        usage.completion_tokens = completion_tokens;
+        self
+    }
+
+    /// Sets the prompt tokens read from the provider's cache (implies usage is reported).
+    pub fn with_cached_tokens(mut self, cached_tokens: u64) -> ScriptedResponse {
+        self.usage
+            .get_or_insert_with(ScriptedUsage::default)
+            .cached_tokens = Some(cached_tokens);
+        self
+    }
+
+    /// Sets the prompt tokens written to the provider's cache (Anthropic only).
+    pub fn with_cache_creation_tokens(mut self, tokens: u64) -> ScriptedResponse {
+        self.usage
+            .get_or_insert_with(ScriptedUsage::default)
+            .cache_creation_tokens = Some(tokens);
+        self
+    }
+
+    /// Sets how many chars go into each delta (0 = the whole text in one delta).
+    pub fn with_chunk_size(mut self, chunk_size: usize) -> ScriptedResponse {
+        self.chunk_size = chunk_size;
+        self
+    }
+
+    /// Sets the finish reason (`"stop"`, `"length"`, ...).
+    pub fn with_finish_reason(mut self, finish_reason: impl Into<String>) -> ScriptedResponse {
+        self.finish_reason = finish_reason.into();
+        self
+    }
+
+    /// Adds an extra response header.
+    pub fn with_header(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> ScriptedResponse {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends this raw body instead of the provider-shaped error body (for status != 200).
+    pub fn with_body(mut self, body: impl Into<String>) -> ScriptedResponse {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// Waits this long before sending the response head.
+    pub fn with_delay_ms(mut self, delay_ms: u64) -> ScriptedResponse {
+        self.delay_ms = delay_ms;
+        self
+    }
+
+    /// Waits this long between SSE events.
+    pub fn with_chunk_delay_ms(mut self, chunk_delay_ms: u64) -> ScriptedResponse {
+        self.chunk_delay_ms = chunk_delay_ms;
+        self
+    }
+
+    /// Sends `chunks` content deltas, then drops the connection mid-body.
+    pub fn cut_after(mut self, chunks: usize) -> ScriptedResponse {
+        self.cut_after_chunks = Some(chunks);
+        self
+    }
+
+    /// Sends `chunks` content deltas, then goes silent while keeping the connection open.
+    pub fn stall_after(mut self, chunks: usize) -> ScriptedResponse {
+        self.stall_after_chunks = Some(chunks);
+        self
+    }
+
+    /// The reasoning split into deltas (empty when there is no reasoning).
+    pub(crate) fn reasoning_pieces(&self) -> Vec<&str> {
+        self.reasoning
+            .as_deref()
+            .map(|reasoning| split_into_chunks(reasoning, self.chunk_size))
+            .unwrap_or_default()
+    }
+
+    /// The reply text split into deltas.
+    pub(crate) fn text_pieces(&self) -> Vec<&str> {
+        split_into_chunks(&self.text, self.chunk_size)
+    }
+}
+
+/// Token usage reported with a scripted response.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct ScriptedUsage {
+    /// Input tokens (Anthropic `input_tokens`).
+    pub prompt_tokens: u64,
+    /// Output tokens (Anthropic `output_tokens`).
+    pub completion_tokens: u64,
+    /// Prompt tokens read from cache (OpenAI `prompt_tokens_details.cached_tokens`,
+    /// Anthropic `cache_read_input_tokens`).
+    pub cached_tokens: Option<u64>,
+    /// Prompt tokens written to cache (Anthropic `cache_creation_input_tokens`; OpenAI has none).
+    pub cache_creation_tokens: Option<u64>,
+}
+
+/// Splits `text` into pieces of `chunk_size` chars, never inside a char.
+///
+/// `chunk_size == 0` gives the whole text as one piece; an empty text gives no pieces.
+pub(crate) fn split_into_chunks(text: &str, chunk_size: usize) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    if chunk_size == 0 {
+        return vec![text];
+    }
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut chars_in_piece = 0;
+    for (offset, _) in text.char_indices() {
+        if chars_in_piece == chunk_size {
+            pieces.push(&text[start..offset]);
+            start = offset;
+            chars_in_piece = 0;
+        }
+        chars_in_piece += 1;
+    }
+    pieces.push(&text[start..]);
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn chunks_hold_chunk_size_chars_and_the_last_holds_the_rest() {
+        assert_eq!(split_into_chunks("abcdefg", 3), vec!["abc", "def", "g"]);
+    }
+
+    #[test]
+    fn chunks_never_split_a_multibyte_char() {
+        assert_eq!(split_into_chunks("héé✓日本", 2), vec!["hé", "é✓", "日本"]);
+    }
+
+    #[test]
+    fn chunk_size_zero_sends_the_whole_text_at_once() {
+        assert_eq!(split_into_chunks("hello world", 0), vec!["hello world"]);
+    }
+
+    #[test]
+    fn empty_text_has_no_chunks() {
+        assert_eq!(split_into_chunks("", 4), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn script_file_fields_default_when_omitted() {
+        let script: Script =
+            serde_json::from_str(r#"{"responses":[{"text":"hi"},{"status":429}]}"#).unwrap();
+        assert_eq!(
+            script,
+            Script::new(vec![
+                ScriptedResponse::text("hi"),
+                ScriptedResponse {
+                    status: 429,
+                    ..ScriptedResponse::default()
+                },
+            ])
+        );
+    }
+
+    #[test]
+    fn builders_set_usage_and_cache_fields() {
+        let response = ScriptedResponse::text("x")
+            .with_usage(10, 5)
+            .with_cached_tokens(3);
+        assert_eq!(
+            response.usage,
+            Some(ScriptedUsage {
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: Some(3),
+                cache_creation_tokens: None,
+            })
+        );
+    }
+}
