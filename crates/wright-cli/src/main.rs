@@ -1,1 +1,265 @@
-fn main() {}
+//! `wright`: a terminal coding agent. This binary parses the command line, loads settings, and
+//! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
+
+mod config;
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use tokio_util::sync::CancellationToken;
+use wright_core::{Agent, RoundOutcome};
+use wright_llm::{LlmClient, ProviderKind};
+use wright_protocol::{Event, FailureCode, ToolCall};
+use wright_tools::{ToolContext, ToolRegistry};
+
+use crate::config::Flags;
+use crate::render::{HumanRenderer, JsonRenderer, Renderer};
+
+/// Exit code: a usage or configuration error.
+const EXIT_USAGE: u8 = 2;
+/// Exit code: the round failed.
+const EXIT_FAILED: u8 = 1;
+/// Exit code: interrupted by Ctrl-C (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+const EXAMPLES: &str = "Examples:
+  OPENAI_API_KEY=sk-... wright exec \"explain what src/main.rs does\"
+  WRIGHT_BASE_URL=https://api.deepseek.com/v1 WRIGHT_API_KEY=sk-... WRIGHT_MODEL=deepseek-chat \\
+      wright exec \"fix the failing test\"
+  ANTHROPIC_API_KEY=sk-ant-... wright exec --json \"list the TODOs\" | jq .type
+  wright -C ../other-project exec \"what does this project build?\"
+  wright tool Read '{\"file_path\": \"Cargo.toml\", \"limit\": 20}'";
+
+/// A terminal coding agent: it reads, changes and runs code in your project until it can answer.
+#[derive(Debug, Parser)]
+#[command(name = "wright", version, after_help = EXAMPLES)]
+struct Cli {
+    /// Work in DIR instead of the current directory.
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one round without asking anything, and print the answer.
+    #[command(after_help = EXAMPLES)]
+    Exec(ExecArgs),
+    /// Run one tool in the project and print its observation.
+    Tool(ToolArgs),
+}
+
+#[derive(Debug, Args)]
+struct ExecArgs {
+    /// Print one JSON event per line on stdout instead of the answer.
+    #[arg(long)]
+    json: bool,
+    /// The provider's wire format: `openai` (any OpenAI-compatible server) or `anthropic`.
+    #[arg(long, value_name = "P")]
+    provider: Option<String>,
+    /// The model to use.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// The provider's base URL, e.g. http://localhost:11434/v1.
+    #[arg(long, value_name = "U")]
+    base_url: Option<String>,
+    /// What you want done.
+    prompt: String,
+}
+
+#[derive(Debug, Args)]
+struct ToolArgs {
+    /// Print the whole tool result as JSON.
+    #[arg(long)]
+    json: bool,
+    /// The tool, e.g. Read.
+    name: String,
+    /// Its arguments as one JSON object.
+    #[arg(default_value = "{}")]
+    args: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("wright: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let code = runtime.block_on(async {
+        let root = match project_root(cli.dir.as_deref()) {
+            Ok(root) => root,
+            Err(message) => {
+                eprintln!("wright: {message}");
+                return EXIT_USAGE;
+            }
+        };
+        match cli.command {
+            Some(Command::Exec(args)) => exec(&root, args).await,
+            Some(Command::Tool(args)) => tool(&root, args).await,
+            None => {
+                eprintln!(
+                    "wright: the interactive session is not available yet; use `wright exec \"...\"`.\n\
+                     Run `wright --help` for more."
+                );
+                EXIT_USAGE
+            }
+        }
+    });
+    ExitCode::from(code)
+}
+
+/// The project root: `-C DIR` or the current directory, made absolute.
+fn project_root(dir: Option<&Path>) -> Result<PathBuf, String> {
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    dir.canonicalize()
+        .map_err(|e| format!("cannot use {} as the project directory: {e}", dir.display()))
+}
+
+/// Cancels `cancel` on the first Ctrl-C; a second Ctrl-C exits at once.
+fn cancel_on_ctrl_c(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(i32::from(EXIT_INTERRUPTED));
+            }
+        }
+    });
+}
+
+async fn exec(root: &Path, args: ExecArgs) -> u8 {
+    let mut renderer: Box<dyn Renderer> = if args.json {
+        Box::new(JsonRenderer::default())
+    } else {
+        Box::new(HumanRenderer::new())
+    };
+    let mut usage_error = |message: String| {
+        if args.json {
+            renderer.event(&Event::Error {
+                code: FailureCode::Config,
+                message: message.clone(),
+            });
+        }
+        eprintln!("wright: {message}");
+        EXIT_USAGE
+    };
+    let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
+        None => None,
+        Some(Ok(provider)) => Some(provider),
+        Some(Err(_)) => {
+            return usage_error(format!(
+                "unknown provider {:?}: expected `openai` or `anthropic`",
+                args.provider.unwrap_or_default()
+            ));
+        }
+    };
+    let flags = Flags {
+        provider,
+        model: args.model,
+        base_url: args.base_url,
+    };
+    let settings = match config::load(root, &flags) {
+        Ok(settings) => settings,
+        Err(e) => return usage_error(e.to_string()),
+    };
+    let llm = match LlmClient::new(settings.llm.clone()) {
+        Ok(llm) => llm,
+        Err(e) => return usage_error(e.to_string()),
+    };
+    let cancel = CancellationToken::new();
+    let ctx = match ToolContext::new(root) {
+        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
+        Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
+    };
+    cancel_on_ctrl_c(cancel);
+    let agent = Agent::new(llm, ToolRegistry::builtin(), ctx, settings.agent);
+    renderer.event(&Event::SessionStarted {
+        session_id: session_id(),
+        provider: settings.llm.provider.to_string(),
+        model: settings.llm.model.clone(),
+        cwd: root.display().to_string(),
+    });
+    let outcome = agent
+        .run_round(&args.prompt, &mut |event| renderer.event(&event))
+        .await;
+    match outcome {
+        RoundOutcome::Finished { .. } => 0,
+        RoundOutcome::Failed {
+            code: FailureCode::Interrupted,
+            ..
+        } => EXIT_INTERRUPTED,
+        RoundOutcome::Failed { .. } => EXIT_FAILED,
+    }
+}
+
+/// An identifier for this run, unique enough until sessions are stored (a later issue).
+fn session_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("{millis:x}-{:x}", std::process::id())
+}
+
+async fn tool(root: &Path, args: ToolArgs) -> u8 {
+    let registry = ToolRegistry::builtin();
+    if registry.get(&args.name).is_none() {
+        eprintln!(
+            "wright: unknown tool {:?}; the tools are: {}",
+            args.name,
+            registry.names().join(", ")
+        );
+        return EXIT_USAGE;
+    }
+    let call_args = match serde_json::from_str::<serde_json::Value>(&args.args) {
+        Ok(value) if value.is_object() => value,
+        Ok(_) => {
+            eprintln!(
+                "wright: the tool arguments must be one JSON object, e.g. '{{\"file_path\": \"README.md\"}}'"
+            );
+            return EXIT_USAGE;
+        }
+        Err(e) => {
+            eprintln!("wright: the tool arguments are not valid JSON: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let cancel = CancellationToken::new();
+    let ctx = match ToolContext::new(root) {
+        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
+        Err(e) => {
+            eprintln!("wright: cannot open the project {}: {e}", root.display());
+            return EXIT_USAGE;
+        }
+    };
+    cancel_on_ctrl_c(cancel.clone());
+    let call = ToolCall {
+        tool: args.name,
+        args: call_args,
+    };
+    let result = registry.run(&call, &ctx).await;
+    if cancel.is_cancelled() {
+        return EXIT_INTERRUPTED;
+    }
+    let output = if args.json {
+        serde_json::to_string(&result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    } else {
+        result.text
+    };
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{output}");
+    0
+}

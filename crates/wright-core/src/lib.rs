@@ -1,1 +1,16 @@
-//! (being written)
+//! The wright agent.
+//!
+//! This crate turns a user's request into a finished round: it assembles each request (the L1
+//! system prompt, the user's input, the round's scratchpad), streams the model's reply through the
+//! ReAct parser, runs the tools the model asks for, and reports every step as an
+//! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round loop
+//! ([`Agent`]). It does not talk HTTP itself (that is `wright-llm`), run tools itself (that is
+//! `wright-tools`), or draw anything (that is `wright-cli`).
+
+pub mod prompt;
+pub mod react;
+mod round;
+mod summary;
+
+pub use round::{Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome};
+pub use summary::result_summary;

@@ -1,1 +1,44 @@
-//! (being written)
+//! The tools a wright agent can call, behind one trait and a registry (DESIGN §2, §5).
+//!
+//! The model calls a tool by writing `Action: Read[{"file_path": "src/main.rs"}]`; the core parses
+//! that into a [`wright_protocol::ToolCall`] and hands it to [`ToolRegistry::run`], which finds the
+//! [`Tool`], runs it inside a [`ToolContext`] (project root, Ctrl-C token, mtime record) and
+//! returns a [`wright_protocol::ToolResult`]. Every failure the model can recover from (bad
+//! arguments, missing file, timeout, …) is an error *result*, never a Rust error or a panic.
+//!
+//! This crate knows nothing about models, prompts beyond its own tool descriptions, or history.
+//!
+//! Adding a tool = one file implementing [`Tool`] + one line in [`ToolRegistry::builtin`].
+
+mod args;
+mod bash;
+mod context;
+mod read;
+mod registry;
+
+use futures::future::BoxFuture;
+use wright_protocol::ToolResult;
+
+pub use bash::BashTool;
+pub use context::ToolContext;
+pub use read::ReadTool;
+pub use registry::ToolRegistry;
+
+/// One tool the model can call.
+///
+/// Adding a tool = one file implementing this + one line in [`ToolRegistry::builtin`].
+pub trait Tool: Send + Sync {
+    /// The name the model writes after `Action:`, e.g. `Read`, `Bash`.
+    fn name(&self) -> &'static str;
+
+    /// The tool's prompt text (purpose, parameters, rules, one example), shown in the system
+    /// prompt under `## <name>`.
+    fn description(&self) -> &'static str;
+
+    /// Runs one call with the model's JSON arguments.
+    ///
+    /// Bad arguments and failures come back as error results (code `invalid_arguments`,
+    /// `not_found`, …) for the model to read; this never panics on model input.
+    fn run<'a>(&'a self, args: serde_json::Value, ctx: &'a ToolContext)
+    -> BoxFuture<'a, ToolResult>;
+}

@@ -1,0 +1,411 @@
+//! Settings, layered highest first: flags, environment, `.wright/config.toml` in the project,
+//! `~/.config/wright/config.toml`, defaults (DESIGN §8).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
+use wright_llm::{
+    DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
+    ProviderKind,
+};
+
+/// Model used against OpenAI's own endpoint when none is configured.
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+/// Model used against Anthropic's own endpoint when none is configured.
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+
+/// Where the project's settings live, relative to its root.
+pub const PROJECT_CONFIG: &str = ".wright/config.toml";
+
+/// One settings file. Every key is optional; unknown keys are an error so typos are caught.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `openai` (any OpenAI-compatible server) or `anthropic`.
+    pub provider: Option<ProviderKind>,
+    /// The provider's base URL, e.g. `https://api.deepseek.com/v1`.
+    pub base_url: Option<String>,
+    /// The API key (prefer the environment for secrets).
+    pub api_key: Option<String>,
+    /// The model name as the provider knows it.
+    pub model: Option<String>,
+    /// Output tokens allowed per model call before the reply is cut and continued.
+    pub max_output_tokens: Option<u32>,
+    /// Model calls allowed in one round.
+    pub max_steps: Option<u32>,
+    /// Attempts per model call, the first included, before giving up.
+    pub max_attempts: Option<u32>,
+    /// The first retry's delay in milliseconds; it doubles with each retry.
+    pub retry_base_delay_ms: Option<u64>,
+    /// Seconds a stream may stay silent before it counts as cut.
+    pub stream_idle_timeout_secs: Option<u64>,
+}
+
+impl FileConfig {
+    /// Reads a settings file; a missing file is an empty one.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => {
+                return Err(ConfigError::File {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|e| ConfigError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Settings given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// `--provider`.
+    pub provider: Option<ProviderKind>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+}
+
+/// Everything a round needs to know, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How to reach the model.
+    pub llm: LlmConfig,
+    /// How to run a round.
+    pub agent: AgentConfig,
+}
+
+/// A configuration problem; the binary exits with code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Neither a key nor a server is configured.
+    #[error("{}", NOT_CONFIGURED)]
+    NotConfigured,
+    /// A custom server without a model name.
+    #[error(
+        "no model is configured for {base_url}.\nSet WRIGHT_MODEL (or `model` in {PROJECT_CONFIG}) to a model that server serves, e.g. WRIGHT_MODEL=qwen2.5-coder:7b."
+    )]
+    MissingModel {
+        /// The server in question.
+        base_url: String,
+    },
+    /// A settings file could not be read or parsed.
+    #[error("invalid settings file {}:\n{message}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An environment variable holds a value that does not fit.
+    #[error("invalid {name}={value:?}: {expected}")]
+    Env {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+}
+
+const NOT_CONFIGURED: &str = "no model provider is configured.
+
+Set an API key, and for other providers a base URL and model. For example:
+
+  OpenAI     export OPENAI_API_KEY=sk-...
+  DeepSeek   export WRIGHT_BASE_URL=https://api.deepseek.com/v1 WRIGHT_API_KEY=sk-... WRIGHT_MODEL=deepseek-chat
+  Anthropic  export ANTHROPIC_API_KEY=sk-ant-...
+  Ollama     export WRIGHT_BASE_URL=http://localhost:11434/v1 WRIGHT_MODEL=qwen2.5-coder:7b
+
+Environment: WRIGHT_PROVIDER (openai | anthropic), WRIGHT_BASE_URL, WRIGHT_API_KEY, WRIGHT_MODEL;
+OPENAI_API_KEY, OPENAI_BASE_URL and ANTHROPIC_API_KEY are used when those are unset.
+The same settings (provider, base_url, api_key, model) can go in .wright/config.toml in the
+project or in ~/.config/wright/config.toml.";
+
+/// The settings files that apply to `project_root`, highest first.
+pub fn config_files(project_root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let mut files = vec![project_root.join(PROJECT_CONFIG)];
+    let user_dir = env("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".config")));
+    if let Some(dir) = user_dir {
+        files.push(dir.join("wright").join("config.toml"));
+    }
+    files
+}
+
+/// Resolves the settings from flags, the environment (`env`) and settings files (highest
+/// first).
+pub fn resolve(
+    flags: &Flags,
+    env: &dyn Fn(&str) -> Option<String>,
+    files: &[FileConfig],
+) -> Result<Settings, ConfigError> {
+    let env = |name: &str| env(name).filter(|value| !value.is_empty());
+    let from_files = |pick: &dyn Fn(&FileConfig) -> Option<String>| files.iter().find_map(pick);
+    let file_value = |pick: fn(&FileConfig) -> Option<u64>| files.iter().find_map(pick);
+
+    let env_provider = match env("WRIGHT_PROVIDER") {
+        Some(value) => Some(
+            value
+                .parse::<ProviderKind>()
+                .map_err(|_| ConfigError::Env {
+                    name: "WRIGHT_PROVIDER",
+                    value,
+                    expected: "expected `openai` or `anthropic`",
+                })?,
+        ),
+        None => None,
+    };
+    let explicit_key = env("WRIGHT_API_KEY").or_else(|| from_files(&|f| f.api_key.clone()));
+    let provider = flags
+        .provider
+        .or(env_provider)
+        .or_else(|| files.iter().find_map(|f| f.provider))
+        .unwrap_or_else(|| {
+            let only_anthropic_key = explicit_key.is_none()
+                && env("OPENAI_API_KEY").is_none()
+                && env("ANTHROPIC_API_KEY").is_some();
+            if only_anthropic_key {
+                ProviderKind::Anthropic
+            } else {
+                ProviderKind::OpenAi
+            }
+        });
+    let fallback_key = match provider {
+        ProviderKind::OpenAi => env("OPENAI_API_KEY"),
+        ProviderKind::Anthropic => env("ANTHROPIC_API_KEY"),
+    };
+    let api_key = explicit_key.or(fallback_key);
+    let fallback_base_url = match provider {
+        ProviderKind::OpenAi => env("OPENAI_BASE_URL"),
+        ProviderKind::Anthropic => None,
+    };
+    let custom_base_url = flags
+        .base_url
+        .clone()
+        .or_else(|| env("WRIGHT_BASE_URL"))
+        .or_else(|| from_files(&|f| f.base_url.clone()))
+        .or(fallback_base_url);
+    if api_key.is_none() && custom_base_url.is_none() {
+        return Err(ConfigError::NotConfigured);
+    }
+    let model = flags
+        .model
+        .clone()
+        .or_else(|| env("WRIGHT_MODEL"))
+        .or_else(|| from_files(&|f| f.model.clone()));
+    let (base_url, model) = match (custom_base_url, model) {
+        (Some(base_url), Some(model)) => (base_url, model),
+        (Some(base_url), None) => return Err(ConfigError::MissingModel { base_url }),
+        (None, model) => match provider {
+            ProviderKind::OpenAi => (
+                DEFAULT_OPENAI_BASE_URL.to_string(),
+                model.unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_string()),
+            ),
+            ProviderKind::Anthropic => (
+                DEFAULT_ANTHROPIC_BASE_URL.to_string(),
+                model.unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_string()),
+            ),
+        },
+    };
+
+    let mut llm = LlmConfig::new(provider, base_url, model);
+    llm.api_key = api_key;
+    llm.max_output_tokens = files
+        .iter()
+        .find_map(|f| f.max_output_tokens)
+        .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS);
+    llm.max_attempts = files
+        .iter()
+        .find_map(|f| f.max_attempts)
+        .unwrap_or(DEFAULT_MAX_ATTEMPTS)
+        .max(1);
+    llm.retry_base_delay = file_value(|f| f.retry_base_delay_ms)
+        .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis);
+    llm.stream_idle_timeout = file_value(|f| f.stream_idle_timeout_secs)
+        .map_or(DEFAULT_STREAM_IDLE_TIMEOUT, Duration::from_secs);
+    let agent = AgentConfig {
+        max_steps: files
+            .iter()
+            .find_map(|f| f.max_steps)
+            .unwrap_or(DEFAULT_MAX_STEPS)
+            .max(1),
+    };
+    Ok(Settings { llm, agent })
+}
+
+/// Loads and resolves the settings for a project, reading the real environment.
+pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let files = config_files(project_root, &env)
+        .iter()
+        .map(|path| FileConfig::load(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    resolve(flags, &env, &files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn file(text: &str) -> FileConfig {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_settings_file_reads_into_the_whole_struct() {
+        let parsed = file(
+            r#"
+            provider = "anthropic"
+            base_url = "http://127.0.0.1:9"
+            api_key = "k"
+            model = "m"
+            max_output_tokens = 100
+            max_steps = 7
+            max_attempts = 2
+            retry_base_delay_ms = 10
+            stream_idle_timeout_secs = 3
+            "#,
+        );
+        assert_eq!(
+            parsed,
+            FileConfig {
+                provider: Some(ProviderKind::Anthropic),
+                base_url: Some("http://127.0.0.1:9".into()),
+                api_key: Some("k".into()),
+                model: Some("m".into()),
+                max_output_tokens: Some(100),
+                max_steps: Some(7),
+                max_attempts: Some(2),
+                retry_base_delay_ms: Some(10),
+                stream_idle_timeout_secs: Some(3),
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let error = toml::from_str::<FileConfig>("modle = \"x\"").unwrap_err();
+        assert!(error.to_string().contains("modle"), "{error}");
+    }
+
+    #[test]
+    fn nothing_configured_is_an_error_naming_the_variables() {
+        let error = resolve(&Flags::default(), &env_of(&[]), &[]).unwrap_err();
+        let message = error.to_string();
+        assert!(matches!(error, ConfigError::NotConfigured));
+        for name in [
+            "WRIGHT_API_KEY",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "WRIGHT_BASE_URL",
+        ] {
+            assert!(message.contains(name), "{name} missing from {message}");
+        }
+    }
+
+    #[test]
+    fn openai_key_alone_uses_openai_defaults() {
+        let settings =
+            resolve(&Flags::default(), &env_of(&[("OPENAI_API_KEY", "sk")]), &[]).unwrap();
+        assert_eq!(settings.llm.provider, ProviderKind::OpenAi);
+        assert_eq!(settings.llm.base_url, DEFAULT_OPENAI_BASE_URL);
+        assert_eq!(settings.llm.model, DEFAULT_OPENAI_MODEL);
+        assert_eq!(settings.llm.api_key.as_deref(), Some("sk"));
+    }
+
+    #[test]
+    fn anthropic_key_alone_selects_anthropic() {
+        let settings = resolve(
+            &Flags::default(),
+            &env_of(&[("ANTHROPIC_API_KEY", "a")]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(settings.llm.provider, ProviderKind::Anthropic);
+        assert_eq!(settings.llm.base_url, DEFAULT_ANTHROPIC_BASE_URL);
+        assert_eq!(settings.llm.api_key.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn flags_beat_environment_beat_project_beat_user_file() {
+        let project = file("model = \"project\"\nbase_url = \"http://project\"\nmax_steps = 4");
+        let user =
+            file("model = \"user\"\nbase_url = \"http://user\"\nmax_steps = 9\nmax_attempts = 2");
+        let env = env_of(&[("WRIGHT_MODEL", "env")]);
+        let flags = Flags {
+            base_url: Some("http://flag".into()),
+            ..Flags::default()
+        };
+        let settings = resolve(&flags, &env, &[project, user]).unwrap();
+        assert_eq!(settings.llm.base_url, "http://flag");
+        assert_eq!(settings.llm.model, "env");
+        assert_eq!(settings.agent.max_steps, 4);
+        assert_eq!(settings.llm.max_attempts, 2);
+    }
+
+    #[test]
+    fn custom_server_needs_a_model() {
+        let env = env_of(&[("WRIGHT_BASE_URL", "http://localhost:11434/v1")]);
+        let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+        assert!(matches!(error, ConfigError::MissingModel { .. }), "{error}");
+    }
+
+    #[test]
+    fn local_server_needs_no_key() {
+        let env = env_of(&[
+            ("WRIGHT_BASE_URL", "http://localhost:11434/v1"),
+            ("WRIGHT_MODEL", "q"),
+        ]);
+        let settings = resolve(&Flags::default(), &env, &[]).unwrap();
+        assert_eq!(settings.llm.api_key, None);
+        assert_eq!(settings.llm.model, "q");
+    }
+
+    #[test]
+    fn bad_provider_in_environment_is_named() {
+        let env = env_of(&[("WRIGHT_PROVIDER", "gemini"), ("OPENAI_API_KEY", "k")]);
+        let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+        assert!(
+            error.to_string().contains("WRIGHT_PROVIDER=\"gemini\""),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn user_config_lives_under_xdg_config_home_or_home() {
+        let root = Path::new("/p");
+        let files = config_files(root, &env_of(&[("HOME", "/h")]));
+        assert_eq!(
+            files,
+            vec![
+                PathBuf::from("/p/.wright/config.toml"),
+                PathBuf::from("/h/.config/wright/config.toml")
+            ]
+        );
+        let files = config_files(root, &env_of(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]));
+        assert_eq!(files[1], PathBuf::from("/x/wright/config.toml"));
+    }
+}

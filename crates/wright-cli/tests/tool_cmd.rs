@@ -1,0 +1,88 @@
+//! `wright tool NAME 'JSON'`: one tool, run directly.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Project, Run};
+use pretty_assertions::assert_eq;
+
+fn tool(project: &Project, args: &[&str]) -> Run {
+    Run::from(project.bare_command().arg("tool").args(args).output().unwrap())
+}
+
+#[test]
+fn prints_the_observation_text() {
+    let project = Project::new();
+    project.write("a.txt", "one\ntwo\n");
+    let run = tool(&project, &["Read", r#"{"file_path": "a.txt"}"#]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("     1\tone\n     2\ttwo"), "{}", run.stdout);
+}
+
+#[test]
+fn json_prints_the_whole_tool_result() {
+    let project = Project::new();
+    let run = tool(&project, &["--json", "Bash", r#"{"command": "echo hi; exit 3"}"#]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["status"], "success");
+    assert_eq!(result["data"]["exit_code"], 3);
+    assert_eq!(result["data"]["stdout"], "hi\n");
+    assert_eq!(result["context"]["command"], "echo hi; exit 3");
+}
+
+#[test]
+fn a_tool_error_still_exits_0() {
+    let project = Project::new();
+    let run = tool(&project, &["--json", "Read", r#"{"file_path": "missing.txt"}"#]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["status"], "error");
+    assert_eq!(result["error"]["code"], "not_found");
+}
+
+#[test]
+fn paths_outside_the_project_are_refused() {
+    let project = Project::new();
+    let run = tool(&project, &["--json", "Read", r#"{"file_path": "../../etc/passwd"}"#]);
+    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["error"]["code"], "path_outside_project");
+}
+
+#[test]
+fn unknown_tool_and_bad_json_are_usage_errors() {
+    let project = Project::new();
+    let run = tool(&project, &["Nope", "{}"]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("Read"), "{}", run.stderr);
+    let run = tool(&project, &["Read", "{not json"]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("not valid JSON"), "{}", run.stderr);
+}
+
+#[test]
+fn dash_c_selects_the_project() {
+    let project = Project::new();
+    project.write("sub/inner.txt", "inside\n");
+    let run = Run::from(
+        project
+            .bare_command()
+            .args(["-C", "sub", "tool", "Read", r#"{"file_path": "inner.txt"}"#])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("inside"), "{}", run.stdout);
+}
+
+#[test]
+fn version_and_help_work() {
+    let project = Project::new();
+    let run = Run::from(project.bare_command().arg("--version").output().unwrap());
+    assert_eq!(run.code, Some(0));
+    assert!(run.stdout.starts_with("wright "), "{}", run.stdout);
+    let run = Run::from(project.bare_command().args(["exec", "--help"]).output().unwrap());
+    assert_eq!(run.code, Some(0));
+    assert!(run.stdout.contains("Examples:"), "{}", run.stdout);
+}

@@ -1,0 +1,154 @@
+//! What goes into a model call ([`ChatRequest`]) and what comes out ([`StreamEvent`]s while
+//! it runs, a [`Completion`] at the end).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use wright_protocol::Usage;
+
+/// Who wrote a message of the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    /// The user, or wright speaking for the user (tool results, observations).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One plain-text message of the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Who wrote it.
+    pub role: ChatRole,
+    /// What was written.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A message from the user.
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: ChatRole::User,
+            content: content.into(),
+        }
+    }
+
+    /// A message from the model.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: ChatRole::Assistant,
+            content: content.into(),
+        }
+    }
+}
+
+/// One model call: the system prompt, the conversation so far and the stop sequences.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatRequest {
+    /// The system prompt; left out of the request when empty.
+    pub system: String,
+    /// The conversation, oldest first.
+    pub messages: Vec<ChatMessage>,
+    /// Strings that end the reply when the model writes them; left out when empty.
+    pub stop: Vec<String>,
+}
+
+/// What the caller sees while a call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// A delta of the visible reply.
+    Text(String),
+    /// A delta of separate reasoning output (DeepSeek/OpenRouter `reasoning_content` /
+    /// `reasoning`, Anthropic thinking); never part of [`Completion::text`].
+    Reasoning(String),
+    /// The attempt failed in a way that may heal; the request is re-sent after `delay`.
+    ///
+    /// Everything streamed since the call started (or since the previous `Retry`) must be
+    /// discarded by the caller. When the failed request was a continuation, the text (and
+    /// reasoning) of the pieces already finished is streamed again right after this event,
+    /// so that rule keeps holding.
+    Retry {
+        /// The attempt about to be made: 2 for the first retry.
+        attempt: u32,
+        /// The attempts allowed per request.
+        max_attempts: u32,
+        /// Why the previous attempt failed, e.g. `HTTP 503: overloaded`.
+        reason: String,
+        /// How long wright waits before re-sending.
+        delay: Duration,
+    },
+    /// The reply hit the output-token limit and a continuation request is being sent; the
+    /// `Text` deltas that follow continue the same reply.
+    Continuation {
+        /// 1 for the first continuation.
+        attempt: u32,
+    },
+}
+
+/// Why the model stopped writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    /// The model finished on its own or wrote a stop sequence.
+    Stop,
+    /// The reply is still cut by the output-token limit after
+    /// [`MAX_CONTINUATIONS`](crate::MAX_CONTINUATIONS) continuations.
+    Length,
+    /// Anything else, as the provider named it (`content_filter`, `refusal`, ...).
+    Other(String),
+}
+
+impl FinishReason {
+    /// Reads a provider's finish reason (OpenAI `finish_reason` or Anthropic `stop_reason`).
+    ///
+    /// Servers send `""` or `null` when they have nothing to say; that counts as a normal stop.
+    pub(crate) fn from_wire(reason: Option<&str>) -> FinishReason {
+        match reason.map(str::trim) {
+            None | Some("" | "stop" | "end_turn" | "stop_sequence") => FinishReason::Stop,
+            Some("length" | "max_tokens") => FinishReason::Length,
+            Some(other) => FinishReason::Other(other.to_string()),
+        }
+    }
+}
+
+/// The outcome of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The visible reply, joined over continuations.
+    pub text: String,
+    /// The reasoning output, joined over continuations; empty if the model gave none.
+    pub reasoning: String,
+    /// Tokens billed, summed over continuations; `None` if the provider reported none.
+    pub usage: Option<Usage>,
+    /// Why the last piece of the reply ended.
+    pub finish_reason: FinishReason,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn finish_reasons_of_both_providers_map_to_the_same_variants() {
+        assert_eq!(FinishReason::from_wire(Some("stop")), FinishReason::Stop);
+        assert_eq!(FinishReason::from_wire(Some("end_turn")), FinishReason::Stop);
+        assert_eq!(FinishReason::from_wire(Some("stop_sequence")), FinishReason::Stop);
+        assert_eq!(FinishReason::from_wire(Some("length")), FinishReason::Length);
+        assert_eq!(FinishReason::from_wire(Some("max_tokens")), FinishReason::Length);
+    }
+
+    #[test]
+    fn an_empty_or_missing_finish_reason_is_a_stop() {
+        assert_eq!(FinishReason::from_wire(None), FinishReason::Stop);
+        assert_eq!(FinishReason::from_wire(Some("")), FinishReason::Stop);
+    }
+
+    #[test]
+    fn unknown_finish_reasons_keep_their_name() {
+        assert_eq!(
+            FinishReason::from_wire(Some("content_filter")),
+            FinishReason::Other("content_filter".into())
+        );
+    }
+}

@@ -1,0 +1,440 @@
+//! The OpenAI Chat Completions wire format, as OpenAI and the compatible servers (vLLM,
+//! Ollama, llama.cpp, OpenRouter, DeepSeek ...) speak it. Responses are read leniently: every
+//! field is optional and unknown fields are ignored, because compatible servers differ.
+
+use eventsource_stream::Event;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wright_protocol::Usage;
+
+use crate::error::{StreamFault, message_in_error_json};
+use crate::retry::is_retryable_status;
+use crate::sse::{Delta, Piece, StreamDecoder};
+use crate::{ChatRequest, ChatRole, FinishReason, LlmConfig};
+
+/// The endpoint under `base_url`.
+pub(crate) fn endpoint(base_url: &str) -> String {
+    format!("{}/chat/completions", base_url.trim_end_matches('/'))
+}
+
+/// The request body, as bytes so every attempt sends exactly the same ones.
+pub(crate) fn request_body(
+    config: &LlmConfig,
+    request: &ChatRequest,
+) -> serde_json::Result<Vec<u8>> {
+    let system = (!request.system.is_empty()).then(|| WireMessage {
+        role: "system",
+        content: &request.system,
+    });
+    let messages = system
+        .into_iter()
+        .chain(request.messages.iter().map(|message| WireMessage {
+            role: match message.role {
+                ChatRole::User => "user",
+                ChatRole::Assistant => "assistant",
+            },
+            content: &message.content,
+        }))
+        .collect();
+    serde_json::to_vec(&WireRequest {
+        model: &config.model,
+        messages,
+        stream: config.stream,
+        stream_options: config.stream.then_some(StreamOptions {
+            include_usage: true,
+        }),
+        max_tokens: config.max_output_tokens,
+        stop: &request.stop,
+    })
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stop: &'a [String],
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+/// A streamed chunk or a whole completion: the two share their shape.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireCompletion {
+    choices: Option<Vec<WireChoice>>,
+    usage: Option<WireUsage>,
+    error: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireChoice {
+    /// In a streamed chunk.
+    delta: Option<WireContent>,
+    /// In a whole completion.
+    message: Option<WireContent>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireContent {
+    content: Option<String>,
+    /// DeepSeek, vLLM and others.
+    reasoning_content: Option<String>,
+    /// OpenRouter, Ollama and others.
+    reasoning: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+    total_tokens: Option<u64>,
+    prompt_tokens_details: Option<WirePromptDetails>,
+    /// DeepSeek's name for cached prompt tokens.
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WirePromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    /// The usage, or `None` when the object holds no counts (some servers send `{}`).
+    fn to_usage(&self) -> Option<Usage> {
+        if self.prompt_tokens.is_none() && self.completion_tokens.is_none() {
+            return None;
+        }
+        let prompt_tokens = self.prompt_tokens.unwrap_or(0);
+        let completion_tokens = self.completion_tokens.unwrap_or(0);
+        Some(Usage {
+            prompt_tokens,
+            completion_tokens,
+            total_tokens: self
+                .total_tokens
+                .unwrap_or(prompt_tokens.saturating_add(completion_tokens)),
+            cached_prompt_tokens: self
+                .prompt_tokens_details
+                .as_ref()
+                .and_then(|details| details.cached_tokens)
+                .or(self.prompt_cache_hit_tokens),
+            cache_creation_tokens: None,
+        })
+    }
+}
+
+impl WireContent {
+    fn reasoning(&mut self) -> Option<String> {
+        self.reasoning_content.take().or(self.reasoning.take())
+    }
+}
+
+/// An `error` object sent in place of a chunk or completion: errors with a status that will
+/// not heal are fatal, anything else (overload, a server fault) is retried.
+fn error_fault(error: &Value) -> StreamFault {
+    let message = message_in_error_json(&serde_json::json!({ "error": error }))
+        .unwrap_or_else(|| error.to_string());
+    let status = error
+        .get("code")
+        .and_then(|code| code.as_u64().or_else(|| code.as_str()?.parse().ok()))
+        .and_then(|code| u16::try_from(code).ok());
+    match status {
+        Some(status) if !is_retryable_status(status) => StreamFault::Provider {
+            kind: error
+                .get("type")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("HTTP {status}"), str::to_string),
+            message,
+        },
+        _ => StreamFault::Transient(format!("the provider reported an error: {message}")),
+    }
+}
+
+/// Reads `data:` chunks until `[DONE]`.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkDecoder {
+    done: bool,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl StreamDecoder for ChunkDecoder {
+    fn on_event(&mut self, event: &Event) -> Result<Vec<Delta>, StreamFault> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(Vec::new());
+        }
+        if data.is_empty() {
+            return Ok(Vec::new());
+        }
+        let chunk: WireCompletion = serde_json::from_str(data)
+            .map_err(|error| StreamFault::Invalid(format!("a chunk is not valid JSON ({error}): {data}")))?;
+        if let Some(error) = chunk.error.filter(|error| !error.is_null()) {
+            return Err(error_fault(&error));
+        }
+        if let Some(usage) = chunk.usage.as_ref().and_then(WireUsage::to_usage) {
+            self.usage = Some(usage);
+        }
+        let mut deltas = Vec::new();
+        let Some(mut choice) = chunk.choices.and_then(|choices| choices.into_iter().next()) else {
+            return Ok(deltas);
+        };
+        if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
+            self.finish_reason = Some(reason);
+        }
+        if let Some(delta) = choice.delta.as_mut() {
+            if let Some(reasoning) = delta.reasoning() {
+                deltas.push(Delta::Reasoning(reasoning));
+            }
+            if let Some(text) = delta.content.take() {
+                deltas.push(Delta::Text(text));
+            }
+        }
+        Ok(deltas)
+    }
+
+    fn is_finished(&self) -> bool {
+        self.done
+    }
+
+    /// Servers that leave out `[DONE]` are still complete once a finish reason arrived.
+    fn may_end_here(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
+    fn outcome(self) -> (Option<Usage>, FinishReason) {
+        (self.usage, FinishReason::from_wire(self.finish_reason.as_deref()))
+    }
+}
+
+/// Reads a whole (non-streamed) completion.
+pub(crate) fn parse_completion(body: &[u8]) -> Result<Piece, StreamFault> {
+    let completion: WireCompletion = serde_json::from_slice(body).map_err(|error| {
+        StreamFault::Invalid(format!("the response is not a chat completion ({error})"))
+    })?;
+    if let Some(error) = completion.error.filter(|error| !error.is_null()) {
+        return Err(error_fault(&error));
+    }
+    let Some(mut choice) = completion.choices.and_then(|choices| choices.into_iter().next()) else {
+        return Err(StreamFault::Invalid("the completion has no choices".to_string()));
+    };
+    let mut message = choice.message.take().unwrap_or_default();
+    Ok(Piece {
+        reasoning: message.reasoning().unwrap_or_default(),
+        text: message.content.unwrap_or_default(),
+        usage: completion.usage.as_ref().and_then(WireUsage::to_usage),
+        finish_reason: FinishReason::from_wire(choice.finish_reason.as_deref()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sse::CUT_STREAM_REASON;
+    use crate::sse::test_support::decode;
+    use crate::{ChatMessage, ProviderKind, StreamEvent};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn config() -> LlmConfig {
+        LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:1/v1/", "gpt-test")
+    }
+
+    fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
+        serde_json::from_slice(&request_body(config, request).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_endpoint_tolerates_a_trailing_slash() {
+        assert_eq!(endpoint("http://h/v1/"), "http://h/v1/chat/completions");
+        assert_eq!(endpoint("http://h/v1"), "http://h/v1/chat/completions");
+    }
+
+    #[test]
+    fn the_request_puts_the_system_prompt_first_and_asks_for_usage() {
+        let request = ChatRequest {
+            system: "be brief".into(),
+            messages: vec![ChatMessage::user("hi"), ChatMessage::assistant("hello")],
+            stop: vec!["Observation:".into()],
+        };
+        assert_eq!(
+            body_json(&config(), &request),
+            json!({
+                "model": "gpt-test",
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "max_tokens": 8192,
+                "stop": ["Observation:"],
+            })
+        );
+    }
+
+    #[test]
+    fn a_plain_request_leaves_out_stream_options_empty_stop_and_empty_system() {
+        let mut config = config();
+        config.stream = false;
+        let request = ChatRequest {
+            messages: vec![ChatMessage::user("hi")],
+            ..ChatRequest::default()
+        };
+        assert_eq!(
+            body_json(&config, &request),
+            json!({
+                "model": "gpt-test",
+                "messages": [{"role": "user", "content": "hi"}],
+                "stream": false,
+                "max_tokens": 8192,
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn chunks_give_text_reasoning_usage_and_finish_reason() {
+        let stream = concat!(
+            ": keep-alive\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"think\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"ing\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}],\"extra\":1}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,\"total_tokens\":12,\"prompt_tokens_details\":{\"cached_tokens\":4}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (piece, events) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        assert_eq!(
+            piece.unwrap(),
+            Piece {
+                text: "Hello".into(),
+                reasoning: "thinking".into(),
+                usage: Some(Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 2,
+                    total_tokens: 12,
+                    cached_prompt_tokens: Some(4),
+                    cache_creation_tokens: None,
+                }),
+                finish_reason: FinishReason::Stop,
+            }
+        );
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::Reasoning("think".into()),
+                StreamEvent::Reasoning("ing".into()),
+                StreamEvent::Text("Hel".into()),
+                StreamEvent::Text("lo".into()),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn empty_usage_objects_and_empty_finish_reasons_are_tolerated() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"\"}],\"usage\":{}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        let piece = piece.unwrap();
+        assert_eq!(piece.usage, None);
+        assert_eq!(piece.finish_reason, FinishReason::Stop);
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_done_is_complete_after_a_finish_reason() {
+        let stream = "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"length\"}]}\n\n";
+        let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        assert_eq!(piece.unwrap().finish_reason, FinishReason::Length);
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_done_or_finish_reason_is_cut() {
+        let stream = "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n";
+        let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        assert_eq!(piece, Err(StreamFault::Transient(CUT_STREAM_REASON.into())));
+    }
+
+    #[tokio::test]
+    async fn a_chunk_that_is_not_json_is_an_invalid_response() {
+        let (piece, _) = decode(ChunkDecoder::default(), &[b"data: {oops\n\n"]).await;
+        assert!(matches!(piece, Err(StreamFault::Invalid(_))), "{piece:?}");
+    }
+
+    #[tokio::test]
+    async fn error_chunks_are_retried_unless_their_status_will_not_heal() {
+        let overloaded = "data: {\"error\":{\"message\":\"busy\",\"code\":503}}\n\n";
+        let (piece, _) = decode(ChunkDecoder::default(), &[overloaded.as_bytes()]).await;
+        assert_eq!(
+            piece,
+            Err(StreamFault::Transient("the provider reported an error: busy".into()))
+        );
+        let bad = "data: {\"error\":{\"message\":\"too long\",\"type\":\"BadRequestError\",\"code\":400}}\n\n";
+        let (piece, _) = decode(ChunkDecoder::default(), &[bad.as_bytes()]).await;
+        assert_eq!(
+            piece,
+            Err(StreamFault::Provider {
+                kind: "BadRequestError".into(),
+                message: "too long".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_whole_completion_gives_text_reasoning_and_usage() {
+        let body = json!({
+            "id": "x",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hi", "reasoning_content": "hmm"},
+                "finish_reason": "length",
+            }],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+        });
+        assert_eq!(
+            parse_completion(body.to_string().as_bytes()).unwrap(),
+            Piece {
+                text: "Hi".into(),
+                reasoning: "hmm".into(),
+                usage: Some(Usage {
+                    prompt_tokens: 3,
+                    completion_tokens: 1,
+                    total_tokens: 4,
+                    cached_prompt_tokens: None,
+                    cache_creation_tokens: None,
+                }),
+                finish_reason: FinishReason::Length,
+            }
+        );
+    }
+
+    #[test]
+    fn a_completion_without_choices_is_an_invalid_response() {
+        assert_eq!(
+            parse_completion(br#"{"choices":[]}"#),
+            Err(StreamFault::Invalid("the completion has no choices".into()))
+        );
+    }
+}

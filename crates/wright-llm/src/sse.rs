@@ -1,0 +1,302 @@
+//! Reading a server-sent event stream: bytes to events (eventsource-stream), an idle timeout
+//! on every read, and the rule for when a stream counts as complete. What the events mean is
+//! up to each provider's [`StreamDecoder`].
+
+use std::fmt;
+use std::pin::pin;
+use std::time::Duration;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures::{Stream, StreamExt};
+use wright_protocol::Usage;
+
+use crate::error::{StreamFault, root_cause};
+use crate::retry::describe_duration;
+use crate::{FinishReason, StreamEvent};
+
+/// Why a stream that ended early is retried.
+pub(crate) const CUT_STREAM_REASON: &str = "stream ended before its final event";
+
+/// A piece of the reply carried by one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Delta {
+    /// Visible reply text.
+    Text(String),
+    /// Reasoning output.
+    Reasoning(String),
+}
+
+/// The reply of one successful request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub(crate) text: String,
+    pub(crate) reasoning: String,
+    pub(crate) usage: Option<Usage>,
+    pub(crate) finish_reason: FinishReason,
+}
+
+impl Piece {
+    /// Sends the piece's reasoning, then its text, each as one event (used when a reply did
+    /// not stream, and to replay finished pieces after a retry).
+    pub(crate) fn emit_whole(
+        text: &str,
+        reasoning: &str,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) {
+        if !reasoning.is_empty() {
+            on_event(StreamEvent::Reasoning(reasoning.to_string()));
+        }
+        if !text.is_empty() {
+            on_event(StreamEvent::Text(text.to_string()));
+        }
+    }
+}
+
+/// One provider's reading of its event stream.
+pub(crate) trait StreamDecoder {
+    /// Reads one event and returns the deltas it carries.
+    fn on_event(&mut self, event: &Event) -> Result<Vec<Delta>, StreamFault>;
+    /// Whether the final event has arrived: nothing after it matters.
+    fn is_finished(&self) -> bool;
+    /// Whether the reply is complete even if the stream stops now without a final event.
+    fn may_end_here(&self) -> bool;
+    /// The usage and finish reason gathered from the events.
+    fn outcome(self) -> (Option<Usage>, FinishReason);
+}
+
+/// Why reading the body stopped early.
+#[derive(Debug)]
+enum ReadError<E> {
+    /// Nothing arrived for this long.
+    Idle(Duration),
+    /// The connection failed.
+    Transport(E),
+}
+
+impl<E: fmt::Display> fmt::Display for ReadError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Idle(idle) => write!(f, "no data for {}", describe_duration(*idle)),
+            ReadError::Transport(error) => error.fmt(f),
+        }
+    }
+}
+
+/// Reads `bytes` as an event stream through `decoder`, passing each delta to `on_event` as it
+/// arrives, until the final event. Any read that waits longer than `idle_timeout` ends the
+/// attempt, so a stalled server cannot hang the call; keep-alive comments count as data.
+pub(crate) async fn read_event_stream<S, B, E, D>(
+    bytes: S,
+    idle_timeout: Duration,
+    mut decoder: D,
+    on_event: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<Piece, StreamFault>
+where
+    S: Stream<Item = Result<B, E>>,
+    B: AsRef<[u8]>,
+    E: std::error::Error + 'static,
+    D: StreamDecoder,
+{
+    let mut events = pin!(with_idle_timeout(bytes, idle_timeout).eventsource());
+    let mut text = String::new();
+    let mut reasoning = String::new();
+    while !decoder.is_finished() {
+        let event = match events.next().await {
+            Some(Ok(event)) => event,
+            Some(Err(_)) | None if decoder.may_end_here() => break,
+            None => return Err(StreamFault::Transient(CUT_STREAM_REASON.to_string())),
+            Some(Err(error)) => return Err(StreamFault::Transient(describe_read_error(&error))),
+        };
+        for delta in decoder.on_event(&event)? {
+            match delta {
+                Delta::Text(delta) if !delta.is_empty() => {
+                    text.push_str(&delta);
+                    on_event(StreamEvent::Text(delta));
+                }
+                Delta::Reasoning(delta) if !delta.is_empty() => {
+                    reasoning.push_str(&delta);
+                    on_event(StreamEvent::Reasoning(delta));
+                }
+                _ => {}
+            }
+        }
+    }
+    let (usage, finish_reason) = decoder.outcome();
+    Ok(Piece {
+        text,
+        reasoning,
+        usage,
+        finish_reason,
+    })
+}
+
+/// The retry reason for a stream that failed while being read.
+fn describe_read_error<E>(error: &EventStreamError<ReadError<E>>) -> String
+where
+    E: std::error::Error + 'static,
+{
+    match error {
+        EventStreamError::Transport(ReadError::Idle(idle)) => {
+            format!("no data for {}", describe_duration(*idle))
+        }
+        EventStreamError::Transport(ReadError::Transport(error)) => {
+            format!("{CUT_STREAM_REASON} ({})", root_cause(error))
+        }
+        EventStreamError::Utf8(_) => "the stream was not valid UTF-8".to_string(),
+        EventStreamError::Parser(error) => {
+            format!("the stream was not valid server-sent events ({error})")
+        }
+    }
+}
+
+/// `bytes`, failing with [`ReadError::Idle`] when a read waits longer than `idle_timeout`.
+/// The stream ends after its first error.
+fn with_idle_timeout<S, B, E>(
+    bytes: S,
+    idle_timeout: Duration,
+) -> impl Stream<Item = Result<B, ReadError<E>>>
+where
+    S: Stream<Item = Result<B, E>>,
+{
+    futures::stream::unfold(Some(Box::pin(bytes)), move |state| async move {
+        let mut bytes = state?;
+        match tokio::time::timeout(idle_timeout, bytes.next()).await {
+            Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(bytes))),
+            Ok(Some(Err(error))) => Some((Err(ReadError::Transport(error)), None)),
+            Ok(None) => None,
+            Err(_) => Some((Err(ReadError::Idle(idle_timeout)), None)),
+        }
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Feeding scripted byte chunks to a decoder, for the providers' unit tests.
+
+    use super::*;
+
+    /// A transport error for tests.
+    #[derive(Debug)]
+    pub(crate) struct Broken;
+
+    impl fmt::Display for Broken {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("connection reset")
+        }
+    }
+
+    impl std::error::Error for Broken {}
+
+    /// Reads `chunks` (then a clean end) through `decoder`, returning the piece and the events.
+    pub(crate) async fn decode<D: StreamDecoder>(
+        decoder: D,
+        chunks: &[&[u8]],
+    ) -> (Result<Piece, StreamFault>, Vec<StreamEvent>) {
+        let items: Vec<Result<Vec<u8>, Broken>> = chunks.iter().map(|c| Ok(c.to_vec())).collect();
+        decode_items(decoder, items).await
+    }
+
+    /// Reads `items` through `decoder`.
+    pub(crate) async fn decode_items<D: StreamDecoder>(
+        decoder: D,
+        items: Vec<Result<Vec<u8>, Broken>>,
+    ) -> (Result<Piece, StreamFault>, Vec<StreamEvent>) {
+        let mut events = Vec::new();
+        let result = read_event_stream(
+            futures::stream::iter(items),
+            Duration::from_secs(5),
+            decoder,
+            &mut |event| events.push(event),
+        )
+        .await;
+        (result, events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::*;
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// Treats every `data` as text and `end` as the final event.
+    #[derive(Default)]
+    struct EchoDecoder {
+        finished: bool,
+    }
+
+    impl StreamDecoder for EchoDecoder {
+        fn on_event(&mut self, event: &Event) -> Result<Vec<Delta>, StreamFault> {
+            if event.data == "end" {
+                self.finished = true;
+                return Ok(Vec::new());
+            }
+            Ok(vec![Delta::Text(event.data.clone())])
+        }
+        fn is_finished(&self) -> bool {
+            self.finished
+        }
+        fn may_end_here(&self) -> bool {
+            false
+        }
+        fn outcome(self) -> (Option<Usage>, FinishReason) {
+            (None, FinishReason::Stop)
+        }
+    }
+
+    #[tokio::test]
+    async fn crlf_lines_comments_and_split_characters_are_read() {
+        let emoji = "😀".as_bytes();
+        let chunks: &[&[u8]] = &[
+            b": keep-alive\r\n\r\ndata: caf",
+            &[0xC3],
+            &[0xA9, b' '],
+            &emoji[..1],
+            &emoji[1..3],
+            &emoji[3..],
+            b"\r\n\r\ndata: end\r\n\r\n",
+        ];
+        let (piece, events) = decode(EchoDecoder::default(), chunks).await;
+        assert_eq!(piece.unwrap().text, "café 😀");
+        assert_eq!(events, vec![StreamEvent::Text("café 😀".into())]);
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_ends_before_its_final_event_is_cut() {
+        let (piece, _) = decode(EchoDecoder::default(), &[b"data: partial\n\n"]).await;
+        assert_eq!(piece, Err(StreamFault::Transient(CUT_STREAM_REASON.into())));
+    }
+
+    #[tokio::test]
+    async fn a_broken_connection_is_a_cut_stream_naming_the_cause() {
+        let items = vec![Ok(b"data: partial\n\n".to_vec()), Err(Broken)];
+        let (piece, _) = decode_items(EchoDecoder::default(), items).await;
+        assert_eq!(
+            piece,
+            Err(StreamFault::Transient(format!("{CUT_STREAM_REASON} (connection reset)")))
+        );
+    }
+
+    #[tokio::test]
+    async fn events_after_the_final_event_are_not_read() {
+        let (piece, _) =
+            decode(EchoDecoder::default(), &[b"data: a\n\ndata: end\n\ndata: b\n\n"]).await;
+        assert_eq!(piece.unwrap().text, "a");
+    }
+
+    #[tokio::test]
+    async fn a_silent_stream_fails_after_the_idle_timeout() {
+        let stalled = futures::stream::iter(vec![Ok::<_, Broken>(b"data: a\n\n".to_vec())])
+            .chain(futures::stream::pending());
+        let mut events = Vec::new();
+        let result = read_event_stream(
+            stalled,
+            Duration::from_millis(50),
+            EchoDecoder::default(),
+            &mut |event| events.push(event),
+        )
+        .await;
+        assert_eq!(result, Err(StreamFault::Transient("no data for 50 ms".into())));
+        assert_eq!(events, vec![StreamEvent::Text("a".into())]);
+    }
+}

@@ -1,0 +1,106 @@
+//! Turning the model's JSON arguments into a tool's typed argument struct.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use wright_protocol::{ErrorCode, ToolResult};
+
+/// Deserialises `args` into `T`, or returns the `invalid_arguments` result the model sees.
+///
+/// The message names the offending field (through `serde_path_to_error`) and restates the
+/// expected `shape`, e.g. `{"file_path": string, "offset"?: integer}`. Unknown fields are
+/// ignored: models add stray fields often, and refusing them would only cost a step.
+pub(crate) fn parse_args<T: DeserializeOwned>(
+    tool: &str,
+    args: Value,
+    shape: &str,
+) -> Result<T, ToolResult> {
+    if !args.is_object() {
+        return Err(invalid(
+            tool,
+            &format!("the arguments must be a JSON object, not {}", kind(&args)),
+            shape,
+        ));
+    }
+    serde_path_to_error::deserialize(args).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let problem = if path == "." {
+            // A missing field: serde already names it ("missing field `file_path`").
+            inner.to_string()
+        } else {
+            format!("field `{path}`: {inner}")
+        };
+        invalid(tool, &problem, shape)
+    })
+}
+
+/// The `invalid_arguments` result for `tool`, with the expected shape.
+pub(crate) fn invalid(tool: &str, problem: &str, shape: &str) -> ToolResult {
+    ToolResult::error(
+        ErrorCode::InvalidArguments,
+        format!("invalid arguments for {tool}: {problem}. Expected: {tool}[{shape}]"),
+    )
+}
+
+/// A JSON value's kind, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Args {
+        file_path: String,
+        limit: Option<u64>,
+    }
+
+    const SHAPE: &str = r#"{"file_path": string, "limit"?: integer}"#;
+
+    fn message(result: ToolResult) -> String {
+        assert_eq!(result.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments));
+        result.error.map(|e| e.message).unwrap_or_default()
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let args: Args =
+            parse_args("Read", json!({"file_path": "a", "colour": "blue"}), SHAPE).unwrap();
+        assert_eq!(args, Args { file_path: "a".into(), limit: None });
+    }
+
+    #[test]
+    fn missing_field_is_named_with_the_expected_shape() {
+        let err = parse_args::<Args>("Read", json!({}), SHAPE).unwrap_err();
+        assert_eq!(
+            message(err),
+            r#"invalid arguments for Read: missing field `file_path`. Expected: Read[{"file_path": string, "limit"?: integer}]"#
+        );
+    }
+
+    #[test]
+    fn mistyped_field_is_named() {
+        let err = parse_args::<Args>("Read", json!({"file_path": "a", "limit": "ten"}), SHAPE)
+            .unwrap_err();
+        let message = message(err);
+        assert!(message.contains("field `limit`: invalid type: string \"ten\""), "{message}");
+    }
+
+    #[test]
+    fn non_object_arguments_are_refused() {
+        let err = parse_args::<Args>("Read", json!("src/main.rs"), SHAPE).unwrap_err();
+        assert!(message(err).contains("must be a JSON object, not a string"));
+    }
+}

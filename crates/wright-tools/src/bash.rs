@@ -1,0 +1,476 @@
+//! The Bash tool: one `bash -c` in its own process group, bounded by a timeout and Ctrl-C.
+//!
+//! The command runs in a new process group (CRATES.md gotcha 8), so the terminal's Ctrl-C does
+//! not reach it and the whole group — grandchildren included — can be stopped at once: on
+//! timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on cancellation (SIGKILL), when the
+//! command ends (SIGKILL to whatever it left in the background) and when the future is dropped.
+
+use std::collections::VecDeque;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::time::Instant;
+use wright_protocol::{ErrorCode, ToolResult};
+
+use crate::args::{invalid, parse_args};
+use crate::{Tool, ToolContext};
+
+/// Timeout when the model gives none.
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Longest timeout the model may ask for; larger values are clamped (and the model told).
+const MAX_TIMEOUT_MS: u64 = 600_000;
+/// Characters of each stream shown; beyond this the middle is cut.
+const MAX_STREAM_CHARS: usize = 30_000;
+/// Characters kept from each end of a stream that is cut.
+const KEPT_CHARS_EACH_END: usize = MAX_STREAM_CHARS / 2;
+/// Bytes kept from each end of a stream while it runs: enough for [`KEPT_CHARS_EACH_END`]
+/// characters of up to 4 bytes, so `yes` cannot fill the memory.
+const KEPT_BYTES_EACH_END: usize = KEPT_CHARS_EACH_END * 4;
+/// How long a timed-out group has between SIGTERM and SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How long to keep reading once the group is gone: a process that left the group (`setsid`)
+/// may still hold the pipes open.
+const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+/// Bytes read from a pipe at a time.
+const READ_CHUNK: usize = 8 * 1024;
+
+const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"?: string}"#;
+
+/// Runs a shell command in the project root and reports exit code, stdout and stderr.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BashTool;
+
+/// `description` is accepted but unused: it is for the user's display, read by the caller.
+#[derive(Debug, Deserialize)]
+struct BashArgs {
+    command: String,
+    timeout_ms: Option<u64>,
+}
+
+impl Tool for BashTool {
+    fn name(&self) -> &'static str {
+        "Bash"
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../../prompts/tools/bash.md")
+    }
+
+    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { bash(args, ctx).await.unwrap_or_else(|error| error) })
+    }
+}
+
+/// How the wait for the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
+async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+    let args: BashArgs = parse_args("Bash", args, SHAPE)?;
+    if args.command.trim().is_empty() {
+        return Err(invalid("Bash", "`command` is empty", SHAPE));
+    }
+    let mut notes = Vec::new();
+    let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
+        0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),
+        ms if ms > MAX_TIMEOUT_MS => {
+            notes.push(format!(
+                "Note: timeout_ms {ms} is above the maximum of {MAX_TIMEOUT_MS}; the command ran \
+                 with {MAX_TIMEOUT_MS}."
+            ));
+            MAX_TIMEOUT_MS
+        }
+        ms => ms,
+    };
+
+    let mut command = Command::new("bash");
+    command
+        .arg("-c")
+        .arg(&args.command)
+        .current_dir(ctx.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        // Nothing can answer a prompt or page output: make git and friends not try.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("PAGER", "cat")
+        .env("GIT_PAGER", "cat");
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command.spawn().map_err(|err| {
+        ToolResult::error(ErrorCode::Io, format!("could not start bash: {err}"))
+    })?;
+    let mut group = ProcessGroup::of(&child);
+    let mut running = Running {
+        stdout: child.stdout.take(),
+        stderr: child.stderr.take(),
+        child,
+        out: Capture::default(),
+        err: Capture::default(),
+        status: None,
+    };
+
+    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+    let cancel = ctx.cancellation();
+    let end = loop {
+        if running.status.is_some() {
+            break End::Exited;
+        }
+        tokio::select! {
+            () = running.step() => {}
+            () = tokio::time::sleep_until(deadline) => break End::TimedOut,
+            () = cancel.cancelled() => break End::Cancelled,
+        }
+    };
+    if end == End::TimedOut {
+        group.terminate();
+        let _ = tokio::time::timeout(TERM_GRACE, running.finish()).await;
+    }
+    // Whatever is still in the group is killed: leftovers of a finished command, a timed-out
+    // group that ignored SIGTERM, or everything at once on Ctrl-C.
+    group.kill();
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, running.finish()).await;
+
+    let (stdout, stdout_chars) = running.out.shown();
+    let (stderr, stderr_chars) = running.err.shown();
+    let exit = running.status.as_ref().map(describe_exit);
+    let data = json!({
+        "command": args.command,
+        "exit_code": exit.as_ref().and_then(|e| e.code),
+        "signal": exit.as_ref().and_then(|e| e.signal.clone()),
+        "stdout": stdout,
+        "stderr": stderr,
+        "stdout_chars": stdout_chars,
+        "stderr_chars": stderr_chars,
+        "timed_out": end == End::TimedOut,
+    });
+    let status_line = exit.map_or_else(|| "Exit code: unknown".to_string(), |e| e.line);
+    let report = format!(
+        "{status_line}\n{}\n{}",
+        section("stdout", &stdout),
+        section("stderr", &stderr)
+    );
+    let mut result = match end {
+        End::Exited => ToolResult::success("", Value::Null),
+        End::TimedOut => ToolResult::error(
+            ErrorCode::Timeout,
+            format!(
+                "the command did not finish within {timeout_ms} ms and was stopped, with every \
+                 process it started; its output so far is below"
+            ),
+        ),
+        End::Cancelled => ToolResult::error(
+            ErrorCode::Interrupted,
+            "the command was interrupted by the user and stopped; its output so far is below",
+        ),
+    };
+    result.data = data;
+    if end != End::Exited {
+        notes.push(result.text);
+    }
+    notes.push(report);
+    result.text = notes.join("\n");
+    Ok(result)
+}
+
+/// `<stdout>\n...\n</stdout>`, or `<stdout></stdout>` when empty.
+fn section(name: &str, text: &str) -> String {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    if text.is_empty() {
+        format!("<{name}></{name}>")
+    } else {
+        format!("<{name}>\n{text}\n</{name}>")
+    }
+}
+
+/// A finished command's exit, for data and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ExitReport {
+    /// The exit code; for a signal, 128 + its number, as shells report it.
+    code: Option<i32>,
+    /// The name of the signal that killed bash, e.g. `SIGKILL`.
+    signal: Option<String>,
+    /// `Exit code: 137 (killed by signal SIGKILL)`.
+    line: String,
+}
+
+fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
+    let status = match status {
+        Ok(status) => status,
+        Err(err) => {
+            return ExitReport {
+                code: None,
+                signal: None,
+                line: format!("Exit code: unknown ({err})"),
+            };
+        }
+    };
+    if let Some(code) = status.code() {
+        return ExitReport {
+            code: Some(code),
+            signal: None,
+            line: format!("Exit code: {code}"),
+        };
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(number) = status.signal() {
+            let name = nix::sys::signal::Signal::try_from(number)
+                .map_or_else(|_| format!("signal {number}"), |s| s.as_str().to_string());
+            return ExitReport {
+                code: Some(128 + number),
+                signal: Some(name.clone()),
+                line: format!("Exit code: {} (killed by {name})", 128 + number),
+            };
+        }
+    }
+    ExitReport {
+        code: None,
+        signal: None,
+        line: format!("Exit code: unknown ({status})"),
+    }
+}
+
+/// The process group of a spawned command, killed when dropped (so a dropped future — the
+/// registry gave up, the agent quit — leaves no grandchildren behind).
+struct ProcessGroup {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pgid: Option<u32>,
+}
+
+impl ProcessGroup {
+    /// The group `child` leads (it was spawned with `process_group(0)`).
+    fn of(child: &Child) -> Self {
+        Self { pgid: child.id() }
+    }
+
+    /// Asks every process of the group to stop (SIGTERM).
+    fn terminate(&self) {
+        #[cfg(unix)]
+        self.signal(nix::sys::signal::Signal::SIGTERM);
+    }
+
+    /// Kills every process of the group (SIGKILL), once. Errors (the group is already gone)
+    /// are ignored.
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        self.pgid = None;
+    }
+
+    #[cfg(unix)]
+    fn signal(&self, signal: nix::sys::signal::Signal) {
+        if let Some(pgid) = self.pgid.and_then(|id| i32::try_from(id).ok()) {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A command while it runs: its pipes (`None` once closed), what they said, and its exit.
+struct Running {
+    child: Child,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    out: Capture,
+    err: Capture,
+    /// Set once bash exited (or waiting for it failed).
+    status: Option<Result<ExitStatus, String>>,
+}
+
+impl Running {
+    /// Waits for the next event: a chunk of output, a closed pipe, or bash's exit. Cancel-safe:
+    /// reading a pipe and waiting for a child lose nothing when dropped.
+    async fn step(&mut self) {
+        let mut out_buf = [0; READ_CHUNK];
+        let mut err_buf = [0; READ_CHUNK];
+        tokio::select! {
+            n = read_some(&mut self.stdout, &mut out_buf) => match n {
+                0 => self.stdout = None,
+                n => self.out.push(&out_buf[..n]),
+            },
+            n = read_some(&mut self.stderr, &mut err_buf) => match n {
+                0 => self.stderr = None,
+                n => self.err.push(&err_buf[..n]),
+            },
+            status = self.child.wait(), if self.status.is_none() => {
+                self.status = Some(status.map_err(|err| err.to_string()));
+            }
+        }
+    }
+
+    /// Reads until bash has exited and both pipes are closed.
+    async fn finish(&mut self) {
+        while self.status.is_none() || self.stdout.is_some() || self.stderr.is_some() {
+            self.step().await;
+        }
+    }
+}
+
+/// Reads what is there; 0 means the pipe is closed (or broke). Never resolves for `None`.
+async fn read_some<R: AsyncRead + Unpin>(pipe: &mut Option<R>, buf: &mut [u8]) -> usize {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await.unwrap_or(0),
+        None => std::future::pending().await,
+    }
+}
+
+/// One output stream, in bounded memory: the first and the last [`KEPT_BYTES_EACH_END`] bytes,
+/// which is all that is shown once the stream is cut.
+#[derive(Debug, Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    total_bytes: usize,
+    /// Characters seen, counted as UTF-8 lead bytes (exact for valid UTF-8).
+    chars: usize,
+}
+
+impl Capture {
+    fn push(&mut self, mut bytes: &[u8]) {
+        self.total_bytes += bytes.len();
+        self.chars += bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        let room = KEPT_BYTES_EACH_END.saturating_sub(self.head.len());
+        let (to_head, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(to_head);
+        bytes = rest;
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(KEPT_BYTES_EACH_END);
+        self.tail.drain(..excess);
+    }
+
+    /// The text to show (cut in the middle beyond [`MAX_STREAM_CHARS`]) and the stream's
+    /// length in characters. Undecodable bytes are shown as U+FFFD.
+    fn shown(&self) -> (String, usize) {
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        if self.total_bytes == self.head.len() + tail.len() {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&tail);
+            let text = String::from_utf8_lossy(&all);
+            let chars = text.chars().count();
+            return (cut_middle(&text, chars), chars);
+        }
+        // Bytes were dropped in the middle, so the stream is far over the limit.
+        let head = String::from_utf8_lossy(&self.head);
+        let head: String = head.chars().take(KEPT_CHARS_EACH_END).collect();
+        let tail = String::from_utf8_lossy(&tail);
+        let skip = tail.chars().count().saturating_sub(KEPT_CHARS_EACH_END);
+        let tail: String = tail.chars().skip(skip).collect();
+        let kept = head.chars().count() + tail.chars().count();
+        let cut = self.chars.saturating_sub(kept);
+        (format!("{head}{}{tail}", cut_marker(cut)), self.chars)
+    }
+}
+
+/// `text` (of `chars` characters) as it is, or its first and last [`KEPT_CHARS_EACH_END`]
+/// characters around a marker saying how many were cut.
+fn cut_middle(text: &str, chars: usize) -> String {
+    if chars <= MAX_STREAM_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(KEPT_CHARS_EACH_END).collect();
+    let tail: String = text.chars().skip(chars - KEPT_CHARS_EACH_END).collect();
+    format!("{head}{}{tail}", cut_marker(chars - MAX_STREAM_CHARS))
+}
+
+fn cut_marker(cut: usize) -> String {
+    format!("\n… [{cut} characters cut] …\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn short_output_is_shown_whole() {
+        let mut capture = Capture::default();
+        capture.push("héllo\n".as_bytes());
+        assert_eq!(capture.shown(), ("héllo\n".to_string(), 6));
+    }
+
+    #[test]
+    fn output_at_the_limit_is_not_cut() {
+        let mut capture = Capture::default();
+        capture.push("a".repeat(MAX_STREAM_CHARS).as_bytes());
+        assert_eq!(capture.shown().0.len(), MAX_STREAM_CHARS);
+    }
+
+    #[test]
+    fn long_output_keeps_head_and_tail_around_a_marker() {
+        let text = format!("{}{}{}", "h".repeat(20_000), "m".repeat(5_000), "t".repeat(20_000));
+        let mut capture = Capture::default();
+        capture.push(text.as_bytes());
+        let expected = format!(
+            "{}\n… [15000 characters cut] …\n{}",
+            "h".repeat(15_000),
+            "t".repeat(15_000)
+        );
+        assert_eq!(capture.shown(), (expected, 45_000));
+    }
+
+    #[test]
+    fn huge_output_is_cut_the_same_way_in_bounded_memory() {
+        let mut capture = Capture::default();
+        capture.push(b"first line\n");
+        for _ in 0..1_000 {
+            capture.push(&[b'y'; 1_000]);
+        }
+        capture.push(b"\nlast line");
+        assert!(capture.head.len() + capture.tail.len() <= 2 * KEPT_BYTES_EACH_END);
+        let (shown, chars) = capture.shown();
+        assert_eq!(chars, 1_000_021);
+        assert!(shown.starts_with("first line\nyyy"));
+        assert!(shown.ends_with("yyy\nlast line"));
+        assert!(shown.contains("\n… [970021 characters cut] …\n"));
+        assert_eq!(shown.chars().count(), MAX_STREAM_CHARS + cut_marker(970_021).chars().count());
+    }
+
+    #[test]
+    fn multibyte_output_is_cut_on_char_boundaries() {
+        // The leading "x" puts a two-byte "é" across the end of the kept head.
+        let mut capture = Capture::default();
+        capture.push(format!("x{}", "é".repeat(100_000)).as_bytes());
+        let (shown, chars) = capture.shown();
+        assert_eq!(chars, 100_001);
+        assert!(!shown.contains('\u{FFFD}'));
+        assert!(shown.contains("[70001 characters cut]"));
+    }
+
+    #[test]
+    fn sections_have_clear_ends_and_drop_one_trailing_newline() {
+        assert_eq!(section("stdout", "a\nb\n"), "<stdout>\na\nb\n</stdout>");
+        assert_eq!(section("stderr", ""), "<stderr></stderr>");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn signal_exit_is_reported_like_a_shell() {
+        use std::os::unix::process::ExitStatusExt;
+        let report = describe_exit(&Ok(ExitStatus::from_raw(9)));
+        assert_eq!(
+            report,
+            ExitReport {
+                code: Some(137),
+                signal: Some("SIGKILL".into()),
+                line: "Exit code: 137 (killed by SIGKILL)".into(),
+            }
+        );
+    }
+}

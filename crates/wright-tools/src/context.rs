@@ -1,0 +1,309 @@
+//! What every tool call gets: the project root, the Ctrl-C token, and the mtime record (spec A8).
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
+
+use tokio_util::sync::CancellationToken;
+use wright_protocol::{ErrorCode, ToolError};
+
+/// The environment of every tool call.
+///
+/// Cloning is cheap and the clones share the cancellation token and the mtime record, so a
+/// clone handed to a task sees the same "last read" times as the original.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    root: PathBuf,
+    cancel: CancellationToken,
+    /// Spec C4: `{path: last_mtime}` of the files this session read or wrote, in memory only.
+    mtimes: Arc<Mutex<HashMap<PathBuf, SystemTime>>>,
+}
+
+impl ToolContext {
+    /// A context for the project at `project_root`, which is canonicalised (symlinks resolved)
+    /// so that containment checks compare like with like. Fails if the root does not exist or
+    /// is not a directory.
+    pub fn new(project_root: &Path) -> io::Result<Self> {
+        let root = project_root.canonicalize()?;
+        if !root.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("project root {} is not a directory", root.display()),
+            ));
+        }
+        Ok(Self {
+            root,
+            cancel: CancellationToken::new(),
+            mtimes: Arc::default(),
+        })
+    }
+
+    /// Uses `cancel` (cancelled on Ctrl-C) instead of the context's own token.
+    pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The canonical project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The token that is cancelled when the user interrupts; long-running tools watch it.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Resolves a model-given path to an absolute path inside the project.
+    ///
+    /// Relative paths are taken from the root; absolute paths are allowed only if they lie
+    /// inside it. Symlinks of the existing prefix of the path are resolved, so `..` escapes,
+    /// absolute paths elsewhere and symlinks pointing out are all refused with
+    /// `path_outside_project`. A target that does not exist yet is fine (for a later Write).
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
+        if path.trim().is_empty() {
+            return Err(ToolError {
+                code: ErrorCode::InvalidArguments,
+                message: "the path is empty; give a path relative to the project root".into(),
+            });
+        }
+        let resolved = walk(self.root.clone(), Path::new(path), 0);
+        if resolved.starts_with(&self.root) {
+            Ok(resolved)
+        } else {
+            Err(ToolError {
+                code: ErrorCode::PathOutsideProject,
+                message: format!(
+                    "{path} resolves to {}, which is outside the project root; only paths \
+                     inside the project can be used",
+                    resolved.display()
+                ),
+            })
+        }
+    }
+
+    /// The path shown to the model: relative to the root, with `/` separators (`.` for the
+    /// root itself). A path outside the root is shown as it is.
+    pub fn display_path(&self, abs: &Path) -> String {
+        match abs.strip_prefix(&self.root) {
+            Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+            Ok(relative) => relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => abs.display().to_string(),
+        }
+    }
+
+    /// Records the file's current mtime as "seen by the agent", so the next Read does not call
+    /// the change external (DESIGN §9.4: the agent's own writes are not external). A file that
+    /// cannot be stat'ed is forgotten.
+    pub fn record_mtime(&self, abs: &Path) {
+        let mut mtimes = self.mtimes.lock().unwrap_or_else(PoisonError::into_inner);
+        match std::fs::metadata(abs).and_then(|m| m.modified()) {
+            Ok(mtime) => {
+                mtimes.insert(abs.to_path_buf(), mtime);
+            }
+            Err(_) => {
+                mtimes.remove(abs);
+            }
+        }
+    }
+
+    /// Stores `mtime` as the last seen mtime of `abs` and says whether it differs from the one
+    /// recorded before (spec A8). The first sighting of a file is not a change.
+    pub(crate) fn observe_mtime(&self, abs: &Path, mtime: SystemTime) -> bool {
+        let mut mtimes = self.mtimes.lock().unwrap_or_else(PoisonError::into_inner);
+        mtimes
+            .insert(abs.to_path_buf(), mtime)
+            .is_some_and(|previous| previous != mtime)
+    }
+}
+
+/// How many dangling symlinks deep `resolve` follows (the kernel's own limit is 40).
+const MAX_SYMLINK_DEPTH: u32 = 40;
+
+/// Applies `path` to `base`, component by component, resolving symlinks as it goes.
+///
+/// Invariant: the result is the canonical form of its longest existing prefix followed by
+/// components that do not exist (and so cannot be symlinks), which makes popping on `..` correct
+/// even when an earlier component was a symlink. A dangling symlink is followed through its
+/// target, so a link to a not-yet-existing file outside the project is still caught.
+fn walk(base: PathBuf, path: &Path, depth: u32) -> PathBuf {
+    let mut resolved = base;
+    for component in path.components() {
+        match component {
+            // Pushing a root or prefix replaces the whole path: absolute paths start afresh.
+            Component::Prefix(_) | Component::RootDir => resolved.push(component),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::Normal(name) => {
+                let next = resolved.join(name);
+                resolved = match std::fs::symlink_metadata(&next) {
+                    Ok(meta) if meta.is_symlink() => match next.canonicalize() {
+                        Ok(target) => target,
+                        Err(_) if depth < MAX_SYMLINK_DEPTH => match std::fs::read_link(&next) {
+                            Ok(target) => walk(resolved, &target, depth + 1),
+                            Err(_) => next,
+                        },
+                        Err(_) => next,
+                    },
+                    // Not a symlink below a canonical prefix, or not there: already final.
+                    _ => next,
+                };
+            }
+        }
+    }
+    resolved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn project() -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/nested")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+        let ctx = ToolContext::new(dir.path()).unwrap();
+        (dir, ctx)
+    }
+
+    fn code(result: Result<PathBuf, ToolError>) -> ErrorCode {
+        result.unwrap_err().code
+    }
+
+    #[test]
+    fn root_is_canonicalised() {
+        let (dir, _) = project();
+        let ctx = ToolContext::new(&dir.path().join("src/../src/..")).unwrap();
+        assert_eq!(ctx.root(), dir.path().canonicalize().unwrap());
+    }
+
+    #[test]
+    fn a_file_is_not_a_project_root() {
+        let (dir, _) = project();
+        assert!(ToolContext::new(&dir.path().join("src/main.rs")).is_err());
+    }
+
+    #[test]
+    fn relative_path_resolves_under_the_root() {
+        let (_dir, ctx) = project();
+        assert_eq!(ctx.resolve("src/main.rs").unwrap(), ctx.root().join("src/main.rs"));
+        assert_eq!(ctx.resolve("./src/./main.rs").unwrap(), ctx.root().join("src/main.rs"));
+    }
+
+    #[test]
+    fn dot_dot_inside_the_project_is_fine() {
+        let (_dir, ctx) = project();
+        assert_eq!(
+            ctx.resolve("src/nested/../main.rs").unwrap(),
+            ctx.root().join("src/main.rs")
+        );
+    }
+
+    #[test]
+    fn missing_target_inside_the_root_resolves() {
+        let (_dir, ctx) = project();
+        assert_eq!(
+            ctx.resolve("src/new/dir/../file.rs").unwrap(),
+            ctx.root().join("src/new/file.rs")
+        );
+    }
+
+    #[test]
+    fn dot_dot_escape_is_refused() {
+        let (_dir, ctx) = project();
+        assert_eq!(code(ctx.resolve("../outside.txt")), ErrorCode::PathOutsideProject);
+        assert_eq!(code(ctx.resolve("src/../../x")), ErrorCode::PathOutsideProject);
+    }
+
+    #[test]
+    fn absolute_path_inside_is_allowed_and_outside_refused() {
+        let (_dir, ctx) = project();
+        let inside = ctx.root().join("src/main.rs");
+        assert_eq!(ctx.resolve(&inside.to_string_lossy()).unwrap(), inside);
+        assert_eq!(code(ctx.resolve("/etc/passwd")), ErrorCode::PathOutsideProject);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_pointing_out_is_refused() {
+        let (_dir, ctx) = project();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), ctx.root().join("out")).unwrap();
+        assert_eq!(code(ctx.resolve("out")), ErrorCode::PathOutsideProject);
+        assert_eq!(code(ctx.resolve("out/new.txt")), ErrorCode::PathOutsideProject);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dangling_symlink_pointing_out_is_refused() {
+        let (_dir, ctx) = project();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("not-yet.txt");
+        std::os::unix::fs::symlink(&target, ctx.root().join("later.txt")).unwrap();
+        assert_eq!(code(ctx.resolve("later.txt")), ErrorCode::PathOutsideProject);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_inside_the_project_resolves_to_its_target() {
+        let (_dir, ctx) = project();
+        std::os::unix::fs::symlink("src/nested", ctx.root().join("link")).unwrap();
+        assert_eq!(
+            ctx.resolve("link/../main.rs").unwrap(),
+            ctx.root().join("src/main.rs")
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loop_does_not_hang() {
+        let (_dir, ctx) = project();
+        std::os::unix::fs::symlink("b", ctx.root().join("a")).unwrap();
+        std::os::unix::fs::symlink("a", ctx.root().join("b")).unwrap();
+        assert!(ctx.resolve("a").unwrap().starts_with(ctx.root()));
+    }
+
+    #[test]
+    fn empty_path_is_invalid() {
+        let (_dir, ctx) = project();
+        assert_eq!(code(ctx.resolve("  ")), ErrorCode::InvalidArguments);
+    }
+
+    #[test]
+    fn display_path_is_relative_with_slashes() {
+        let (_dir, ctx) = project();
+        assert_eq!(ctx.display_path(&ctx.root().join("src").join("main.rs")), "src/main.rs");
+        assert_eq!(ctx.display_path(ctx.root()), ".");
+    }
+
+    #[test]
+    fn first_sighting_is_not_a_change_but_a_new_mtime_is() {
+        let (_dir, ctx) = project();
+        let path = ctx.root().join("src/main.rs");
+        let t0 = SystemTime::UNIX_EPOCH;
+        let t1 = t0 + std::time::Duration::from_secs(1);
+        assert!(!ctx.observe_mtime(&path, t0));
+        assert!(!ctx.observe_mtime(&path, t0));
+        assert!(ctx.observe_mtime(&path, t1));
+        assert!(!ctx.observe_mtime(&path, t1));
+    }
+
+    #[test]
+    fn clones_share_the_mtime_record() {
+        let (_dir, ctx) = project();
+        let path = ctx.root().join("src/main.rs");
+        let clone = ctx.clone();
+        clone.record_mtime(&path);
+        let recorded = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert!(!ctx.observe_mtime(&path, recorded));
+    }
+}

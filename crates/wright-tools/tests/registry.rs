@@ -1,0 +1,47 @@
+//! The built-in registry as the core and the CLI use it.
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use wright_protocol::{ErrorCode, ToolCall};
+use wright_tools::{ToolContext, ToolRegistry};
+
+#[test]
+fn descriptions_hold_both_tools_with_one_example_each() {
+    let descriptions = ToolRegistry::builtin().descriptions();
+    assert!(descriptions.starts_with("## Read\n"));
+    assert!(descriptions.contains("\n\n## Bash\n"));
+    assert_eq!(descriptions.matches("Action: Read[{").count(), 1);
+    assert_eq!(descriptions.matches("Action: Bash[{").count(), 1);
+    assert!(descriptions.len() <= 2_500, "{} bytes", descriptions.len());
+}
+
+#[test]
+fn get_finds_tools_by_exact_name() {
+    let registry = ToolRegistry::builtin();
+    assert_eq!(registry.get("Read").map(|t| t.name()), Some("Read"));
+    assert!(registry.get("read").is_none());
+}
+
+#[tokio::test]
+async fn unknown_tool_names_the_valid_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let call = ToolCall { tool: "Grep".into(), args: json!({"pattern": "x"}) };
+    let result = ToolRegistry::builtin().run(&call, &ctx).await;
+    let error = result.error.unwrap();
+    assert_eq!(error.code, ErrorCode::UnknownTool);
+    assert!(error.message.contains("Read, Bash"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn stats_and_context_are_filled() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let args = json!({"file_path": "a.txt", "extra": true});
+    let call = ToolCall { tool: "Read".into(), args: args.clone() };
+    let result = ToolRegistry::builtin().run(&call, &ctx).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.context, args);
+    assert!(result.stats["duration_ms"].is_u64());
+}
