@@ -2,9 +2,11 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use wright_protocol::{ErrorCode, ToolResult};
+use wright_protocol::{ErrorCode, ToolError};
 
-/// Deserialises `args` into `T`, or returns the `invalid_arguments` result the model sees.
+use crate::failure;
+
+/// Deserialises `args` into `T`, or returns the `invalid_arguments` error the model sees.
 ///
 /// The message names the offending field (through `serde_path_to_error`) and restates the
 /// expected `shape`, e.g. `{"file_path": string, "offset"?: integer}`. Unknown fields are
@@ -13,7 +15,7 @@ pub(crate) fn parse_args<T: DeserializeOwned>(
     tool: &str,
     args: Value,
     shape: &str,
-) -> Result<T, ToolResult> {
+) -> Result<T, ToolError> {
     if !args.is_object() {
         return Err(invalid(
             tool,
@@ -34,9 +36,9 @@ pub(crate) fn parse_args<T: DeserializeOwned>(
     })
 }
 
-/// The `invalid_arguments` result for `tool`, with the expected shape.
-pub(crate) fn invalid(tool: &str, problem: &str, shape: &str) -> ToolResult {
-    ToolResult::error(
+/// The `invalid_arguments` error for `tool`, with the expected shape.
+pub(crate) fn invalid(tool: &str, problem: &str, shape: &str) -> ToolError {
+    failure(
         ErrorCode::InvalidArguments,
         format!("invalid arguments for {tool}: {problem}. Expected: {tool}[{shape}]"),
     )
@@ -69,16 +71,22 @@ mod tests {
 
     const SHAPE: &str = r#"{"file_path": string, "limit"?: integer}"#;
 
-    fn message(result: ToolResult) -> String {
-        assert_eq!(result.error.as_ref().map(|e| e.code), Some(ErrorCode::InvalidArguments));
-        result.error.map(|e| e.message).unwrap_or_default()
+    fn message(error: ToolError) -> String {
+        assert_eq!(error.code, ErrorCode::InvalidArguments);
+        error.message
     }
 
     #[test]
     fn unknown_fields_are_ignored() {
         let args: Args =
             parse_args("Read", json!({"file_path": "a", "colour": "blue"}), SHAPE).unwrap();
-        assert_eq!(args, Args { file_path: "a".into(), limit: None });
+        assert_eq!(
+            args,
+            Args {
+                file_path: "a".into(),
+                limit: None
+            }
+        );
     }
 
     #[test]
@@ -95,7 +103,10 @@ mod tests {
         let err = parse_args::<Args>("Read", json!({"file_path": "a", "limit": "ten"}), SHAPE)
             .unwrap_err();
         let message = message(err);
-        assert!(message.contains("field `limit`: invalid type: string \"ten\""), "{message}");
+        assert!(
+            message.contains("field `limit`: invalid type: string \"ten\""),
+            "{message}"
+        );
     }
 
     #[test]

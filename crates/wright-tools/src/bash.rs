@@ -15,10 +15,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
-use wright_protocol::{ErrorCode, ToolResult};
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext};
+use crate::{Tool, ToolContext, error_result, failure};
 
 /// Timeout when the model gives none.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -62,7 +62,7 @@ impl Tool for BashTool {
     }
 
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { bash(args, ctx).await.unwrap_or_else(|error| error) })
+        Box::pin(async move { bash(args, ctx).await.unwrap_or_else(error_result) })
     }
 }
 
@@ -74,7 +74,7 @@ enum End {
     Cancelled,
 }
 
-async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: BashArgs = parse_args("Bash", args, SHAPE)?;
     if args.command.trim().is_empty() {
         return Err(invalid("Bash", "`command` is empty", SHAPE));
@@ -107,9 +107,9 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> 
         .env("GIT_PAGER", "cat");
     #[cfg(unix)]
     command.process_group(0);
-    let mut child = command.spawn().map_err(|err| {
-        ToolResult::error(ErrorCode::Io, format!("could not start bash: {err}"))
-    })?;
+    let mut child = command
+        .spawn()
+        .map_err(|err| failure(ErrorCode::Io, format!("could not start bash: {err}")))?;
     let mut group = ProcessGroup::of(&child);
     let mut running = Running {
         stdout: child.stdout.take(),
@@ -414,7 +414,12 @@ mod tests {
 
     #[test]
     fn long_output_keeps_head_and_tail_around_a_marker() {
-        let text = format!("{}{}{}", "h".repeat(20_000), "m".repeat(5_000), "t".repeat(20_000));
+        let text = format!(
+            "{}{}{}",
+            "h".repeat(20_000),
+            "m".repeat(5_000),
+            "t".repeat(20_000)
+        );
         let mut capture = Capture::default();
         capture.push(text.as_bytes());
         let expected = format!(
@@ -439,7 +444,10 @@ mod tests {
         assert!(shown.starts_with("first line\nyyy"));
         assert!(shown.ends_with("yyy\nlast line"));
         assert!(shown.contains("\n… [970021 characters cut] …\n"));
-        assert_eq!(shown.chars().count(), MAX_STREAM_CHARS + cut_marker(970_021).chars().count());
+        assert_eq!(
+            shown.chars().count(),
+            MAX_STREAM_CHARS + cut_marker(970_021).chars().count()
+        );
     }
 
     #[test]

@@ -195,8 +195,14 @@ mod tests {
     #[test]
     fn relative_path_resolves_under_the_root() {
         let (_dir, ctx) = project();
-        assert_eq!(ctx.resolve("src/main.rs").unwrap(), ctx.root().join("src/main.rs"));
-        assert_eq!(ctx.resolve("./src/./main.rs").unwrap(), ctx.root().join("src/main.rs"));
+        assert_eq!(
+            ctx.resolve("src/main.rs").unwrap(),
+            ctx.root().join("src/main.rs")
+        );
+        assert_eq!(
+            ctx.resolve("./src/./main.rs").unwrap(),
+            ctx.root().join("src/main.rs")
+        );
     }
 
     #[test]
@@ -220,8 +226,14 @@ mod tests {
     #[test]
     fn dot_dot_escape_is_refused() {
         let (_dir, ctx) = project();
-        assert_eq!(code(ctx.resolve("../outside.txt")), ErrorCode::PathOutsideProject);
-        assert_eq!(code(ctx.resolve("src/../../x")), ErrorCode::PathOutsideProject);
+        assert_eq!(
+            code(ctx.resolve("../outside.txt")),
+            ErrorCode::PathOutsideProject
+        );
+        assert_eq!(
+            code(ctx.resolve("src/../../x")),
+            ErrorCode::PathOutsideProject
+        );
     }
 
     #[test]
@@ -229,7 +241,10 @@ mod tests {
         let (_dir, ctx) = project();
         let inside = ctx.root().join("src/main.rs");
         assert_eq!(ctx.resolve(&inside.to_string_lossy()).unwrap(), inside);
-        assert_eq!(code(ctx.resolve("/etc/passwd")), ErrorCode::PathOutsideProject);
+        assert_eq!(
+            code(ctx.resolve("/etc/passwd")),
+            ErrorCode::PathOutsideProject
+        );
     }
 
     #[cfg(unix)]
@@ -239,7 +254,10 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), ctx.root().join("out")).unwrap();
         assert_eq!(code(ctx.resolve("out")), ErrorCode::PathOutsideProject);
-        assert_eq!(code(ctx.resolve("out/new.txt")), ErrorCode::PathOutsideProject);
+        assert_eq!(
+            code(ctx.resolve("out/new.txt")),
+            ErrorCode::PathOutsideProject
+        );
     }
 
     #[cfg(unix)]
@@ -249,7 +267,10 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let target = outside.path().join("not-yet.txt");
         std::os::unix::fs::symlink(&target, ctx.root().join("later.txt")).unwrap();
-        assert_eq!(code(ctx.resolve("later.txt")), ErrorCode::PathOutsideProject);
+        assert_eq!(
+            code(ctx.resolve("later.txt")),
+            ErrorCode::PathOutsideProject
+        );
     }
 
     #[cfg(unix)]
@@ -281,7 +302,10 @@ mod tests {
     #[test]
     fn display_path_is_relative_with_slashes() {
         let (_dir, ctx) = project();
-        assert_eq!(ctx.display_path(&ctx.root().join("src").join("main.rs")), "src/main.rs");
+        assert_eq!(
+            ctx.display_path(&ctx.root().join("src").join("main.rs")),
+            "src/main.rs"
+        );
         assert_eq!(ctx.display_path(ctx.root()), ".");
     }
 

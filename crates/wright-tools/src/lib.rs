@@ -17,7 +17,7 @@ mod read;
 mod registry;
 
 use futures::future::BoxFuture;
-use wright_protocol::ToolResult;
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 pub use bash::BashTool;
 pub use context::ToolContext;
@@ -39,6 +39,22 @@ pub trait Tool: Send + Sync {
     ///
     /// Bad arguments and failures come back as error results (code `invalid_arguments`,
     /// `not_found`, …) for the model to read; this never panics on model input.
-    fn run<'a>(&'a self, args: serde_json::Value, ctx: &'a ToolContext)
-    -> BoxFuture<'a, ToolResult>;
+    fn run<'a>(
+        &'a self,
+        args: serde_json::Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, ToolResult>;
+}
+
+/// A failure the model sees: a stable code and a message saying what to do.
+pub(crate) fn failure(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    ToolError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// The error result for a tool's failure.
+pub(crate) fn error_result(error: ToolError) -> ToolResult {
+    ToolResult::error(error.code, error.message)
 }

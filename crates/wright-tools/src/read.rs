@@ -7,10 +7,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, ToolResult};
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext};
+use crate::{Tool, ToolContext, error_result, failure};
 
 /// Lines shown when the model gives no `limit`.
 const DEFAULT_LIMIT: usize = 2000;
@@ -50,11 +50,11 @@ impl Tool for ReadTool {
     }
 
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { read(args, ctx).await.unwrap_or_else(|error| error) })
+        Box::pin(async move { read(args, ctx).await.unwrap_or_else(error_result) })
     }
 }
 
-async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> {
+async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: ReadArgs = parse_args("Read", args, SHAPE)?;
     let offset = usize::try_from(args.offset.unwrap_or(1).max(1)).unwrap_or(usize::MAX);
     let limit = match args.limit {
@@ -62,37 +62,35 @@ async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> 
         Some(0) => return Err(invalid("Read", "`limit` must be at least 1", SHAPE)),
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
     };
-    let abs = ctx
-        .resolve(&args.file_path)
-        .map_err(|e| ToolResult::error(e.code, e.message))?;
+    let abs = ctx.resolve(&args.file_path)?;
     let shown = ctx.display_path(&abs);
     let io_error = |err: std::io::Error| match err.kind() {
-        ErrorKind::NotFound => ToolResult::error(
+        ErrorKind::NotFound => failure(
             ErrorCode::NotFound,
             format!(
                 "file not found: {}; paths are relative to the project root",
                 args.file_path
             ),
         ),
-        _ => ToolResult::error(ErrorCode::Io, format!("cannot read {shown}: {err}")),
+        _ => failure(ErrorCode::Io, format!("cannot read {shown}: {err}")),
     };
 
     let meta = tokio::fs::metadata(&abs).await.map_err(io_error)?;
     if meta.is_dir() {
-        return Err(ToolResult::error(
+        return Err(failure(
             ErrorCode::IsDirectory,
             format!("{shown} is a directory, not a file; use the LS tool to list it"),
         ));
     }
     if !meta.is_file() {
         // A FIFO would block the read forever; devices and sockets are no better.
-        return Err(ToolResult::error(
+        return Err(failure(
             ErrorCode::Other,
             format!("{shown} is not a regular file (a pipe, socket or device); Read shows files"),
         ));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(ToolResult::error(
+        return Err(failure(
             ErrorCode::Other,
             format!(
                 "{shown} is {} bytes, more than Read loads ({MAX_FILE_BYTES}); look at parts of \
@@ -105,42 +103,41 @@ async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> 
     let mtime = meta.modified().ok();
     let bytes = tokio::fs::read(&abs).await.map_err(io_error)?;
     let Some((text, invalid_bytes)) = decode(&bytes) else {
-        return Err(ToolResult::error(
+        return Err(failure(
             ErrorCode::BinaryFile,
             format!("{shown} is a binary file, not text; Read shows only text files"),
         ));
     };
 
-    let mut data = json!({ "file_path": shown, "mtime": mtime.map(epoch_seconds) });
     let mut notes = Vec::new();
     let listing = if text.is_empty() {
         notes.push(format!("{shown} is empty (0 lines)."));
-        data["offset"] = json!(1);
-        data["limit"] = json!(limit);
-        data["lines_shown"] = json!(0);
-        data["total_lines"] = json!(0);
-        data["content"] = json!("");
-        data["truncated"] = json!(false);
-        String::new()
+        Listing::empty()
     } else {
         let listing = number_lines(&text, offset, limit).ok_or_else(|| {
             let total = text.lines().count();
-            invalid(
-                "Read",
-                &format!("`offset` {offset} is past the end of {shown}, which has {total} lines"),
-                SHAPE,
+            failure(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "`offset` {offset} is past the end of {shown}, which has {total} lines; \
+                     use an offset from 1 to {total}"
+                ),
             )
         })?;
         notes.push(listing.range_note());
-        data["offset"] = json!(listing.first);
-        data["limit"] = json!(limit);
-        data["lines_shown"] = json!(listing.last + 1 - listing.first);
-        data["total_lines"] = json!(listing.total);
-        data["truncated"] = json!(listing.truncated());
-        data["long_lines_cut"] = json!(listing.long_lines_cut);
-        data["content"] = json!(listing.content);
-        listing.content
+        listing
     };
+    let mut data = json!({
+        "file_path": shown,
+        "offset": listing.first,
+        "limit": limit,
+        "lines_shown": listing.last + 1 - listing.first,
+        "total_lines": listing.total,
+        "content": listing.content,
+        "mtime": mtime.map(epoch_seconds),
+        "truncated": listing.truncated(),
+        "long_lines_cut": listing.long_lines_cut,
+    });
     if invalid_bytes > 0 {
         notes.push(format!(
             "Note: {shown} is not valid UTF-8; its {invalid_bytes} undecodable bytes are shown \
@@ -154,7 +151,7 @@ async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolResult> 
     }
     data["modified_externally"] = json!(modified);
 
-    let mut text = listing;
+    let mut text = listing.content;
     if !text.is_empty() {
         text.push('\n');
     }
@@ -205,6 +202,17 @@ struct Listing {
 }
 
 impl Listing {
+    /// The listing of an empty file.
+    fn empty() -> Self {
+        Self {
+            content: String::new(),
+            first: 1,
+            last: 0,
+            total: 0,
+            long_lines_cut: 0,
+        }
+    }
+
     /// Whether the model saw less than the rest of the file from `first`.
     fn truncated(&self) -> bool {
         self.last < self.total || self.long_lines_cut > 0
@@ -294,8 +302,14 @@ mod tests {
     fn window_reports_its_range_and_how_to_read_on() {
         let text: String = (1..=10).map(|n| format!("line {n}\n")).collect();
         let listing = number_lines(&text, 4, 3).unwrap();
-        assert_eq!(listing.content, "     4\tline 4\n     5\tline 5\n     6\tline 6");
-        assert_eq!(listing.range_note(), "[lines 4-6 of 10; use offset=7 to read more]");
+        assert_eq!(
+            listing.content,
+            "     4\tline 4\n     5\tline 5\n     6\tline 6"
+        );
+        assert_eq!(
+            listing.range_note(),
+            "[lines 4-6 of 10; use offset=7 to read more]"
+        );
         assert!(listing.truncated());
     }
 
@@ -329,7 +343,11 @@ mod tests {
         let line = "é".repeat(MAX_LINE_CHARS + 1);
         let listing = number_lines(&line, 1, 1).unwrap();
         assert!(listing.content.contains(&"é".repeat(MAX_LINE_CHARS)));
-        assert!(listing.content.ends_with(&format!("[line truncated: {} chars]", MAX_LINE_CHARS + 1)));
+        assert!(
+            listing
+                .content
+                .ends_with(&format!("[line truncated: {} chars]", MAX_LINE_CHARS + 1))
+        );
     }
 
     #[test]
@@ -354,7 +372,10 @@ mod tests {
 
     #[test]
     fn bom_is_hidden() {
-        assert_eq!(decode(b"\xEF\xBB\xBFhi\n"), Some((Cow::Borrowed("hi\n"), 0)));
+        assert_eq!(
+            decode(b"\xEF\xBB\xBFhi\n"),
+            Some((Cow::Borrowed("hi\n"), 0))
+        );
     }
 
     #[test]

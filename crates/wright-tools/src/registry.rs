@@ -19,7 +19,9 @@ pub struct ToolRegistry {
 
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolRegistry").field("tools", &self.names()).finish()
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .finish()
     }
 }
 
@@ -104,7 +106,10 @@ async fn run_cancellable(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> Too
     let interrupted = || {
         ToolResult::error(
             ErrorCode::Interrupted,
-            format!("{} was interrupted by the user before it finished", tool.name()),
+            format!(
+                "{} was interrupted by the user before it finished",
+                tool.name()
+            ),
         )
     };
     let cancel = ctx.cancellation();
@@ -179,11 +184,17 @@ mod tests {
     #[tokio::test]
     async fn unknown_tool_lists_the_valid_names() {
         let (_dir, ctx) = ctx();
-        let call = ToolCall { tool: "Raed".into(), args: json!({"file_path": "x"}) };
+        let call = ToolCall {
+            tool: "Raed".into(),
+            args: json!({"file_path": "x"}),
+        };
         let result = ToolRegistry::builtin().run(&call, &ctx).await;
         let error = result.error.unwrap();
         assert_eq!(error.code, ErrorCode::UnknownTool);
-        assert_eq!(error.message, "there is no tool named `Raed`; the tools are: Read, Bash");
+        assert_eq!(
+            error.message,
+            "there is no tool named `Raed`; the tools are: Read, Bash"
+        );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());
     }
@@ -195,7 +206,10 @@ mod tests {
         let ctx = ctx.with_cancellation(token.clone());
         let mut registry = ToolRegistry::new();
         registry.register(Box::new(Stuck));
-        let call = ToolCall { tool: "Stuck".into(), args: json!({}) };
+        let call = ToolCall {
+            tool: "Stuck".into(),
+            args: json!({}),
+        };
         let canceller = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
             token.cancel();
@@ -210,7 +224,10 @@ mod tests {
         let token = CancellationToken::new();
         token.cancel();
         let ctx = ctx.with_cancellation(token);
-        let call = ToolCall { tool: "Bash".into(), args: json!({"command": "touch ran"}) };
+        let call = ToolCall {
+            tool: "Bash".into(),
+            args: json!({"command": "touch ran"}),
+        };
         let result = ToolRegistry::builtin().run(&call, &ctx).await;
         assert_eq!(result.error.map(|e| e.code), Some(ErrorCode::Interrupted));
         assert!(!ctx.root().join("ran").exists());

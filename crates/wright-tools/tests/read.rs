@@ -1,4 +1,5 @@
 //! The Read tool end to end, through the registry, on real files in a temporary project.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::File;
 use std::path::Path;
@@ -22,7 +23,10 @@ fn write(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
 }
 
 async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall { tool: "Read".into(), args };
+    let call = ToolCall {
+        tool: "Read".into(),
+        args,
+    };
     ToolRegistry::builtin().run(&call, ctx).await
 }
 
@@ -35,7 +39,12 @@ fn message(result: &ToolResult) -> &str {
 }
 
 fn set_mtime(path: &Path, time: SystemTime) {
-    File::options().write(true).open(path).unwrap().set_modified(time).unwrap();
+    File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
 }
 
 #[tokio::test]
@@ -72,7 +81,11 @@ async fn offset_and_limit_select_a_window_and_say_how_to_read_on() {
     let (_dir, ctx) = project();
     let text: String = (1..=10).map(|n| format!("line {n}\n")).collect();
     write(&ctx, "ten.txt", text);
-    let result = read(&ctx, json!({"file_path": "ten.txt", "offset": 3, "limit": 2})).await;
+    let result = read(
+        &ctx,
+        json!({"file_path": "ten.txt", "offset": 3, "limit": 2}),
+    )
+    .await;
     assert_eq!(
         result.text,
         "     3\tline 3\n     4\tline 4\n[lines 3-4 of 10; use offset=5 to read more]"
@@ -86,7 +99,11 @@ async fn default_limit_is_2000_lines() {
     let (_dir, ctx) = project();
     write(&ctx, "big.txt", "x\n".repeat(2500));
     let result = read(&ctx, json!({"file_path": "big.txt"})).await;
-    assert!(result.text.ends_with("\n[lines 1-2000 of 2500; use offset=2001 to read more]"));
+    assert!(
+        result
+            .text
+            .ends_with("\n[lines 1-2000 of 2500; use offset=2001 to read more]")
+    );
     assert_eq!(result.data["lines_shown"], 2000);
 }
 
@@ -197,12 +214,18 @@ async fn outside_change_is_noted_on_the_next_read() {
     let (_dir, ctx) = project();
     write(&ctx, "notes.md", "v1\n");
     let path = ctx.root().join("notes.md");
-    set_mtime(&path, SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000));
+    set_mtime(
+        &path,
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000),
+    );
     let first = read(&ctx, json!({"file_path": "notes.md"})).await;
     assert!(!first.text.contains("modified externally"));
 
     write(&ctx, "notes.md", "v2\n");
-    set_mtime(&path, SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000));
+    set_mtime(
+        &path,
+        SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000),
+    );
     let second = read(&ctx, json!({"file_path": "notes.md"})).await;
     assert_eq!(
         second.text,
@@ -226,11 +249,17 @@ async fn recorded_own_write_is_not_external() {
     let (_dir, ctx) = project();
     write(&ctx, "notes.md", "v1\n");
     let path = ctx.root().join("notes.md");
-    set_mtime(&path, SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000));
+    set_mtime(
+        &path,
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000),
+    );
     read(&ctx, json!({"file_path": "notes.md"})).await;
 
     write(&ctx, "notes.md", "v2\n");
-    set_mtime(&path, SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000));
+    set_mtime(
+        &path,
+        SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000),
+    );
     ctx.record_mtime(&path);
     let again = read(&ctx, json!({"file_path": "notes.md"})).await;
     assert_eq!(again.data["modified_externally"], false);

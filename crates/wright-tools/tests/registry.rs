@@ -1,4 +1,5 @@
 //! The built-in registry as the core and the CLI use it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -26,7 +27,10 @@ fn get_finds_tools_by_exact_name() {
 async fn unknown_tool_names_the_valid_ones() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = ToolContext::new(dir.path()).unwrap();
-    let call = ToolCall { tool: "Grep".into(), args: json!({"pattern": "x"}) };
+    let call = ToolCall {
+        tool: "Grep".into(),
+        args: json!({"pattern": "x"}),
+    };
     let result = ToolRegistry::builtin().run(&call, &ctx).await;
     let error = result.error.unwrap();
     assert_eq!(error.code, ErrorCode::UnknownTool);
@@ -39,7 +43,10 @@ async fn stats_and_context_are_filled() {
     std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
     let ctx = ToolContext::new(dir.path()).unwrap();
     let args = json!({"file_path": "a.txt", "extra": true});
-    let call = ToolCall { tool: "Read".into(), args: args.clone() };
+    let call = ToolCall {
+        tool: "Read".into(),
+        args: args.clone(),
+    };
     let result = ToolRegistry::builtin().run(&call, &ctx).await;
     assert!(result.is_success(), "{}", result.text);
     assert_eq!(result.context, args);

@@ -1,0 +1,199 @@
+//! The Bash tool end to end: real `bash` processes in a temporary project.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_tools::{ToolContext, ToolRegistry};
+
+fn project() -> (tempfile::TempDir, ToolContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    (dir, ctx)
+}
+
+async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
+    let call = ToolCall {
+        tool: "Bash".into(),
+        args,
+    };
+    ToolRegistry::builtin().run(&call, ctx).await
+}
+
+fn code(result: &ToolResult) -> Option<ErrorCode> {
+    result.error.as_ref().map(|e| e.code)
+}
+
+#[tokio::test]
+async fn stdout_stderr_and_exit_code_are_reported_separately() {
+    let (_dir, ctx) = project();
+    let command = "echo out; echo err >&2; exit 3";
+    let result = bash(&ctx, json!({"command": command})).await;
+    assert!(result.is_success(), "a non-zero exit is still a success");
+    assert_eq!(
+        result.text,
+        "Exit code: 3\n<stdout>\nout\n</stdout>\n<stderr>\nerr\n</stderr>"
+    );
+    assert_eq!(
+        result.data,
+        json!({
+            "command": command,
+            "exit_code": 3,
+            "signal": null,
+            "stdout": "out\n",
+            "stderr": "err\n",
+            "stdout_chars": 4,
+            "stderr_chars": 4,
+            "timed_out": false,
+        })
+    );
+}
+
+#[tokio::test]
+async fn working_directory_is_the_project_root() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "pwd -P"})).await;
+    assert_eq!(result.data["stdout"], format!("{}\n", ctx.root().display()));
+}
+
+#[tokio::test]
+async fn stdin_is_closed() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "cat", "timeout_ms": 10_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["exit_code"], 0);
+    assert_eq!(
+        result.text,
+        "Exit code: 0\n<stdout></stdout>\n<stderr></stderr>"
+    );
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_group_and_keeps_the_output_so_far() {
+    let (_dir, ctx) = project();
+    let command = "echo started; (sleep 1; touch marker) & sleep 30";
+    let started = Instant::now();
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 300})).await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(code(&result), Some(ErrorCode::Timeout));
+    assert!(
+        result
+            .text
+            .starts_with("Error (timeout): the command did not finish within 300 ms")
+    );
+    assert!(
+        result.text.contains("<stdout>\nstarted\n</stdout>"),
+        "{}",
+        result.text
+    );
+    assert_eq!(result.data["timed_out"], true);
+
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !ctx.root().join("marker").exists(),
+        "the grandchild survived"
+    );
+}
+
+#[tokio::test]
+async fn background_jobs_are_stopped_when_the_command_ends() {
+    let (_dir, ctx) = project();
+    // The background job holds stdout open: without the group kill this call would wait.
+    let result = bash(
+        &ctx,
+        json!({"command": "(sleep 1; touch marker) & echo done"}),
+    )
+    .await;
+    assert!(result.is_success());
+    assert_eq!(result.data["stdout"], "done\n");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!ctx.root().join("marker").exists());
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_command_quickly() {
+    let (_dir, ctx) = project();
+    let token = CancellationToken::new();
+    let ctx = ctx.with_cancellation(token.clone());
+    let canceller = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token.cancel();
+    };
+    let started = Instant::now();
+    let (result, ()) = tokio::join!(
+        bash(
+            &ctx,
+            json!({"command": "echo started; (sleep 1; touch marker) & sleep 30"})
+        ),
+        canceller
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(code(&result), Some(ErrorCode::Interrupted));
+    assert!(
+        result.text.contains("<stdout>\nstarted\n</stdout>"),
+        "{}",
+        result.text
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(!ctx.root().join("marker").exists());
+}
+
+#[tokio::test]
+async fn long_output_is_cut_in_the_middle() {
+    let (_dir, ctx) = project();
+    let command = "printf 'a%.0s' $(seq 20000); printf 'b%.0s' $(seq 20000)";
+    let result = bash(&ctx, json!({"command": command})).await;
+    let stdout = result.data["stdout"].as_str().unwrap();
+    let expected = format!(
+        "{}\n… [10000 characters cut] …\n{}",
+        "a".repeat(15_000),
+        "b".repeat(15_000)
+    );
+    assert_eq!(stdout, expected);
+    assert_eq!(result.data["stdout_chars"], 40_000);
+}
+
+#[tokio::test]
+async fn signal_death_is_reported_as_an_exit_code() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "kill -9 $$"})).await;
+    assert!(result.is_success());
+    assert_eq!(result.data["exit_code"], 137);
+    assert_eq!(result.data["signal"], "SIGKILL");
+    assert!(
+        result
+            .text
+            .starts_with("Exit code: 137 (killed by SIGKILL)")
+    );
+}
+
+#[tokio::test]
+async fn timeout_above_the_maximum_is_clamped_and_said() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "true", "timeout_ms": 900_000})).await;
+    assert!(result.is_success());
+    assert!(result.text.starts_with(
+        "Note: timeout_ms 900000 is above the maximum of 600000; the command ran with 600000.\n"
+    ));
+}
+
+#[tokio::test]
+async fn missing_command_is_invalid_arguments() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"cmd": "ls"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
+    let message = &result.error.unwrap().message;
+    assert!(message.contains("missing field `command`"), "{message}");
+}
+
+#[tokio::test]
+async fn mistyped_timeout_is_invalid_arguments_naming_the_field() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "ls", "timeout_ms": "5s"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
+    assert!(result.error.unwrap().message.contains("field `timeout_ms`"));
+}
