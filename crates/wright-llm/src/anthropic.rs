@@ -66,7 +66,10 @@ fn alternating_messages(messages: &[ChatMessage]) -> Vec<ChatMessage> {
             _ => merged.push(message.clone()),
         }
     }
-    if merged.first().is_some_and(|m| m.role == ChatRole::Assistant) {
+    if merged
+        .first()
+        .is_some_and(|m| m.role == ChatRole::Assistant)
+    {
         merged.insert(0, ChatMessage::user(LEADING_USER_MESSAGE));
     }
     merged
@@ -237,9 +240,8 @@ impl UsageCounts {
         if !self.reported {
             return None;
         }
-        let prompt_tokens = self.input
-            + self.cache_read.unwrap_or(0)
-            + self.cache_creation.unwrap_or(0);
+        let prompt_tokens =
+            self.input + self.cache_read.unwrap_or(0) + self.cache_creation.unwrap_or(0);
         Some(Usage {
             prompt_tokens,
             completion_tokens: self.output,
@@ -363,7 +365,11 @@ mod tests {
     use serde_json::{Value, json};
 
     fn config() -> LlmConfig {
-        LlmConfig::new(ProviderKind::Anthropic, "http://127.0.0.1:1/", "claude-test")
+        LlmConfig::new(
+            ProviderKind::Anthropic,
+            "http://127.0.0.1:1/",
+            "claude-test",
+        )
     }
 
     fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
@@ -454,7 +460,10 @@ mod tests {
             ChatMessage::assistant(" "),
             ChatMessage::user("b"),
         ];
-        assert_eq!(alternating_messages(&messages), vec![ChatMessage::user("a\n\nb")]);
+        assert_eq!(
+            alternating_messages(&messages),
+            vec![ChatMessage::user("a\n\nb")]
+        );
     }
 
     fn event(name: &str, data: Value) -> String {
@@ -526,7 +535,10 @@ mod tests {
         );
         assert_eq!(
             events,
-            vec![StreamEvent::Reasoning("hmm".into()), StreamEvent::Text("Hi".into())]
+            vec![
+                StreamEvent::Reasoning("hmm".into()),
+                StreamEvent::Text("Hi".into())
+            ]
         );
     }
 
@@ -547,7 +559,9 @@ mod tests {
         let (piece, _) = decode(EventDecoder::default(), &[stream.as_bytes()]).await;
         assert_eq!(
             piece,
-            Err(StreamFault::Transient("overloaded_error: Overloaded".into()))
+            Err(StreamFault::Transient(
+                "overloaded_error: Overloaded".into()
+            ))
         );
     }
 

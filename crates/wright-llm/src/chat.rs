@@ -132,10 +132,22 @@ mod tests {
     #[test]
     fn finish_reasons_of_both_providers_map_to_the_same_variants() {
         assert_eq!(FinishReason::from_wire(Some("stop")), FinishReason::Stop);
-        assert_eq!(FinishReason::from_wire(Some("end_turn")), FinishReason::Stop);
-        assert_eq!(FinishReason::from_wire(Some("stop_sequence")), FinishReason::Stop);
-        assert_eq!(FinishReason::from_wire(Some("length")), FinishReason::Length);
-        assert_eq!(FinishReason::from_wire(Some("max_tokens")), FinishReason::Length);
+        assert_eq!(
+            FinishReason::from_wire(Some("end_turn")),
+            FinishReason::Stop
+        );
+        assert_eq!(
+            FinishReason::from_wire(Some("stop_sequence")),
+            FinishReason::Stop
+        );
+        assert_eq!(
+            FinishReason::from_wire(Some("length")),
+            FinishReason::Length
+        );
+        assert_eq!(
+            FinishReason::from_wire(Some("max_tokens")),
+            FinishReason::Length
+        );
     }
 
     #[test]

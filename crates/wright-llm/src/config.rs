@@ -99,7 +99,11 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     /// A configuration with every tuning knob at its default and no API key.
-    pub fn new(provider: ProviderKind, base_url: impl Into<String>, model: impl Into<String>) -> Self {
+    pub fn new(
+        provider: ProviderKind,
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Self {
         LlmConfig {
             provider,
             base_url: base_url.into(),
@@ -141,7 +145,10 @@ mod tests {
         for kind in [ProviderKind::OpenAi, ProviderKind::Anthropic] {
             assert_eq!(kind.to_string().parse::<ProviderKind>().unwrap(), kind);
         }
-        assert_eq!("OpenAI".parse::<ProviderKind>().unwrap(), ProviderKind::OpenAi);
+        assert_eq!(
+            "OpenAI".parse::<ProviderKind>().unwrap(),
+            ProviderKind::OpenAi
+        );
     }
 
     #[test]
@@ -176,7 +183,11 @@ mod tests {
 
     #[test]
     fn new_uses_the_named_defaults() {
-        let config = LlmConfig::new(ProviderKind::Anthropic, DEFAULT_ANTHROPIC_BASE_URL, "claude");
+        let config = LlmConfig::new(
+            ProviderKind::Anthropic,
+            DEFAULT_ANTHROPIC_BASE_URL,
+            "claude",
+        );
         assert_eq!(config.max_output_tokens, DEFAULT_MAX_OUTPUT_TOKENS);
         assert_eq!(config.max_attempts, DEFAULT_MAX_ATTEMPTS);
         assert_eq!(config.retry_base_delay, DEFAULT_RETRY_BASE_DELAY);

@@ -109,7 +109,9 @@ fn status_hint(status: u16) -> &'static str {
     match status {
         401 => "Check the API key (`api_key`) for this provider.",
         402 => "Check the billing or credit of the provider account.",
-        403 => "The API key has no access to this model or endpoint; check the key and the account.",
+        403 => {
+            "The API key has no access to this model or endpoint; check the key and the account."
+        }
         404 => "Check `base_url` and the model name (`model`).",
         400 | 413 | 422 => {
             "The provider rejected the request; if the prompt is too long for the model, \
@@ -235,14 +237,21 @@ mod tests {
 
     #[test]
     fn anthropic_error_bodies_give_their_message() {
-        let body = r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}"#;
+        let body =
+            r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-x"}}"#;
         assert_eq!(provider_error_message(body, "Not Found"), "model: claude-x");
     }
 
     #[test]
     fn plain_string_errors_and_details_are_understood() {
-        assert_eq!(provider_error_message(r#"{"error":"no such model"}"#, ""), "no such model");
-        assert_eq!(provider_error_message(r#"{"detail":"Not authenticated"}"#, ""), "Not authenticated");
+        assert_eq!(
+            provider_error_message(r#"{"error":"no such model"}"#, ""),
+            "no such model"
+        );
+        assert_eq!(
+            provider_error_message(r#"{"detail":"Not authenticated"}"#, ""),
+            "Not authenticated"
+        );
     }
 
     #[test]
@@ -250,7 +259,10 @@ mod tests {
         let body = "x".repeat(MAX_QUOTED_BODY_CHARS + 10);
         let message = provider_error_message(&body, "");
         assert_eq!(message, format!("{}…", "x".repeat(MAX_QUOTED_BODY_CHARS)));
-        assert_eq!(provider_error_message("<html>Bad gateway</html>", ""), "<html>Bad gateway</html>");
+        assert_eq!(
+            provider_error_message("<html>Bad gateway</html>", ""),
+            "<html>Bad gateway</html>"
+        );
     }
 
     #[test]

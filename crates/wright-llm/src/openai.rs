@@ -186,8 +186,9 @@ impl StreamDecoder for ChunkDecoder {
         if data.is_empty() {
             return Ok(Vec::new());
         }
-        let chunk: WireCompletion = serde_json::from_str(data)
-            .map_err(|error| StreamFault::Invalid(format!("a chunk is not valid JSON ({error}): {data}")))?;
+        let chunk: WireCompletion = serde_json::from_str(data).map_err(|error| {
+            StreamFault::Invalid(format!("a chunk is not valid JSON ({error}): {data}"))
+        })?;
         if let Some(error) = chunk.error.filter(|error| !error.is_null()) {
             return Err(error_fault(&error));
         }
@@ -222,7 +223,10 @@ impl StreamDecoder for ChunkDecoder {
     }
 
     fn outcome(self) -> (Option<Usage>, FinishReason) {
-        (self.usage, FinishReason::from_wire(self.finish_reason.as_deref()))
+        (
+            self.usage,
+            FinishReason::from_wire(self.finish_reason.as_deref()),
+        )
     }
 }
 
@@ -234,8 +238,13 @@ pub(crate) fn parse_completion(body: &[u8]) -> Result<Piece, StreamFault> {
     if let Some(error) = completion.error.filter(|error| !error.is_null()) {
         return Err(error_fault(&error));
     }
-    let Some(mut choice) = completion.choices.and_then(|choices| choices.into_iter().next()) else {
-        return Err(StreamFault::Invalid("the completion has no choices".to_string()));
+    let Some(mut choice) = completion
+        .choices
+        .and_then(|choices| choices.into_iter().next())
+    else {
+        return Err(StreamFault::Invalid(
+            "the completion has no choices".to_string(),
+        ));
     };
     let mut message = choice.message.take().unwrap_or_default();
     Ok(Piece {
@@ -372,7 +381,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_stream_without_done_or_finish_reason_is_cut() {
-        let stream = "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n";
+        let stream =
+            "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n";
         let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
         assert_eq!(piece, Err(StreamFault::Transient(CUT_STREAM_REASON.into())));
     }
@@ -389,7 +399,9 @@ mod tests {
         let (piece, _) = decode(ChunkDecoder::default(), &[overloaded.as_bytes()]).await;
         assert_eq!(
             piece,
-            Err(StreamFault::Transient("the provider reported an error: busy".into()))
+            Err(StreamFault::Transient(
+                "the provider reported an error: busy".into()
+            ))
         );
         let bad = "data: {\"error\":{\"message\":\"too long\",\"type\":\"BadRequestError\",\"code\":400}}\n\n";
         let (piece, _) = decode(ChunkDecoder::default(), &[bad.as_bytes()]).await;

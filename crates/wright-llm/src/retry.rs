@@ -130,7 +130,9 @@ mod tests {
     #[test]
     fn backoff_doubles_from_the_base_delay() {
         let base = Duration::from_millis(500);
-        let delays: Vec<_> = (1..=4).map(|retry| backoff_delay(base, retry, 0.5)).collect();
+        let delays: Vec<_> = (1..=4)
+            .map(|retry| backoff_delay(base, retry, 0.5))
+            .collect();
         assert_eq!(
             delays,
             [500, 1000, 2000, 4000].map(Duration::from_millis).to_vec()
@@ -195,7 +197,11 @@ mod tests {
         for value in ["soon", "-1", "Sun, 06 Nov 1994 25:00:00 GMT", ""] {
             let mut map = HeaderMap::new();
             map.insert("retry-after", HeaderValue::from_str(value).unwrap());
-            assert_eq!(server_requested_delay(&map, SystemTime::now()), None, "{value}");
+            assert_eq!(
+                server_requested_delay(&map, SystemTime::now()),
+                None,
+                "{value}"
+            );
         }
     }
 
@@ -213,10 +219,12 @@ mod tests {
 
     #[test]
     fn only_timeouts_conflicts_rate_limits_and_server_errors_are_retried() {
-        let retried: Vec<u16> = [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 529]
-            .into_iter()
-            .filter(|status| is_retryable_status(*status))
-            .collect();
+        let retried: Vec<u16> = [
+            400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 529,
+        ]
+        .into_iter()
+        .filter(|status| is_retryable_status(*status))
+        .collect();
         assert_eq!(retried, vec![408, 409, 429, 500, 502, 503, 529]);
     }
 

@@ -273,14 +273,19 @@ mod tests {
         let (piece, _) = decode_items(EchoDecoder::default(), items).await;
         assert_eq!(
             piece,
-            Err(StreamFault::Transient(format!("{CUT_STREAM_REASON} (connection reset)")))
+            Err(StreamFault::Transient(format!(
+                "{CUT_STREAM_REASON} (connection reset)"
+            )))
         );
     }
 
     #[tokio::test]
     async fn events_after_the_final_event_are_not_read() {
-        let (piece, _) =
-            decode(EchoDecoder::default(), &[b"data: a\n\ndata: end\n\ndata: b\n\n"]).await;
+        let (piece, _) = decode(
+            EchoDecoder::default(),
+            &[b"data: a\n\ndata: end\n\ndata: b\n\n"],
+        )
+        .await;
         assert_eq!(piece.unwrap().text, "a");
     }
 
@@ -296,7 +301,10 @@ mod tests {
             &mut |event| events.push(event),
         )
         .await;
-        assert_eq!(result, Err(StreamFault::Transient("no data for 50 ms".into())));
+        assert_eq!(
+            result,
+            Err(StreamFault::Transient("no data for 50 ms".into()))
+        );
         assert_eq!(events, vec![StreamEvent::Text("a".into())]);
     }
 }

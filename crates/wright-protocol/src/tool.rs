@@ -44,6 +44,16 @@ pub enum ErrorCode {
     Interrupted,
     /// The operating system refused (permissions, I/O failure).
     Io,
+    /// An edit's `old_string` was not found in the file.
+    NoMatch,
+    /// An edit's `old_string` matches several places and `replace_all` was not set.
+    AmbiguousMatch,
+    /// An edit would change nothing (`old_string == new_string`).
+    NoChange,
+    /// The file changed on disk since the agent last read or wrote it.
+    StaleFile,
+    /// A regular expression or glob pattern could not be compiled.
+    InvalidPattern,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -62,6 +72,11 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Interrupted => "interrupted",
             ErrorCode::Io => "io",
+            ErrorCode::NoMatch => "no_match",
+            ErrorCode::AmbiguousMatch => "ambiguous_match",
+            ErrorCode::NoChange => "no_change",
+            ErrorCode::StaleFile => "stale_file",
+            ErrorCode::InvalidPattern => "invalid_pattern",
             ErrorCode::Other => "other",
         }
     }
@@ -174,6 +189,11 @@ mod tests {
             ErrorCode::Timeout,
             ErrorCode::Interrupted,
             ErrorCode::Io,
+            ErrorCode::NoMatch,
+            ErrorCode::AmbiguousMatch,
+            ErrorCode::NoChange,
+            ErrorCode::StaleFile,
+            ErrorCode::InvalidPattern,
             ErrorCode::Other,
         ] {
             assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
