@@ -7,10 +7,12 @@
 
 mod event;
 mod message;
+mod todo;
 mod tool;
 mod usage;
 
 pub use event::{Event, FailureCode};
 pub use message::{Message, MessageMetadata, Role};
+pub use todo::{TodoItem, TodoStatus};
 pub use tool::{ErrorCode, ToolCall, ToolError, ToolResult, ToolStatus};
 pub use usage::Usage;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
-use wright_protocol::{ErrorCode, ToolError};
+use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
 /// The environment of every tool call.
 ///
@@ -19,6 +19,8 @@ pub struct ToolContext {
     cancel: CancellationToken,
     /// Spec C4: `{path: last_mtime}` of the files this session read or wrote, in memory only.
     mtimes: Arc<Mutex<HashMap<PathBuf, SystemTime>>>,
+    /// The todo list TodoWrite keeps; read by the core for the todo recap.
+    todos: Arc<Mutex<Vec<TodoItem>>>,
 }
 
 impl ToolContext {
@@ -37,6 +39,7 @@ impl ToolContext {
             root,
             cancel: CancellationToken::new(),
             mtimes: Arc::default(),
+            todos: Arc::default(),
         })
     }
 
@@ -96,6 +99,19 @@ impl ToolContext {
                 .join("/"),
             Err(_) => abs.display().to_string(),
         }
+    }
+
+    /// The current todo list (empty until TodoWrite is called).
+    pub fn todos(&self) -> Vec<TodoItem> {
+        self.todos
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the todo list.
+    pub fn set_todos(&self, todos: Vec<TodoItem>) {
+        *self.todos.lock().unwrap_or_else(PoisonError::into_inner) = todos;
     }
 
     /// Records the file's current mtime as "seen by the agent", so the next Read does not call
