@@ -42,6 +42,14 @@ impl ProviderKind {
         }
     }
 
+    /// How error messages name the provider's API.
+    pub(crate) fn api_name(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "OpenAI-compatible",
+            ProviderKind::Anthropic => "Anthropic",
+        }
+    }
+
     /// The provider's own public endpoint.
     pub fn default_base_url(self) -> &'static str {
         match self {
@@ -86,7 +94,8 @@ pub struct LlmConfig {
     pub model: String,
     /// Output tokens asked for on every request (`max_tokens`).
     pub max_output_tokens: u32,
-    /// Total attempts per request, the first one included.
+    /// Total attempts per request, the first one included (each continuation is a new
+    /// request with attempts of its own).
     pub max_attempts: u32,
     /// Delay before the first retry; doubled for each further retry, with ±20 % jitter.
     pub retry_base_delay: Duration,

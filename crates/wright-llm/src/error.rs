@@ -15,7 +15,8 @@ pub enum LlmError {
     /// The provider answered with an HTTP error that retrying will not fix (400, 401, 403,
     /// 404, ...).
     #[error(
-        "the {provider} API at {url} answered HTTP {status}: {}",
+        "the {} API at {url} answered HTTP {status}: {}",
+        provider.api_name(),
         with_hint(message, status_hint(*status))
     )]
     Http {
@@ -31,7 +32,8 @@ pub enum LlmError {
     /// The provider reported an error inside an otherwise successful response, and retrying
     /// will not fix it.
     #[error(
-        "the {provider} API at {url} reported an error ({kind}): {}",
+        "the {} API at {url} reported an error ({kind}): {}",
+        provider.api_name(),
         with_hint(message, "")
     )]
     Provider {
@@ -46,9 +48,10 @@ pub enum LlmError {
     },
     /// Every attempt failed in a way that might have healed, and none did.
     #[error(
-        "gave up on the {provider} API at {url} after {attempts} attempts; the last one failed \
+        "gave up on the {} API at {url} after {attempts} attempts; the last one failed \
          with: {last_reason}. Check that the server is up and reachable, then try again \
-         (or raise `max_attempts`)."
+         (or raise `max_attempts`).",
+        provider.api_name()
     )]
     RetriesExhausted {
         /// Which wire format was spoken.
@@ -71,9 +74,10 @@ pub enum LlmError {
     },
     /// The provider answered, but not in a form wright understands.
     #[error(
-        "could not understand the reply of the {provider} API at {url}: {detail}. Check that \
+        "could not understand the reply of the {} API at {url}: {detail}. Check that \
          `provider` matches the server (OpenAI-compatible or Anthropic) and that `base_url` \
-         points at its API."
+         points at its API.",
+        provider.api_name()
     )]
     InvalidResponse {
         /// Which wire format was expected.
@@ -289,7 +293,7 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "the openai API at http://127.0.0.1:1/v1/chat/completions answered HTTP 401: \
+            "the OpenAI-compatible API at http://127.0.0.1:1/v1/chat/completions answered HTTP 401: \
              Incorrect API key provided. Check the API key (`api_key`) for this provider."
         );
     }
@@ -304,7 +308,7 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "gave up on the anthropic API at http://127.0.0.1:1/v1/messages after 3 attempts; \
+            "gave up on the Anthropic API at http://127.0.0.1:1/v1/messages after 3 attempts; \
              the last one failed with: HTTP 503: overloaded. Check that the server is up and \
              reachable, then try again (or raise `max_attempts`)."
         );

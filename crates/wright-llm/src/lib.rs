@@ -10,6 +10,8 @@
 //! This crate knows nothing about prompts, tools or the agent loop: its messages are plain
 //! text, and it does not interpret what the model writes.
 
+#![warn(missing_docs)]
+
 mod anthropic;
 mod chat;
 mod client;

@@ -1,0 +1,510 @@
+//! [`LlmClient`]: one model call from request to [`Completion`], with retries (DESIGN §6) and
+//! continuation of replies cut by the output-token limit.
+
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Response, Url};
+use wright_protocol::Usage;
+
+use crate::error::{AttemptError, StreamFault, provider_error_message, root_cause};
+use crate::retry::{backoff_delay, describe_duration, is_retryable_status, server_requested_delay};
+use crate::sse::{CUT_STREAM_REASON, Piece, read_event_stream};
+use crate::{
+    ChatMessage, ChatRequest, Completion, FinishReason, LlmConfig, LlmError, MAX_CONTINUATIONS,
+    ProviderKind, StreamEvent, anthropic, openai,
+};
+
+/// How long connecting to the provider may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A reply that is not streamed arrives only once the model is done, so it gets at least this
+/// long, whatever the idle timeout.
+const MIN_PLAIN_RESPONSE_TIMEOUT: Duration = Duration::from_secs(600);
+/// The user message asking the model to go on after its reply hit the output-token limit.
+const CONTINUE_PROMPT: &str = include_str!("prompts/continue.txt");
+/// Sent as `User-Agent`.
+const USER_AGENT: &str = concat!("wright/", env!("CARGO_PKG_VERSION"));
+
+/// A client for one model: build it once, then [`complete`](LlmClient::complete) calls.
+///
+/// Cloning is cheap and shares the connection pool.
+#[derive(Debug, Clone)]
+pub struct LlmClient {
+    config: LlmConfig,
+    http: reqwest::Client,
+    /// The endpoint every request goes to.
+    url: String,
+    /// Content type, accept and credentials (marked sensitive, so `Debug` hides them).
+    headers: HeaderMap,
+}
+
+impl LlmClient {
+    /// Checks `config` and prepares the HTTP client.
+    ///
+    /// Fails with [`LlmError::InvalidConfig`] for a base URL that is not an `http(s)` URL, an
+    /// empty model name, zero attempts or output tokens, or an API key that cannot be sent in
+    /// a header. A key that is empty after trimming counts as no key.
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let base_url = checked_base_url(&config)?;
+        if config.model.trim().is_empty() {
+            return Err(LlmError::InvalidConfig {
+                setting: "model",
+                problem: "no model name given; set the model the provider should run".into(),
+            });
+        }
+        if config.max_attempts == 0 {
+            return Err(LlmError::InvalidConfig {
+                setting: "max_attempts",
+                problem: "must be at least 1 (the first attempt counts)".into(),
+            });
+        }
+        if config.max_output_tokens == 0 {
+            return Err(LlmError::InvalidConfig {
+                setting: "max_output_tokens",
+                problem: "must be at least 1".into(),
+            });
+        }
+        let url = match config.provider {
+            ProviderKind::OpenAi => openai::endpoint(base_url),
+            ProviderKind::Anthropic => anthropic::endpoint(base_url),
+        };
+        let headers = request_headers(&config)?;
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .user_agent(USER_AGENT)
+            .build()
+            .map_err(|error| LlmError::InvalidConfig {
+                setting: "provider",
+                problem: format!("could not set up the HTTP client: {}", root_cause(&error)),
+            })?;
+        Ok(LlmClient {
+            config,
+            http,
+            url,
+            headers,
+        })
+    }
+
+    /// The configuration this client was built with.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// Sends `request` and returns the whole reply, passing deltas, retries and continuations
+    /// to `on_event` as they happen.
+    ///
+    /// Failures that may heal are retried (see [`StreamEvent::Retry`]); a reply cut by the
+    /// output-token limit is continued up to [`MAX_CONTINUATIONS`] times (see
+    /// [`StreamEvent::Continuation`]). Dropping the future cancels the call and closes the
+    /// connection; nothing keeps running in the background.
+    pub async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, LlmError> {
+        let mut text = String::new();
+        let mut reasoning = String::new();
+        let mut usage: Option<Usage> = None;
+        let mut continuations = 0;
+        loop {
+            let body = if continuations == 0 {
+                self.encode(request)?
+            } else {
+                self.encode(&continuation_request(request, &text))?
+            };
+            let piece = self.send(body, (&text, &reasoning), on_event).await?;
+            text.push_str(&piece.text);
+            reasoning.push_str(&piece.reasoning);
+            if let Some(piece_usage) = &piece.usage {
+                usage.get_or_insert_with(Usage::default).add(piece_usage);
+            }
+            // Without any text there is nothing to continue from (the limit went on reasoning).
+            let continue_reply = piece.finish_reason == FinishReason::Length
+                && continuations < MAX_CONTINUATIONS
+                && !text.is_empty();
+            if !continue_reply {
+                return Ok(Completion {
+                    text,
+                    reasoning,
+                    usage,
+                    finish_reason: piece.finish_reason,
+                });
+            }
+            continuations += 1;
+            on_event(StreamEvent::Continuation {
+                attempt: continuations,
+            });
+        }
+    }
+
+    /// The request body, built once per request so every attempt sends the same bytes.
+    fn encode(&self, request: &ChatRequest) -> Result<Bytes, LlmError> {
+        let body = match self.config.provider {
+            ProviderKind::OpenAi => openai::request_body(&self.config, request),
+            ProviderKind::Anthropic => anthropic::request_body(&self.config, request),
+        };
+        body.map(Bytes::from).map_err(LlmError::Encode)
+    }
+
+    /// Sends one request, retrying failures that may heal. `finished` is the text and
+    /// reasoning of earlier pieces of the reply, streamed again after each retry.
+    async fn send(
+        &self,
+        body: Bytes,
+        finished: (&str, &str),
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Piece, LlmError> {
+        let max_attempts = self.config.max_attempts;
+        let mut attempt = 1;
+        loop {
+            let (reason, retry_after) = match self.attempt(body.clone(), on_event).await {
+                Ok(piece) => return Ok(piece),
+                Err(AttemptError::Fatal(error)) => return Err(error),
+                Err(AttemptError::Retryable {
+                    reason,
+                    retry_after,
+                }) => (reason, retry_after),
+            };
+            if attempt >= max_attempts {
+                return Err(LlmError::RetriesExhausted {
+                    provider: self.config.provider,
+                    url: self.url.clone(),
+                    attempts: attempt,
+                    last_reason: reason,
+                });
+            }
+            let delay = retry_after.unwrap_or_else(|| {
+                backoff_delay(self.config.retry_base_delay, attempt, fastrand::f64())
+            });
+            attempt += 1;
+            on_event(StreamEvent::Retry {
+                attempt,
+                max_attempts,
+                reason,
+                delay,
+            });
+            Piece::emit_whole(finished.0, finished.1, on_event);
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// One HTTP exchange.
+    async fn attempt(
+        &self,
+        body: Bytes,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Piece, AttemptError> {
+        let idle_timeout = self.config.stream_idle_timeout;
+        let wait = if self.config.stream {
+            idle_timeout
+        } else {
+            idle_timeout.max(MIN_PLAIN_RESPONSE_TIMEOUT)
+        };
+        let sending = self
+            .http
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .body(body)
+            .send();
+        let response = match tokio::time::timeout(wait, sending).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(error)) => {
+                return Err(AttemptError::retryable(format!(
+                    "connection failed: {}",
+                    root_cause(&error)
+                )));
+            }
+            Err(_) => {
+                return Err(AttemptError::retryable(format!(
+                    "no response for {}",
+                    describe_duration(wait)
+                )));
+            }
+        };
+        if !response.status().is_success() {
+            return Err(self.refusal(response).await);
+        }
+        let piece = if self.config.stream && !is_json(&response) {
+            let bytes = response.bytes_stream();
+            match self.config.provider {
+                ProviderKind::OpenAi => {
+                    let decoder = openai::ChunkDecoder::default();
+                    read_event_stream(bytes, idle_timeout, decoder, on_event).await
+                }
+                ProviderKind::Anthropic => {
+                    let decoder = anthropic::EventDecoder::default();
+                    read_event_stream(bytes, idle_timeout, decoder, on_event).await
+                }
+            }
+        } else {
+            // Also taken when a server ignores `"stream": true` and answers in one piece.
+            self.read_whole(response, wait).await.inspect(|piece| {
+                Piece::emit_whole(&piece.text, &piece.reasoning, on_event);
+            })
+        };
+        piece.map_err(|fault| self.fault_error(fault))
+    }
+
+    /// Reads and parses a reply that was not streamed.
+    async fn read_whole(&self, response: Response, wait: Duration) -> Result<Piece, StreamFault> {
+        let body = match tokio::time::timeout(wait, response.bytes()).await {
+            Ok(Ok(body)) => body,
+            Ok(Err(error)) => {
+                return Err(StreamFault::Transient(format!(
+                    "{CUT_STREAM_REASON} ({})",
+                    root_cause(&error)
+                )));
+            }
+            Err(_) => {
+                return Err(StreamFault::Transient(format!(
+                    "no data for {}",
+                    describe_duration(wait)
+                )));
+            }
+        };
+        match self.config.provider {
+            ProviderKind::OpenAi => openai::parse_completion(&body),
+            ProviderKind::Anthropic => anthropic::parse_message(&body),
+        }
+    }
+
+    /// What an HTTP error status means for the call.
+    async fn refusal(&self, response: Response) -> AttemptError {
+        let status = response.status();
+        let retry_after = server_requested_delay(response.headers(), SystemTime::now());
+        let body = tokio::time::timeout(self.config.stream_idle_timeout, response.text())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let message = provider_error_message(
+            &body,
+            status.canonical_reason().unwrap_or("no details given"),
+        );
+        if is_retryable_status(status.as_u16()) {
+            AttemptError::Retryable {
+                reason: format!("HTTP {}: {message}", status.as_u16()),
+                retry_after,
+            }
+        } else {
+            AttemptError::Fatal(LlmError::Http {
+                provider: self.config.provider,
+                status: status.as_u16(),
+                message,
+                url: self.url.clone(),
+            })
+        }
+    }
+
+    /// A decoding fault as an attempt failure, with the URL added.
+    fn fault_error(&self, fault: StreamFault) -> AttemptError {
+        match fault {
+            StreamFault::Transient(reason) => AttemptError::retryable(reason),
+            StreamFault::Provider { kind, message } => AttemptError::Fatal(LlmError::Provider {
+                provider: self.config.provider,
+                kind,
+                message,
+                url: self.url.clone(),
+            }),
+            StreamFault::Invalid(detail) => AttemptError::Fatal(LlmError::InvalidResponse {
+                provider: self.config.provider,
+                url: self.url.clone(),
+                detail,
+            }),
+        }
+    }
+}
+
+/// The request that continues a reply cut by the output-token limit: the conversation, the
+/// reply so far as the model's message, and a user message asking it to go on.
+fn continuation_request(request: &ChatRequest, partial_reply: &str) -> ChatRequest {
+    let mut next = request.clone();
+    next.messages.push(ChatMessage::assistant(partial_reply));
+    next.messages
+        .push(ChatMessage::user(CONTINUE_PROMPT.trim()));
+    next
+}
+
+/// The base URL, trimmed, once it is known to be an `http(s)` URL.
+fn checked_base_url(config: &LlmConfig) -> Result<&str, LlmError> {
+    let base_url = config.base_url.trim();
+    let example = config.provider.default_base_url();
+    let url = Url::parse(base_url).map_err(|error| LlmError::InvalidConfig {
+        setting: "base_url",
+        problem: format!(
+            "`{base_url}` is not a URL ({error}); expected something like `{example}`"
+        ),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(LlmError::InvalidConfig {
+            setting: "base_url",
+            problem: format!(
+                "`{base_url}` must start with `http://` or `https://`, like `{example}`"
+            ),
+        });
+    }
+    Ok(base_url)
+}
+
+/// The headers every request carries.
+fn request_headers(config: &LlmConfig) -> Result<HeaderMap, LlmError> {
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let accept = if config.stream {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    headers.insert(ACCEPT, HeaderValue::from_static(accept));
+    if let Some(key) = config
+        .api_key
+        .as_deref()
+        .map(str::trim)
+        .filter(|key| !key.is_empty())
+    {
+        let (name, value) = match config.provider {
+            ProviderKind::OpenAi => (AUTHORIZATION, format!("Bearer {key}")),
+            ProviderKind::Anthropic => (HeaderName::from_static("x-api-key"), key.to_string()),
+        };
+        let mut value = HeaderValue::from_str(&value).map_err(|_| LlmError::InvalidConfig {
+            setting: "api_key",
+            problem: "the key holds characters that cannot be sent in an HTTP header".into(),
+        })?;
+        value.set_sensitive(true);
+        headers.insert(name, value);
+    }
+    if config.provider == ProviderKind::Anthropic {
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(anthropic::API_VERSION),
+        );
+    }
+    Ok(headers)
+}
+
+/// Whether the response is a JSON document rather than an event stream.
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.trim_start().starts_with("application/json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn config(base_url: &str) -> LlmConfig {
+        LlmConfig::new(ProviderKind::OpenAi, base_url, "gpt-test")
+    }
+
+    #[test]
+    fn a_base_url_that_is_not_a_url_is_a_config_error() {
+        let error = LlmClient::new(config("api.openai.com/v1")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid `base_url` setting: `api.openai.com/v1` is not a URL (relative URL without \
+             a base); expected something like `https://api.openai.com/v1`"
+        );
+    }
+
+    #[test]
+    fn a_base_url_must_be_http() {
+        let error = LlmClient::new(config("ftp://example.com")).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                LlmError::InvalidConfig {
+                    setting: "base_url",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn zero_attempts_is_a_config_error() {
+        let mut config = config("http://127.0.0.1:1/v1");
+        config.max_attempts = 0;
+        let error = LlmClient::new(config).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                LlmError::InvalidConfig {
+                    setting: "max_attempts",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_api_key_with_a_line_break_inside_is_a_config_error() {
+        let mut config = config("http://127.0.0.1:1/v1");
+        config.api_key = Some("sk-a\nb".into());
+        let error = LlmClient::new(config).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                LlmError::InvalidConfig {
+                    setting: "api_key",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_trailing_newline_on_the_api_key_is_trimmed() {
+        let mut config = config("http://127.0.0.1:1/v1");
+        config.api_key = Some("sk-test\n".into());
+        let headers = request_headers(&config).unwrap();
+        assert_eq!(headers[AUTHORIZATION], "Bearer sk-test");
+    }
+
+    #[test]
+    fn debug_output_of_the_client_hides_the_api_key() {
+        let mut config = config("http://127.0.0.1:1/v1");
+        config.api_key = Some("sk-secret".into());
+        let client = LlmClient::new(config).unwrap();
+        let debug = format!("{client:?}");
+        assert!(!debug.contains("sk-secret"), "{debug}");
+    }
+
+    #[test]
+    fn a_continuation_carries_the_partial_reply_and_the_continue_prompt() {
+        let request = ChatRequest {
+            system: "s".into(),
+            messages: vec![ChatMessage::user("write a poem")],
+            stop: vec![],
+        };
+        let next = continuation_request(&request, "Roses are");
+        assert_eq!(
+            next.messages,
+            vec![
+                ChatMessage::user("write a poem"),
+                ChatMessage::assistant("Roses are"),
+                ChatMessage::user(
+                    "Your reply was cut off by the output token limit. Continue exactly where \
+                     you stopped: no repetition, no preamble."
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_can_move_between_threads() {
+        fn assert_send<T: Send>(_: &T) {}
+        let client = LlmClient::new(config("http://127.0.0.1:1/v1")).unwrap();
+        let request = ChatRequest::default();
+        let mut on_event = |_: StreamEvent| {};
+        let call = client.complete(&request, &mut on_event);
+        assert_send(&call);
+    }
+}
