@@ -14,7 +14,9 @@ fn read_bash_finish(provider: &str) {
     project.write("notes.txt", "hello from the notes\nsecond line\n");
     let server = serve(vec![
         reply("Thought: look at the notes\nAction: Read[{\"file_path\": \"notes.txt\"}]"),
-        reply("Thought: count lines\nAction: Bash[{\"command\": \"wc -l < notes.txt && echo done-bash\"}]"),
+        reply(
+            "Thought: count lines\nAction: Bash[{\"command\": \"wc -l < notes.txt && echo done-bash\"}]",
+        ),
         reply("Thought: done\nAction: Finish[The notes have 2 lines.]"),
     ]);
     let run = project.exec(&server, provider, &[], "how long are the notes?");
@@ -26,16 +28,30 @@ fn read_bash_finish(provider: &str) {
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
     let second = messages(&requests[1]);
-    assert_eq!(second[0], ("user".to_string(), "how long are the notes?".to_string()));
-    assert!(second[1].1.starts_with("Thought: look at the notes\nAction: Read["));
+    assert_eq!(
+        second[0],
+        ("user".to_string(), "how long are the notes?".to_string())
+    );
+    assert!(
+        second[1]
+            .1
+            .starts_with("Thought: look at the notes\nAction: Read[")
+    );
     assert!(last_message(&requests[1]).starts_with("Observation: "));
     assert!(last_message(&requests[1]).contains("1\thello from the notes"));
     let third = last_message(&requests[2]);
     assert!(third.contains("done-bash"), "{third}");
     assert!(third.contains('2'), "{third}");
     // Every request carries the stop sequence and the same system prompt.
-    let systems: Vec<String> = requests.iter().map(|r| system_prompt(&r.json().unwrap())).collect();
-    assert!(systems.iter().all(|s| s == &systems[0] && s.contains("## Read")));
+    let systems: Vec<String> = requests
+        .iter()
+        .map(|r| system_prompt(&r.json().unwrap()))
+        .collect();
+    assert!(
+        systems
+            .iter()
+            .all(|s| s == &systems[0] && s.contains("## Read"))
+    );
 }
 
 fn system_prompt(body: &Value) -> String {
@@ -67,7 +83,10 @@ fn every_request_carries_the_stop_sequence() {
     let openai = server.requests()[0].json().unwrap();
     assert_eq!(openai["stop"], serde_json::json!(["\nObservation:"]));
     let anthropic = server_anthropic.requests()[0].json().unwrap();
-    assert_eq!(anthropic["stop_sequences"], serde_json::json!(["\nObservation:"]));
+    assert_eq!(
+        anthropic["stop_sequences"],
+        serde_json::json!(["\nObservation:"])
+    );
 }
 
 #[test]
@@ -98,12 +117,18 @@ fn server_errors_rate_limits_and_cut_streams_are_retried() {
     let events = run.events();
     let retries: Vec<&Value> = events.iter().filter(|e| e["type"] == "retry").collect();
     assert_eq!(
-        retries.iter().map(|e| e["attempt"].as_u64().unwrap()).collect::<Vec<_>>(),
+        retries
+            .iter()
+            .map(|e| e["attempt"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
         vec![2, 3, 4]
     );
     assert!(retries[0]["reason"].as_str().unwrap().contains("500"));
     assert!(retries[1]["reason"].as_str().unwrap().contains("429"));
-    assert!(retries[1]["delay_ms"].as_u64().unwrap() >= 1000, "Retry-After honoured");
+    assert!(
+        retries[1]["delay_ms"].as_u64().unwrap() >= 1000,
+        "Retry-After honoured"
+    );
     assert!(started.elapsed() >= std::time::Duration::from_secs(1));
     assert_eq!(events.last().unwrap()["answer"], "recovered");
     assert_eq!(server.requests().len(), 4);
@@ -140,7 +165,12 @@ fn unauthorised_fails_at_once_with_the_providers_message() {
     let last = run.events().pop().unwrap();
     assert_eq!(last["type"], "error");
     assert_eq!(last["code"], "provider");
-    assert!(last["message"].as_str().unwrap().contains("Incorrect API key provided"));
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("Incorrect API key provided")
+    );
 }
 
 #[test]
@@ -193,7 +223,10 @@ fn malformed_json_is_explained_and_the_model_recovers() {
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     let observation = last_message(&server.requests()[1]);
     assert!(observation.contains("not valid JSON"), "{observation}");
-    assert!(observation.contains("Action: <ToolName>["), "format restated: {observation}");
+    assert!(
+        observation.contains("Action: <ToolName>["),
+        "format restated: {observation}"
+    );
     assert!(run.events().iter().any(|e| e["type"] == "format_error"));
 }
 
@@ -225,7 +258,10 @@ fn an_unknown_tool_is_answered_with_the_valid_names() {
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     let observation = last_message(&server.requests()[1]);
     assert!(observation.contains("Frobnicate"), "{observation}");
-    assert!(observation.contains("Read") && observation.contains("Bash"), "{observation}");
+    assert!(
+        observation.contains("Read") && observation.contains("Bash"),
+        "{observation}"
+    );
 }
 
 #[test]
@@ -234,8 +270,10 @@ fn brackets_and_quotes_inside_json_strings_reach_the_tool_intact() {
     let server = serve(vec![
         ScriptedResponse {
             chunk_size: 3,
-            ..reply(r#"Thought: echo tricky text
-Action: Bash[{"command": "printf '%s' \"a]b}c[d{e\\\"f\""}]"#)
+            ..reply(
+                r#"Thought: echo tricky text
+Action: Bash[{"command": "printf '%s' \"a]b}c[d{e\\\"f\""}]"#,
+            )
         },
         reply("Action: Finish[ok]"),
     ]);
@@ -257,7 +295,10 @@ fn a_reply_without_action_is_the_answer() {
 #[test]
 fn reaching_max_steps_ends_the_round_clearly() {
     let project = Project::new();
-    project.write(".wright/config.toml", "retry_base_delay_ms = 5\nmax_steps = 2\n");
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nmax_steps = 2\n",
+    );
     let server = serve(vec![
         reply("Action: Bash[{\"command\": \"true\"}]"),
         reply("Action: Bash[{\"command\": \"true\"}]"),
@@ -266,14 +307,24 @@ fn reaching_max_steps_ends_the_round_clearly() {
     let run = project.exec(&server, "openai", &[], "loop");
     assert_eq!(run.code, Some(1));
     assert_eq!(server.requests().len(), 2);
-    assert!(run.stderr.contains("Stopped after 2 steps"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Stopped after 2 steps"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(run.stdout, "");
 }
 
 #[test]
 fn nothing_configured_exits_2_with_examples() {
     let project = Project::new();
-    let run = common::Run::from(project.bare_command().args(["exec", "hi"]).output().unwrap());
+    let run = common::Run::from(
+        project
+            .bare_command()
+            .args(["exec", "hi"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(run.code, Some(2));
     for needle in [
         "OPENAI_API_KEY",
@@ -283,7 +334,11 @@ fn nothing_configured_exits_2_with_examples() {
         "deepseek",
         "11434",
     ] {
-        assert!(run.stderr.contains(needle), "missing {needle}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(needle),
+            "missing {needle}: {}",
+            run.stderr
+        );
     }
 }
 

@@ -41,7 +41,10 @@ fn ctrl_c_during_a_tool_exits_130_with_an_interrupted_event() {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(sent.elapsed() < Duration::from_secs(10), "wright did not stop");
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "wright did not stop"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(status.code(), Some(130));

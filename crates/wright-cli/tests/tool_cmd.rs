@@ -8,7 +8,14 @@ use common::{Project, Run};
 use pretty_assertions::assert_eq;
 
 fn tool(project: &Project, args: &[&str]) -> Run {
-    Run::from(project.bare_command().arg("tool").args(args).output().unwrap())
+    Run::from(
+        project
+            .bare_command()
+            .arg("tool")
+            .args(args)
+            .output()
+            .unwrap(),
+    )
 }
 
 #[test]
@@ -17,13 +24,20 @@ fn prints_the_observation_text() {
     project.write("a.txt", "one\ntwo\n");
     let run = tool(&project, &["Read", r#"{"file_path": "a.txt"}"#]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(run.stdout.contains("     1\tone\n     2\ttwo"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("     1\tone\n     2\ttwo"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
 fn json_prints_the_whole_tool_result() {
     let project = Project::new();
-    let run = tool(&project, &["--json", "Bash", r#"{"command": "echo hi; exit 3"}"#]);
+    let run = tool(
+        &project,
+        &["--json", "Bash", r#"{"command": "echo hi; exit 3"}"#],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["status"], "success");
@@ -35,7 +49,10 @@ fn json_prints_the_whole_tool_result() {
 #[test]
 fn a_tool_error_still_exits_0() {
     let project = Project::new();
-    let run = tool(&project, &["--json", "Read", r#"{"file_path": "missing.txt"}"#]);
+    let run = tool(
+        &project,
+        &["--json", "Read", r#"{"file_path": "missing.txt"}"#],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["status"], "error");
@@ -45,7 +62,10 @@ fn a_tool_error_still_exits_0() {
 #[test]
 fn paths_outside_the_project_are_refused() {
     let project = Project::new();
-    let run = tool(&project, &["--json", "Read", r#"{"file_path": "../../etc/passwd"}"#]);
+    let run = tool(
+        &project,
+        &["--json", "Read", r#"{"file_path": "../../etc/passwd"}"#],
+    );
     let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["error"]["code"], "path_outside_project");
 }
@@ -82,7 +102,13 @@ fn version_and_help_work() {
     let run = Run::from(project.bare_command().arg("--version").output().unwrap());
     assert_eq!(run.code, Some(0));
     assert!(run.stdout.starts_with("wright "), "{}", run.stdout);
-    let run = Run::from(project.bare_command().args(["exec", "--help"]).output().unwrap());
+    let run = Run::from(
+        project
+            .bare_command()
+            .args(["exec", "--help"])
+            .output()
+            .unwrap(),
+    );
     assert_eq!(run.code, Some(0));
     assert!(run.stdout.contains("Examples:"), "{}", run.stdout);
 }

@@ -119,6 +119,7 @@ pub fn messages(request: &RecordedRequest) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|m| m["role"] != "system")
         .map(|m| {
             let content = match &m["content"] {
                 Value::String(s) => s.clone(),
