@@ -1,0 +1,114 @@
+//! The records a session file holds, one JSON object per line.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use wright_protocol::{Message, Usage};
+
+/// Who and where a session is; always the first line of its file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    /// Unique id (UUID v7, so ids sort by creation time); also the file's name.
+    pub id: String,
+    /// The name given with `--session NAME`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The project's root directory.
+    pub project_root: String,
+    /// When the session was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundStatus {
+    /// The model answered.
+    Finished,
+    /// The round stopped without an answer.
+    Failed,
+    /// The user interrupted it.
+    Interrupted,
+}
+
+/// What one compaction archived (spec A4–A6, E2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionRecord {
+    /// When the compaction ran.
+    pub at: DateTime<Utc>,
+    /// Every message before this index (counting the session's message records in file order)
+    /// is archived; the ones from here on stay in the retained history.
+    pub archived_end: usize,
+    /// How many whole rounds were archived by this compaction.
+    pub archived_rounds: usize,
+    /// The summary of the archived messages (spec A5), or `None` when it could not be made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Whether the summary call timed out (spec E2).
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Why the summary could not be made, when it failed for another reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Time of the first archived message.
+    pub start_time: DateTime<Utc>,
+    /// Time of the last archived message.
+    pub cutoff_time: DateTime<Utc>,
+}
+
+/// One line of a session file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    /// The session's identity; the first line.
+    Meta(SessionMeta),
+    /// A message of the conversation (user, assistant step, compressed tool result).
+    Message {
+        /// When it was written.
+        at: DateTime<Utc>,
+        /// The message.
+        message: Message,
+    },
+    /// Tokens the provider reported for one model call.
+    Usage {
+        /// When the call ended.
+        at: DateTime<Utc>,
+        /// The reported usage.
+        usage: Usage,
+    },
+    /// Older rounds were archived.
+    Compaction(CompactionRecord),
+    /// A round ended.
+    RoundEnd {
+        /// When it ended.
+        at: DateTime<Utc>,
+        /// How.
+        status: RoundStatus,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn records_are_tagged_by_type() {
+        let at = DateTime::parse_from_rfc3339("2026-11-22T08:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let record = Record::RoundEnd {
+            at,
+            status: RoundStatus::Finished,
+        };
+        assert_eq!(
+            serde_json::to_string(&record).unwrap(),
+            r#"{"type":"round_end","at":"2026-11-22T08:00:00Z","status":"finished"}"#
+        );
+        let message = Record::Message {
+            at,
+            message: Message::user("hi"),
+        };
+        let line = serde_json::to_string(&message).unwrap();
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), message);
+    }
+}
