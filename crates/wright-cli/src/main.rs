@@ -237,8 +237,12 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
         }
     };
     let cancel = CancellationToken::new();
+    // Each `wright tool` run is a fresh process with no Read behind it, so the
+    // read-before-edit rule would refuse every edit; a file changed since a Read still is.
     let ctx = match ToolContext::new(root) {
-        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
+        Ok(ctx) => ctx
+            .with_cancellation(cancel.clone())
+            .allowing_unread_edits(),
         Err(e) => {
             eprintln!("wright: cannot open the project {}: {e}", root.display());
             return EXIT_USAGE;

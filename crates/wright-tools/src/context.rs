@@ -21,6 +21,9 @@ pub struct ToolContext {
     mtimes: Arc<Mutex<HashMap<PathBuf, SystemTime>>>,
     /// The todo list TodoWrite keeps; read by the core for the todo recap.
     todos: Arc<Mutex<Vec<TodoItem>>>,
+    /// Whether Edit/MultiEdit may change a file the agent has not read (see
+    /// [`ToolContext::allowing_unread_edits`]).
+    unread_edits: bool,
 }
 
 impl ToolContext {
@@ -40,12 +43,21 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             mtimes: Arc::default(),
             todos: Arc::default(),
+            unread_edits: false,
         })
     }
 
     /// Uses `cancel` (cancelled on Ctrl-C) instead of the context's own token.
     pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
+        self
+    }
+
+    /// Lets Edit and MultiEdit change files the agent has not read in this context, for one-off
+    /// calls where no Read can come first (`wright tool Edit …`). A file read and then modified
+    /// on disk is still refused.
+    pub fn allowing_unread_edits(mut self) -> Self {
+        self.unread_edits = true;
         self
     }
 
@@ -129,6 +141,43 @@ impl ToolContext {
         }
     }
 
+    /// How the file's current `mtime` compares with the one the agent last saw (DESIGN §9.4).
+    pub fn freshness(&self, abs: &Path, mtime: SystemTime) -> Freshness {
+        let mtimes = self.mtimes.lock().unwrap_or_else(PoisonError::into_inner);
+        match mtimes.get(abs) {
+            None => Freshness::Unseen,
+            Some(seen) if *seen == mtime => Freshness::Unchanged,
+            Some(_) => Freshness::Modified,
+        }
+    }
+
+    /// Allows editing `abs` (whose current mtime is `mtime`) only if the agent has read or
+    /// written it in this session and it has not changed on disk since (DESIGN §9.4): an edit
+    /// built on a stale view would silently undo someone else's change. Both refusals have code
+    /// `stale_file`; `display` is the path shown in the message.
+    pub fn check_fresh(
+        &self,
+        abs: &Path,
+        mtime: SystemTime,
+        display: &str,
+    ) -> Result<(), ToolError> {
+        let message = match self.freshness(abs, mtime) {
+            Freshness::Unchanged => return Ok(()),
+            Freshness::Unseen if self.unread_edits => return Ok(()),
+            Freshness::Unseen => format!(
+                "you have not read {display} in this session; Read it before editing it, so \
+                 that old_string is copied from its current content"
+            ),
+            Freshness::Modified => format!(
+                "{display} was modified since you last read it. Read it again before editing it."
+            ),
+        };
+        Err(ToolError {
+            code: ErrorCode::StaleFile,
+            message,
+        })
+    }
+
     /// Stores `mtime` as the last seen mtime of `abs` and says whether it differs from the one
     /// recorded before (spec A8). The first sighting of a file is not a change.
     pub(crate) fn observe_mtime(&self, abs: &Path, mtime: SystemTime) -> bool {
@@ -137,6 +186,17 @@ impl ToolContext {
             .insert(abs.to_path_buf(), mtime)
             .is_some_and(|previous| previous != mtime)
     }
+}
+
+/// How a file on disk compares with the agent's last look at it ([`ToolContext::freshness`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// The agent has neither read nor written the file in this session.
+    Unseen,
+    /// The file's mtime is the one recorded when the agent last read or wrote it.
+    Unchanged,
+    /// The file changed on disk since the agent last read or wrote it.
+    Modified,
 }
 
 /// How many dangling symlinks deep `resolve` follows (the kernel's own limit is 40).
@@ -335,6 +395,55 @@ mod tests {
         assert!(!ctx.observe_mtime(&path, t0));
         assert!(ctx.observe_mtime(&path, t1));
         assert!(!ctx.observe_mtime(&path, t1));
+    }
+
+    #[test]
+    fn freshness_tells_unseen_unchanged_and_modified_apart() {
+        let (_dir, ctx) = project();
+        let path = ctx.root().join("src/main.rs");
+        let t0 = SystemTime::UNIX_EPOCH;
+        let t1 = t0 + std::time::Duration::from_secs(1);
+        assert_eq!(ctx.freshness(&path, t0), Freshness::Unseen);
+        ctx.observe_mtime(&path, t0);
+        assert_eq!(ctx.freshness(&path, t0), Freshness::Unchanged);
+        assert_eq!(ctx.freshness(&path, t1), Freshness::Modified);
+    }
+
+    #[test]
+    fn check_fresh_refuses_unseen_and_modified_files_as_stale() {
+        let (_dir, ctx) = project();
+        let path = ctx.root().join("src/main.rs");
+        let t0 = SystemTime::UNIX_EPOCH;
+        let t1 = t0 + std::time::Duration::from_secs(1);
+        let unseen = ctx.check_fresh(&path, t0, "src/main.rs").unwrap_err();
+        assert_eq!(unseen.code, ErrorCode::StaleFile);
+        assert!(
+            unseen.message.contains("Read it before editing"),
+            "{}",
+            unseen.message
+        );
+        ctx.observe_mtime(&path, t0);
+        assert_eq!(ctx.check_fresh(&path, t0, "src/main.rs"), Ok(()));
+        let modified = ctx
+            .clone()
+            .allowing_unread_edits()
+            .check_fresh(&path, t1, "src/main.rs")
+            .unwrap_err();
+        assert_eq!(
+            modified.message,
+            "src/main.rs was modified since you last read it. Read it again before editing it."
+        );
+    }
+
+    #[test]
+    fn allowing_unread_edits_lets_unseen_files_pass() {
+        let (_dir, ctx) = project();
+        let ctx = ctx.allowing_unread_edits();
+        let path = ctx.root().join("src/main.rs");
+        assert_eq!(
+            ctx.check_fresh(&path, SystemTime::UNIX_EPOCH, "src/main.rs"),
+            Ok(())
+        );
     }
 
     #[test]

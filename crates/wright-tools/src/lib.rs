@@ -11,18 +11,36 @@
 //! Adding a tool = one file implementing [`Tool`] + one line in [`ToolRegistry::builtin`].
 
 mod args;
+mod atomic;
 mod bash;
+mod closest;
 mod context;
+mod diff;
+mod edit;
+mod glob;
+mod grep;
+mod ls;
+mod matching;
+mod multi_edit;
 mod read;
 mod registry;
+mod text_file;
+mod walk;
+mod write;
 
 use futures::future::BoxFuture;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 pub use bash::BashTool;
-pub use context::ToolContext;
+pub use context::{Freshness, ToolContext};
+pub use edit::EditTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use ls::LsTool;
+pub use multi_edit::MultiEditTool;
 pub use read::ReadTool;
 pub use registry::ToolRegistry;
+pub use write::WriteTool;
 
 /// One tool the model can call.
 ///

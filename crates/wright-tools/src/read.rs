@@ -22,9 +22,9 @@ const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// stray Latin-1 bytes (which are shown as U+FFFD instead).
 const MAX_INVALID_UTF8_ONE_IN: usize = 100;
 /// Larger files are refused rather than loaded whole to count their lines.
-const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 /// The UTF-8 byte order mark, hidden from the model (Write keeps it, DESIGN §5).
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 const SHAPE: &str = r#"{"file_path": string, "offset"?: integer, "limit"?: integer}"#;
 
@@ -163,7 +163,7 @@ async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
 /// the first [`BINARY_SNIFF_BYTES`], or more than one undecodable byte in
 /// [`MAX_INVALID_UTF8_ONE_IN`]. A few bad bytes (a Latin-1 `é` in a comment) are decoded
 /// lossily so the rest of the file stays readable. A UTF-8 BOM is dropped.
-fn decode(bytes: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+pub(crate) fn decode(bytes: &[u8]) -> Option<(Cow<'_, str>, usize)> {
     if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
         return None;
     }

@@ -5,7 +5,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
-use crate::{BashTool, ReadTool, Tool, ToolContext};
+use crate::{
+    BashTool, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool, Tool, ToolContext,
+    WriteTool,
+};
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
 /// output so far) before the registry answers with a plain one.
@@ -31,10 +34,16 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: Read, Bash.
+    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, Bash.
     pub fn builtin() -> Self {
         let mut registry = Self::new();
         registry.register(Box::new(ReadTool));
+        registry.register(Box::new(WriteTool));
+        registry.register(Box::new(EditTool));
+        registry.register(Box::new(MultiEditTool));
+        registry.register(Box::new(LsTool));
+        registry.register(Box::new(GlobTool));
+        registry.register(Box::new(GrepTool));
         registry.register(Box::new(BashTool));
         registry
     }
@@ -165,7 +174,19 @@ mod tests {
 
     #[test]
     fn builtin_names_are_in_registration_order() {
-        assert_eq!(ToolRegistry::builtin().names(), vec!["Read", "Bash"]);
+        assert_eq!(
+            ToolRegistry::builtin().names(),
+            vec![
+                "Read",
+                "Write",
+                "Edit",
+                "MultiEdit",
+                "LS",
+                "Glob",
+                "Grep",
+                "Bash"
+            ]
+        );
     }
 
     #[test]
@@ -193,7 +214,8 @@ mod tests {
         assert_eq!(error.code, ErrorCode::UnknownTool);
         assert_eq!(
             error.message,
-            "there is no tool named `Raed`; the tools are: Read, Bash"
+            "there is no tool named `Raed`; the tools are: Read, Write, Edit, MultiEdit, LS, Glob, Grep, \
+             Bash"
         );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());

@@ -6,14 +6,25 @@ use serde_json::json;
 use wright_protocol::{ErrorCode, ToolCall};
 use wright_tools::{ToolContext, ToolRegistry};
 
+/// Spec: each tool prompt is concise; together they must not crowd the system prompt.
+const MAX_DESCRIPTION_BYTES_PER_TOOL: usize = 1_100;
+
 #[test]
-fn descriptions_hold_both_tools_with_one_example_each() {
-    let descriptions = ToolRegistry::builtin().descriptions();
+fn descriptions_hold_every_tool_with_one_example_each() {
+    let registry = ToolRegistry::builtin();
+    let descriptions = registry.descriptions();
     assert!(descriptions.starts_with("## Read\n"));
-    assert!(descriptions.contains("\n\n## Bash\n"));
-    assert_eq!(descriptions.matches("Action: Read[{").count(), 1);
-    assert_eq!(descriptions.matches("Action: Bash[{").count(), 1);
-    assert!(descriptions.len() <= 2_500, "{} bytes", descriptions.len());
+    for name in registry.names() {
+        assert!(descriptions.contains(&format!("## {name}\n")), "{name}");
+        let example = format!("Action: {name}[{{");
+        assert_eq!(descriptions.matches(&example).count(), 1, "{name}");
+        let description = registry.get(name).unwrap().description();
+        assert!(
+            description.len() <= MAX_DESCRIPTION_BYTES_PER_TOOL,
+            "{name}: {} bytes",
+            description.len()
+        );
+    }
 }
 
 #[test]
@@ -28,13 +39,17 @@ async fn unknown_tool_names_the_valid_ones() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = ToolContext::new(dir.path()).unwrap();
     let call = ToolCall {
-        tool: "Grep".into(),
+        tool: "Grpe".into(),
         args: json!({"pattern": "x"}),
     };
     let result = ToolRegistry::builtin().run(&call, &ctx).await;
     let error = result.error.unwrap();
     assert_eq!(error.code, ErrorCode::UnknownTool);
-    assert!(error.message.contains("Read, Bash"), "{}", error.message);
+    assert!(
+        error.message.contains("Read, Write, Edit"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,76 @@
+//! The MultiEdit tool: several Edit replacements in one file, applied in order, all or nothing.
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use wright_protocol::{ToolError, ToolResult};
+
+use crate::args::{invalid, parse_args};
+use crate::edit::{EditSpec, Numbering, apply_edits, count, push_diff, push_ranges};
+use crate::{Tool, ToolContext, error_result};
+
+const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "new_string": string, "replace_all"?: boolean}, ...]}"#;
+
+/// Applies a list of replacements to one file and writes it once, or not at all.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MultiEditTool;
+
+#[derive(Debug, Deserialize)]
+struct MultiEditArgs {
+    file_path: String,
+    edits: Vec<EditSpec>,
+}
+
+impl Tool for MultiEditTool {
+    fn name(&self) -> &'static str {
+        "MultiEdit"
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../../prompts/tools/multi_edit.md")
+    }
+
+    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { multi_edit(args, ctx).await.unwrap_or_else(error_result) })
+    }
+}
+
+async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: MultiEditArgs = parse_args("MultiEdit", args, SHAPE)?;
+    if args.edits.is_empty() {
+        return Err(invalid(
+            "MultiEdit",
+            "`edits` is empty; give at least one edit",
+            SHAPE,
+        ));
+    }
+    let applied = apply_edits(ctx, &args.file_path, &args.edits, Numbering::Numbered).await?;
+
+    let replacements: usize = applied.outcomes.iter().map(|o| o.replacements).sum();
+    let mut text = format!(
+        "Edited {}: {}, {}",
+        applied.shown,
+        count(applied.outcomes.len(), "edit"),
+        count(replacements, "replacement")
+    );
+    push_ranges(&mut text, &applied.report);
+    for (index, outcome) in applied.outcomes.iter().enumerate() {
+        if outcome.rung.fallback_name().is_some() {
+            text.push_str(&format!(
+                " Edit {} matched only {}.",
+                index + 1,
+                outcome.rung.describe()
+            ));
+        }
+    }
+    push_diff(&mut text, &applied.report);
+
+    let mut data = applied.data();
+    data["edits"] = applied
+        .outcomes
+        .iter()
+        .map(|o| json!({"replacements": o.replacements, "fallback": o.rung.fallback_name()}))
+        .collect();
+    data["edits_applied"] = json!(applied.outcomes.len());
+    Ok(ToolResult::success(text, data))
+}

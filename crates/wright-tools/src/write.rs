@@ -1,0 +1,207 @@
+//! The Write tool: create or overwrite a whole file, atomically (DESIGN §5, §9.4).
+
+use std::io::ErrorKind;
+use std::path::Path;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
+
+use crate::args::parse_args;
+use crate::atomic::write_file_atomically;
+use crate::context::Freshness;
+use crate::text_file::TextFormat;
+use crate::{Tool, ToolContext, error_result, failure};
+
+const SHAPE: &str = r#"{"file_path": string, "content": string}"#;
+/// Spec A3: the written content is kept in history as its first lines only.
+const HEAD_LINES: usize = 50;
+/// Characters of one line kept in the head (minified files must not bloat history).
+const MAX_HEAD_LINE_CHARS: usize = 500;
+/// How much of an existing file is looked at to keep its BOM and line endings.
+const FORMAT_SNIFF_BYTES: u64 = 64 * 1024;
+
+/// Creates a file, or replaces an existing file's whole content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteTool;
+
+#[derive(Debug, Deserialize)]
+struct WriteArgs {
+    file_path: String,
+    content: String,
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &'static str {
+        "Write"
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../../prompts/tools/write.md")
+    }
+
+    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { write(args, ctx).await.unwrap_or_else(error_result) })
+    }
+}
+
+async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args: WriteArgs = parse_args("Write", args, SHAPE)?;
+    let abs = ctx.resolve(&args.file_path)?;
+    let shown = ctx.display_path(&abs);
+    let is_directory = || {
+        failure(
+            ErrorCode::IsDirectory,
+            format!("{shown} is a directory; give the path of a file to write"),
+        )
+    };
+    if args.file_path.ends_with(['/', '\\']) {
+        return Err(is_directory());
+    }
+    let existing = match tokio::fs::metadata(&abs).await {
+        Ok(meta) => Some(meta),
+        Err(err) if err.kind() == ErrorKind::NotFound => None,
+        Err(err) => {
+            return Err(failure(
+                ErrorCode::Io,
+                format!("cannot look at {shown}: {err}"),
+            ));
+        }
+    };
+    let format = match &existing {
+        None => TextFormat::default(),
+        Some(meta) if meta.is_dir() => return Err(is_directory()),
+        Some(meta) if !meta.is_file() => {
+            return Err(failure(
+                ErrorCode::Other,
+                format!("{shown} is not a regular file (a pipe, socket or device)"),
+            ));
+        }
+        Some(meta) if meta.permissions().readonly() => {
+            return Err(failure(
+                ErrorCode::Io,
+                format!("{shown} is read-only; it was left unchanged"),
+            ));
+        }
+        Some(meta) => {
+            if let Ok(mtime) = meta.modified()
+                && ctx.freshness(&abs, mtime) == Freshness::Modified
+            {
+                return Err(failure(
+                    ErrorCode::StaleFile,
+                    format!(
+                        "{shown} was modified since you last read it. Read it again before \
+                         writing."
+                    ),
+                ));
+            }
+            sniff_format(&abs).await
+        }
+    };
+
+    let content = format.endings(&args.content);
+    let bytes = format.encode(&content);
+    if let Some(parent) = abs.parent() {
+        tokio::fs::create_dir_all(parent).await.map_err(|err| {
+            failure(
+                ErrorCode::Io,
+                format!("cannot create the directories of {shown}: {err}"),
+            )
+        })?;
+    }
+    let byte_count = bytes.len();
+    write_file_atomically(abs.clone(), bytes)
+        .await
+        .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
+    ctx.record_mtime(&abs);
+
+    let action = if existing.is_some() {
+        "overwritten"
+    } else {
+        "created"
+    };
+    let lines = args.content.lines().count();
+    let mut text = format!(
+        "{} {shown} ({}, {}).",
+        if existing.is_some() {
+            "Overwrote"
+        } else {
+            "Created"
+        },
+        crate::edit::count(lines, "line"),
+        crate::edit::count(byte_count, "byte"),
+    );
+    match (format.crlf, format.bom) {
+        (true, true) => text.push_str(" Kept its CRLF line endings and UTF-8 BOM."),
+        (true, false) => text.push_str(" Kept its CRLF line endings."),
+        (false, true) => text.push_str(" Kept its UTF-8 BOM."),
+        (false, false) => {}
+    }
+    let (head, truncated) = head(&args.content);
+    let data = json!({
+        "file_path": shown,
+        "action": action,
+        "lines": lines,
+        "bytes": byte_count,
+        "head": head,
+        "truncated": truncated,
+    });
+    Ok(ToolResult::success(text, data))
+}
+
+/// The BOM and line endings of the existing file at `abs`, judged from its first bytes. A file
+/// that cannot be read, or is binary, has the default format.
+async fn sniff_format(abs: &Path) -> TextFormat {
+    let mut prefix = Vec::new();
+    let read = match tokio::fs::File::open(abs).await {
+        Ok(file) => file.take(FORMAT_SNIFF_BYTES).read_to_end(&mut prefix).await,
+        Err(err) => Err(err),
+    };
+    if read.is_err() || prefix.contains(&0) {
+        return TextFormat::default();
+    }
+    TextFormat::of(&prefix)
+}
+
+/// The first [`HEAD_LINES`] lines of `content`, long lines cut, and whether anything was left
+/// out.
+fn head(content: &str) -> (String, bool) {
+    let mut truncated = content.lines().nth(HEAD_LINES).is_some();
+    let lines: Vec<&str> = content
+        .lines()
+        .take(HEAD_LINES)
+        .map(|line| match line.char_indices().nth(MAX_HEAD_LINE_CHARS) {
+            None => line,
+            Some((cut, _)) => {
+                truncated = true;
+                &line[..cut]
+            }
+        })
+        .collect();
+    (lines.join("\n"), truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn head_keeps_the_first_lines_and_says_when_more_exist() {
+        let content: String = (1..=60).map(|n| format!("{n}\n")).collect();
+        let (head, truncated) = super::head(&content);
+        assert_eq!(head.lines().count(), HEAD_LINES);
+        assert!(head.ends_with("\n50"));
+        assert!(truncated);
+        assert_eq!(super::head("a\nb\n"), ("a\nb".to_string(), false));
+    }
+
+    #[test]
+    fn head_cuts_long_lines() {
+        let (head, truncated) = super::head(&"x".repeat(MAX_HEAD_LINE_CHARS + 1));
+        assert_eq!(head.len(), MAX_HEAD_LINE_CHARS);
+        assert!(truncated);
+    }
+}
