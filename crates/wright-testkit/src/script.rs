@@ -51,6 +51,10 @@ pub struct ScriptedResponse {
     pub chunk_size: usize,
     /// Token usage; `None` means the response carries no usage.
     pub usage: Option<ScriptedUsage>,
+    /// Report usage in proportion to the request instead (about 4 bytes a token, like real
+    /// tokenizers on English and code): `prompt_tokens` from the request body, and
+    /// `completion_tokens` from `text`. Overrides `usage`.
+    pub usage_from_request: bool,
     /// Default `"stop"`; `"length"` means cut by the token limit.
     ///
     /// Anthropic maps `stop` to `end_turn` and `length` to `max_tokens`; anything else is
@@ -81,6 +85,7 @@ impl Default for ScriptedResponse {
             reasoning: None,
             chunk_size: DEFAULT_CHUNK_SIZE,
             usage: None,
+            usage_from_request: false,
             finish_reason: DEFAULT_FINISH_REASON.to_string(),
             delay_ms: 0,
             chunk_delay_ms: 0,

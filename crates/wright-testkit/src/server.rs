@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::http::{self, Framing, RecordedRequest, RequestError};
-use crate::script::{Script, ScriptedResponse};
+use crate::script::{Script, ScriptedResponse, ScriptedUsage};
 use crate::wire::{EventKind, RequestInfo, Wire};
 
 /// A stalled stream is held open at most this long.
@@ -184,6 +184,9 @@ enum Reply {
     },
 }
 
+/// Bytes per token for `usage_from_request`.
+const BYTES_PER_TOKEN: usize = 4;
+
 /// Records `request` and picks its reply, consuming a scripted response if the path is a
 /// provider's.
 fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) -> Reply {
@@ -192,10 +195,19 @@ fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) 
     let reply = match Wire::for_path(&request.path) {
         None => Reply::UnknownPath,
         Some(wire) => match state.script.responses.get(state.next_response).cloned() {
-            Some(response) => Reply::Scripted {
-                wire,
-                response: Box::new(response),
-            },
+            Some(mut response) => {
+                if response.usage_from_request {
+                    response.usage = Some(ScriptedUsage {
+                        prompt_tokens: (request.body.len() / BYTES_PER_TOKEN) as u64,
+                        completion_tokens: (response.text.len() / BYTES_PER_TOKEN) as u64,
+                        ..ScriptedUsage::default()
+                    });
+                }
+                Reply::Scripted {
+                    wire,
+                    response: Box::new(response),
+                }
+            }
             None => Reply::ScriptExhausted {
                 scripted: state.script.responses.len(),
                 wire,

@@ -170,3 +170,20 @@ async fn error_status_has_openai_error_shape_and_extra_headers() {
         json!({"error": {"message": "slow down", "type": "rate_limit_error", "code": null}})
     );
 }
+
+#[tokio::test]
+async fn usage_from_request_is_proportional_to_the_request_body() {
+    let response = ScriptedResponse {
+        usage_from_request: true,
+        ..ScriptedResponse::text("12345678")
+    };
+    let server = TestServer::start(Script::new(vec![response])).unwrap();
+    let body = format!(
+        "{{\"model\":\"m\",\"stream\":false,\"messages\":[{{\"role\":\"user\",\"content\":\"{}\"}}]}}",
+        "x".repeat(400)
+    );
+    let reply = common::post(server.addr(), PATH, &body).await;
+    let json = reply.json();
+    assert_eq!(json["usage"]["prompt_tokens"], (body.len() / 4) as u64);
+    assert_eq!(json["usage"]["completion_tokens"], 2);
+}
