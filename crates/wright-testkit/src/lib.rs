@@ -35,5 +35,5 @@ mod server;
 mod wire;
 
 pub use http::RecordedRequest;
-pub use script::{Script, ScriptedResponse, ScriptedUsage};
+pub use script::{Route, Script, ScriptedResponse, ScriptedUsage};
 pub use server::{ServerOptions, TestServer};

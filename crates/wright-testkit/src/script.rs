@@ -10,15 +10,45 @@ pub(crate) const DEFAULT_FINISH_REASON: &str = "stop";
 
 /// The whole script: responses handed out one per request, in order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Script {
     /// The responses, consumed front to back by successive provider requests.
     pub responses: Vec<ScriptedResponse>,
+    /// Requests whose body contains a route's text get that route's response instead, every
+    /// time, without consuming `responses` (e.g. summary calls, whose number a long scripted
+    /// session cannot know in advance).
+    pub routes: Vec<Route>,
+}
+
+/// A standing answer for requests that contain some text.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Route {
+    /// Text the request body must contain (as sent, JSON-escaped).
+    pub body_contains: String,
+    /// The response given to every such request.
+    pub response: ScriptedResponse,
 }
 
 impl Script {
     /// A script that hands out `responses` in order.
     pub fn new(responses: Vec<ScriptedResponse>) -> Script {
-        Script { responses }
+        Script {
+            responses,
+            routes: Vec::new(),
+        }
+    }
+
+    /// Adds a standing answer for requests whose body contains `body_contains`.
+    pub fn with_route(
+        mut self,
+        body_contains: impl Into<String>,
+        response: ScriptedResponse,
+    ) -> Script {
+        self.routes.push(Route {
+            body_contains: body_contains.into(),
+            response,
+        });
+        self
     }
 }
 

@@ -192,10 +192,21 @@ const BYTES_PER_TOKEN: usize = 4;
 fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) -> Reply {
     let mut state = lock(state);
     state.requests.push(request.clone());
+    let mut consumes = false;
     let reply = match Wire::for_path(&request.path) {
         None => Reply::UnknownPath,
-        Some(wire) => match state.script.responses.get(state.next_response).cloned() {
-            Some(mut response) => {
+        Some(wire) => match routed(&state.script, request)
+            .map(|response| (response, false))
+            .or_else(|| {
+                state
+                    .script
+                    .responses
+                    .get(state.next_response)
+                    .cloned()
+                    .map(|response| (response, true))
+            }) {
+            Some((mut response, consumed)) => {
+                consumes = consumed;
                 if response.usage_from_request {
                     response.usage = Some(ScriptedUsage {
                         prompt_tokens: (request.body.len() / BYTES_PER_TOKEN) as u64,
@@ -218,6 +229,7 @@ fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) 
         let outcome = match &reply {
             Reply::UnknownPath => "404 (unknown path)".to_string(),
             Reply::ScriptExhausted { .. } => "500 (script exhausted)".to_string(),
+            Reply::Scripted { .. } if !consumes => "route".to_string(),
             Reply::Scripted { .. } => format!("responses[{}]", state.next_response),
         };
         eprintln!(
@@ -225,10 +237,19 @@ fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) 
             request.method, request.path
         );
     }
-    if matches!(reply, Reply::Scripted { .. }) {
+    if consumes {
         state.next_response += 1;
     }
     reply
+}
+
+/// The standing answer of the first route the request matches.
+fn routed(script: &Script, request: &RecordedRequest) -> Option<ScriptedResponse> {
+    script
+        .routes
+        .iter()
+        .find(|route| request.body.contains(&route.body_contains))
+        .map(|route| route.response.clone())
 }
 
 async fn accept_loop(

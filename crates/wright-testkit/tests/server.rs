@@ -340,3 +340,37 @@ fn dropping_the_server_stops_it() {
 
     assert!(std::net::TcpStream::connect(addr).is_err());
 }
+
+#[tokio::test]
+async fn routed_requests_get_their_standing_answer_without_consuming_the_script() {
+    let script = Script::new(vec![
+        ScriptedResponse::text("first"),
+        ScriptedResponse::text("second"),
+    ])
+    .with_route("SUMMARISE", ScriptedResponse::text("summary"));
+    let server = TestServer::start(script).unwrap();
+    let body = |content: &str| {
+        format!(
+            "{{\"model\":\"m\",\"stream\":false,\"messages\":[{{\"role\":\"user\",\"content\":\"{content}\"}}]}}"
+        )
+    };
+    let path = "/v1/chat/completions";
+    let text =
+        |reply: common::RawResponse| reply.json()["choices"][0]["message"]["content"].clone();
+    assert_eq!(
+        text(common::post(server.addr(), path, &body("hi")).await),
+        "first"
+    );
+    assert_eq!(
+        text(common::post(server.addr(), path, &body("SUMMARISE")).await),
+        "summary"
+    );
+    assert_eq!(
+        text(common::post(server.addr(), path, &body("SUMMARISE")).await),
+        "summary"
+    );
+    assert_eq!(
+        text(common::post(server.addr(), path, &body("hi")).await),
+        "second"
+    );
+}
