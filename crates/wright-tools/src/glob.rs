@@ -18,8 +18,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
 use crate::walk::{
-    Found, interrupted, project_walker, resolve_existing, run_blocking, sort_newest_first,
-    visit_files,
+    Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
 use crate::{Tool, ToolContext, error_result, failure};
 
@@ -71,13 +70,8 @@ async fn glob(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     }
     let absolute = Path::new(pattern).is_absolute();
     let include_hidden = names_a_hidden_file(pattern);
-    let cancel = ctx.cancellation().clone();
-    let mut files = run_blocking("Glob", move || {
-        let found = find(&dir, &matcher, absolute, include_hidden, &cancel);
-        if cancel.is_cancelled() {
-            return Err(interrupted("Glob"));
-        }
-        Ok(found)
+    let mut files = run_blocking("Glob", ctx.cancellation(), move |stop| {
+        Ok(find(&dir, &matcher, absolute, include_hidden, stop))
     })
     .await?;
     sort_newest_first(&mut files);
@@ -140,11 +134,11 @@ fn find(
     matcher: &GlobMatcher,
     absolute: bool,
     include_hidden: bool,
-    cancel: &tokio_util::sync::CancellationToken,
+    stop: &StopFlag,
 ) -> Vec<Found> {
     let found = Mutex::new(Vec::new());
     let walker = project_walker(dir, include_hidden);
-    visit_files(&walker, cancel, || {
+    visit_files(&walker, stop, || {
         |entry: &ignore::DirEntry| {
             let path = entry.path();
             let subject = if absolute {

@@ -10,11 +10,13 @@
 
 mod collect;
 
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, SearcherBuilder};
+use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use serde::Deserialize;
@@ -23,8 +25,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
 use crate::walk::{
-    Found, interrupted, project_walker, resolve_existing, run_blocking, sort_newest_first,
-    visit_files,
+    Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
 use crate::{Tool, ToolContext, error_result, failure};
 use collect::{Collector, FileHits, FileSink, Line, LineKind};
@@ -139,10 +140,57 @@ async fn grep(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     }
     let matcher = compile(&args.pattern, args.case_insensitive, args.multiline)?;
     let (target, _) = resolve_existing(ctx, args.path.as_deref())?;
-    let mut walker = project_walker(&target, false);
-    if let Some(glob) = args.glob.as_deref().filter(|g| !g.trim().is_empty()) {
+    let walker = walker(ctx, &target, &args)?;
+    let (before, after) = args.context();
+    let mut searcher = SearcherBuilder::new();
+    searcher
+        // Counting lines costs time on every match; only content mode shows them.
+        .line_number(args.output_mode == OutputMode::Content)
+        .multi_line(args.multiline)
+        .before_context(before)
+        .after_context(after)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .memory_map(MmapChoice::never());
+
+    let (mode, limit) = (args.output_mode, args.limit());
+    let collector = run_blocking("Grep", ctx.cancellation(), move |stop| {
+        Ok(search(&walker, &searcher, &matcher, mode, limit, stop))
+    })
+    .await?;
+
+    let report = Report {
+        total_files: collector.total_files,
+        total_matches: collector.total_matches,
+        files: collector.into_files(),
+        limit,
+    };
+    let display = |path: &Path| ctx.display_path(path);
+    let (text, mut data) = match mode {
+        OutputMode::FilesWithMatches => report.files_with_matches(&display),
+        OutputMode::Count => report.count(&display),
+        OutputMode::Content => report.content(
+            &display,
+            args.line_numbers.unwrap_or(true),
+            before + after > 0,
+        ),
+    };
+    data["pattern"] = json!(args.pattern);
+    data["mode"] = json!(mode.as_str());
+    Ok(ToolResult::success(text, data))
+}
+
+/// The project walk over `target` with the `glob` and `type` filters. Globs are matched
+/// relative to the project root, as `rg -g` run there would.
+fn walker(ctx: &ToolContext, target: &Path, args: &GrepArgs) -> Result<WalkBuilder, ToolError> {
+    let mut walker = project_walker(target, false);
+    if let Some(glob) = args
+        .glob
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+    {
         let overrides = OverrideBuilder::new(ctx.root())
-            .add(glob.trim())
+            .add(glob)
             .and_then(|builder| builder.build())
             .map_err(|err| {
                 failure(
@@ -160,81 +208,58 @@ async fn grep(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
             .select(name)
             .build()
             .map_err(|err| {
-                invalid(
-                    "Grep",
-                    &format!("`type`: {err} (known types include rust, py, js, ts, go, java, c, cpp, md, json, toml, yaml)"),
-                    SHAPE,
-                )
+                let problem = format!(
+                    "`type`: {err} (known types include rust, py, js, ts, go, java, c, cpp, md, \
+                     json, toml, yaml)"
+                );
+                invalid("Grep", &problem, SHAPE)
             })?;
         walker.types(types);
     }
-    let (before, after) = args.context();
-    let mut searcher = SearcherBuilder::new();
-    searcher
-        .line_number(true)
-        .multi_line(args.multiline)
-        .before_context(before)
-        .after_context(after)
-        .binary_detection(BinaryDetection::quit(b'\0'))
-        .memory_map(MmapChoice::never());
+    Ok(walker)
+}
 
-    let mode = args.output_mode;
-    let limit = args.limit();
-    let cancel = ctx.cancellation().clone();
-    let collector = run_blocking("Grep", move || {
-        let collector = Mutex::new(Collector::new(mode, limit));
-        // A file can never show more lines than the whole output may hold.
-        let line_cap = match mode {
-            OutputMode::Content => limit.unwrap_or(usize::MAX),
-            OutputMode::FilesWithMatches | OutputMode::Count => 0,
-        };
-        visit_files(&walker, &cancel, || {
-            let mut searcher = searcher.build();
-            let matcher = matcher.clone();
-            let (collector, cancel) = (&collector, &cancel);
-            move |entry: &ignore::DirEntry| {
-                let mut sink = FileSink::new(mode, line_cap, cancel);
-                // An unreadable file is skipped, as ripgrep does (it only warns on stderr).
-                if searcher
-                    .search_path(&matcher, entry.path(), &mut sink)
-                    .is_ok()
-                    && let Some(hits) = sink.into_hits(entry.path())
-                {
-                    collector
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .add(hits);
-                }
+/// Searches every file of the walk in parallel, one searcher per walker thread, and gathers
+/// the files with matches. Stops early (with partial results) once `stop` is raised.
+fn search(
+    walker: &WalkBuilder,
+    searcher: &SearcherBuilder,
+    matcher: &RegexMatcher,
+    mode: OutputMode,
+    limit: Option<usize>,
+    stop: &StopFlag,
+) -> Collector {
+    let collector = Mutex::new(Collector::new(mode, limit));
+    // A file can never show more lines than the whole output may hold.
+    let line_cap = match mode {
+        OutputMode::Content => limit.unwrap_or(usize::MAX),
+        OutputMode::FilesWithMatches | OutputMode::Count => 0,
+    };
+    visit_files(walker, stop, || {
+        let mut searcher = searcher.build();
+        let matcher = matcher.clone();
+        let collector = &collector;
+        move |entry: &ignore::DirEntry| {
+            let shown = mode != OutputMode::Content || lock(collector).shows(entry.path());
+            let mut sink = FileSink::new(mode, if shown { line_cap } else { 0 }, stop);
+            // An unreadable file is skipped, as ripgrep does (it only warns on stderr).
+            if searcher
+                .search_path(&matcher, entry.path(), &mut sink)
+                .is_ok()
+                && let Some(hits) = sink.into_hits(entry.path())
+            {
+                lock(collector).add(hits);
             }
-        });
-        if cancel.is_cancelled() {
-            return Err(interrupted("Grep"));
         }
-        Ok(collector
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner))
-    })
-    .await?;
+    });
+    collector
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+}
 
-    let report = Report {
-        total_files: collector.total_files,
-        total_matches: collector.total_matches,
-        files: collector.into_files(),
-        limit,
-    };
-    let display = |path: &std::path::Path| ctx.display_path(path);
-    let (text, mut data) = match mode {
-        OutputMode::FilesWithMatches => report.files_with_matches(&display),
-        OutputMode::Count => report.count(&display),
-        OutputMode::Content => report.content(
-            &display,
-            args.line_numbers.unwrap_or(true),
-            before + after > 0,
-        ),
-    };
-    data["pattern"] = json!(args.pattern);
-    data["mode"] = json!(mode.as_str());
-    Ok(ToolResult::success(text, data))
+/// The collector, even if a walker thread panicked while holding it.
+fn lock(collector: &Mutex<Collector>) -> std::sync::MutexGuard<'_, Collector> {
+    collector.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Compiles the pattern as `rg` does: `^`/`$` match at line boundaries, and unless `multiline`
@@ -289,10 +314,7 @@ impl Report {
     }
 
     /// Files mode: `Found N files` and the paths, newest first.
-    fn files_with_matches(
-        mut self,
-        display: &dyn Fn(&std::path::Path) -> String,
-    ) -> (String, Value) {
+    fn files_with_matches(mut self, display: &dyn Fn(&Path) -> String) -> (String, Value) {
         let mut found: Vec<Found> = self
             .files
             .drain(..)
@@ -323,7 +345,7 @@ impl Report {
     }
 
     /// Count mode: `path:count` lines by path, then the totals.
-    fn count(mut self, display: &dyn Fn(&std::path::Path) -> String) -> (String, Value) {
+    fn count(mut self, display: &dyn Fn(&Path) -> String) -> (String, Value) {
         self.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let shown = self.shown_files();
         let counts: Vec<(String, u64)> = self.files[..shown]
@@ -364,7 +386,7 @@ impl Report {
     /// groups that are not adjacent, cut at the line cap.
     fn content(
         mut self,
-        display: &dyn Fn(&std::path::Path) -> String,
+        display: &dyn Fn(&Path) -> String,
         line_numbers: bool,
         with_context: bool,
     ) -> (String, Value) {

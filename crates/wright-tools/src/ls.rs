@@ -8,11 +8,10 @@ use futures::future::BoxFuture;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
-use crate::walk::{GIT_DIR, interrupted, resolve_existing, run_blocking};
+use crate::walk::{GIT_DIR, StopFlag, resolve_existing, run_blocking};
 use crate::{Tool, ToolContext, error_result, failure};
 
 /// Entries shown at most; the rest are counted and `truncated` is set.
@@ -78,9 +77,11 @@ async fn ls(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
             format!("{shown} is a file, not a directory; use the Read tool to see its content"),
         ));
     }
-    let cancel = ctx.cancellation().clone();
-    let read_dir = dir.clone();
-    let mut entries = run_blocking("LS", move || list(&read_dir, &ignore, &cancel)).await?;
+    let error_name = shown.clone();
+    let mut entries = run_blocking("LS", ctx.cancellation(), move |stop| {
+        list(&dir, &error_name, &ignore, stop)
+    })
+    .await?;
     entries.sort_by(directories_first);
 
     let total = entries.len();
@@ -115,18 +116,20 @@ fn ignore_set(globs: &[String]) -> Result<GlobSet, ToolError> {
         .map_err(|err| failure(ErrorCode::InvalidPattern, err.to_string()))
 }
 
-/// Reads `dir`, leaving out `.git` and names matching `ignore`.
-fn list(dir: &Path, ignore: &GlobSet, cancel: &CancellationToken) -> Result<Vec<Entry>, ToolError> {
-    let io_error = |err: std::io::Error| {
-        failure(
-            ErrorCode::Io,
-            format!("cannot list {}: {err}", dir.display()),
-        )
-    };
+/// Reads `dir` (`shown` in messages), leaving out `.git` and names matching `ignore`.
+fn list(
+    dir: &Path,
+    shown: &str,
+    ignore: &GlobSet,
+    stop: &StopFlag,
+) -> Result<Vec<Entry>, ToolError> {
+    let io_error =
+        |err: std::io::Error| failure(ErrorCode::Io, format!("cannot list {shown}: {err}"));
     let mut entries = Vec::new();
     for item in std::fs::read_dir(dir).map_err(io_error)? {
-        if cancel.is_cancelled() {
-            return Err(interrupted("LS"));
+        if stop.is_raised() {
+            // `run_blocking` reports the interruption.
+            break;
         }
         // An entry deleted while we read is simply not listed.
         let Ok(item) = item else { continue };

@@ -8,6 +8,8 @@
 //! never read.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use ignore::{DirEntry, WalkBuilder, WalkState};
@@ -30,15 +32,41 @@ pub(crate) fn project_walker(dir: &Path, include_hidden: bool) -> WalkBuilder {
     builder
 }
 
+/// Ctrl-C as blocking work sees it: an atomic flag, cheap enough to ask for every file and
+/// every matching line (`CancellationToken::is_cancelled` takes a lock, which threads searching
+/// in parallel would fight over). [`run_blocking`] raises it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    /// Asks the work to stop.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the work should stop.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Raises the flag when dropped: blocking work never outlives the call that started it.
+struct RaiseOnDrop(StopFlag);
+
+impl Drop for RaiseOnDrop {
+    fn drop(&mut self) {
+        self.0.raise();
+    }
+}
+
 /// Walks in parallel and calls a per-thread visitor for every regular file.
 ///
 /// `make_visitor` runs once per walker thread, so a visitor can own per-thread state (a
-/// searcher, buffers). The walk stops at the next entry once `cancel` is cancelled; the caller
-/// checks the token afterwards to tell an interrupted walk from a finished one. Entries the
+/// searcher, buffers). The walk stops at the next entry once `stop` is raised. Entries the
 /// walker cannot read (permissions, races with deletion) are skipped, as ripgrep does.
 pub(crate) fn visit_files<'s, V>(
     walker: &WalkBuilder,
-    cancel: &'s CancellationToken,
+    stop: &'s StopFlag,
     mut make_visitor: impl FnMut() -> V,
 ) where
     V: FnMut(&DirEntry) + Send + 's,
@@ -46,7 +74,7 @@ pub(crate) fn visit_files<'s, V>(
     walker.build_parallel().run(|| {
         let mut visit = make_visitor();
         Box::new(move |entry: Result<DirEntry, ignore::Error>| {
-            if cancel.is_cancelled() {
+            if stop.is_raised() {
                 return WalkState::Quit;
             }
             if let Ok(entry) = entry
@@ -59,20 +87,44 @@ pub(crate) fn visit_files<'s, V>(
     });
 }
 
-/// Runs blocking work (a walk, a directory read) on tokio's blocking pool.
-pub(crate) async fn run_blocking<T, W>(tool: &str, work: W) -> Result<T, ToolError>
+/// Runs blocking work (a walk, a directory read) on tokio's blocking pool, raising its
+/// [`StopFlag`] when `cancel` is cancelled or this future is dropped.
+///
+/// Work that was stopped ends with the `interrupted` error whatever it returned; a token that
+/// is already cancelled does not start the work at all.
+pub(crate) async fn run_blocking<T, W>(
+    tool: &str,
+    cancel: &CancellationToken,
+    work: W,
+) -> Result<T, ToolError>
 where
     T: Send + 'static,
-    W: FnOnce() -> Result<T, ToolError> + Send + 'static,
+    W: FnOnce(&StopFlag) -> Result<T, ToolError> + Send + 'static,
 {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|err| {
-            Err(failure(
-                ErrorCode::Other,
-                format!("{tool} stopped unexpectedly: {err}"),
-            ))
-        })
+    if cancel.is_cancelled() {
+        return Err(interrupted(tool));
+    }
+    let stop = StopFlag::default();
+    let guard = RaiseOnDrop(stop.clone());
+    let worker_stop = stop.clone();
+    let mut handle = tokio::task::spawn_blocking(move || work(&worker_stop));
+    let joined = tokio::select! {
+        joined = &mut handle => joined,
+        () = cancel.cancelled() => {
+            stop.raise();
+            handle.await
+        }
+    };
+    drop(guard);
+    if cancel.is_cancelled() {
+        return Err(interrupted(tool));
+    }
+    joined.unwrap_or_else(|err| {
+        Err(failure(
+            ErrorCode::Other,
+            format!("{tool} stopped unexpectedly: {err}"),
+        ))
+    })
 }
 
 /// The `interrupted` error for a tool the user stopped with Ctrl-C (same words as the
@@ -145,6 +197,43 @@ mod tests {
             path: PathBuf::from(path),
             mtime: secs.map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s)),
         }
+    }
+
+    #[tokio::test]
+    async fn cancelling_raises_the_flag_and_the_work_ends_interrupted() {
+        let cancel = CancellationToken::new();
+        let user = cancel.clone();
+        let work = run_blocking("Walk", &cancel, move |stop: &StopFlag| {
+            user.cancel();
+            while !stop.is_raised() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        });
+        let result = tokio::time::timeout(Duration::from_secs(10), work)
+            .await
+            .unwrap();
+        assert_eq!(result.unwrap_err().code, ErrorCode::Interrupted);
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_raises_the_flag() {
+        let cancel = CancellationToken::new();
+        let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let work = run_blocking("Walk", &cancel, move |stop: &StopFlag| {
+            let _ = started_tx.send(());
+            while !stop.is_raised() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            seen_tx.send(()).unwrap();
+            Ok(())
+        });
+        tokio::select! {
+            _ = work => panic!("the work cannot end before the flag is raised"),
+            _ = started_rx => {}
+        }
+        seen_rx.recv_timeout(Duration::from_secs(10)).unwrap();
     }
 
     #[test]

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::walk::StopFlag;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
-use tokio_util::sync::CancellationToken;
 
 use super::OutputMode;
 
@@ -57,7 +57,7 @@ pub(super) struct FileSink<'c> {
     mode: OutputMode,
     /// Output lines this file may keep (content mode).
     line_cap: usize,
-    cancel: &'c CancellationToken,
+    stop: &'c StopFlag,
     count: u64,
     lines: Vec<Line>,
     lines_dropped: bool,
@@ -66,11 +66,11 @@ pub(super) struct FileSink<'c> {
 
 impl<'c> FileSink<'c> {
     /// A sink for one file; `line_cap` bounds the lines kept in content mode.
-    pub fn new(mode: OutputMode, line_cap: usize, cancel: &'c CancellationToken) -> Self {
+    pub fn new(mode: OutputMode, line_cap: usize, stop: &'c StopFlag) -> Self {
         Self {
             mode,
             line_cap,
-            cancel,
+            stop,
             count: 0,
             lines: Vec::new(),
             lines_dropped: false,
@@ -115,8 +115,8 @@ impl<'c> FileSink<'c> {
 impl Sink for FileSink<'_> {
     type Error = std::io::Error;
 
-    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
-        if self.cancel.is_cancelled() {
+    fn matched(&mut self, searcher: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if self.stop.is_raised() {
             return Ok(false);
         }
         match self.mode {
@@ -125,6 +125,8 @@ impl Sink for FileSink<'_> {
                 // One match is all this mode needs to know.
                 return Ok(false);
             }
+            // Without multiline a match is one line; no need to scan it for more.
+            OutputMode::Count if !searcher.multi_line() => self.count += 1,
             OutputMode::Count => self.count += found.lines().count() as u64,
             OutputMode::Content => {
                 let first = found.line_number().unwrap_or(0);
@@ -140,7 +142,7 @@ impl Sink for FileSink<'_> {
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Self::Error> {
         let number = context.line_number().unwrap_or(0);
         self.keep(LineKind::Context, number, context.bytes());
-        Ok(!self.cancel.is_cancelled())
+        Ok(!self.stop.is_raised())
     }
 
     fn context_break(&mut self, _: &Searcher) -> Result<bool, Self::Error> {
@@ -193,6 +195,9 @@ pub(super) struct Collector {
     files: Vec<FileHits>,
     /// Lines held in `files` (content mode).
     held_lines: usize,
+    /// Content mode, once the held lines fill the cap: the last path that can still be shown.
+    /// Files sorting after it are only counted.
+    last_shown: Option<PathBuf>,
     /// Files with matches, including those dropped from `files`.
     pub total_files: usize,
     /// Matching lines in all files, including those dropped from `files`.
@@ -207,15 +212,25 @@ impl Collector {
             line_cap,
             files: Vec::new(),
             held_lines: 0,
+            last_shown: None,
             total_files: 0,
             total_matches: 0,
         }
+    }
+
+    /// Whether lines of the file at `path` can still be shown (content mode); a searcher need
+    /// not keep the lines of a file that cannot.
+    pub fn shows(&self, path: &Path) -> bool {
+        self.last_shown.as_deref().is_none_or(|last| path <= last)
     }
 
     /// Takes one file's hits.
     pub fn add(&mut self, hits: FileHits) {
         self.total_files += 1;
         self.total_matches += hits.count;
+        if !self.shows(&hits.path) {
+            return;
+        }
         self.held_lines += hits.lines.len();
         self.files.push(hits);
         if let (OutputMode::Content, Some(cap)) = (self.mode, self.line_cap)
@@ -241,6 +256,9 @@ impl Collector {
             .count();
         self.files.truncate(keep);
         self.held_lines = self.files.iter().map(|f| f.lines.len()).sum();
+        if self.held_lines >= cap {
+            self.last_shown = self.files.last().map(|f| f.path.clone());
+        }
     }
 
     /// The files kept, in no particular order.
@@ -298,6 +316,19 @@ mod tests {
             .collect();
         kept.sort();
         assert_eq!(kept, vec!["a", "b"], "c would start at output line 5");
+    }
+
+    #[test]
+    fn files_past_the_last_shown_one_are_only_counted() {
+        let mut collector = Collector::new(OutputMode::Content, Some(2));
+        for path in ["b", "c", "d"] {
+            collector.add(hits(path, 2));
+        }
+        assert!(collector.shows(Path::new("a")));
+        assert!(!collector.shows(Path::new("c")));
+        collector.add(hits("e", 2));
+        assert_eq!(collector.total_matches, 8);
+        assert_eq!(collector.into_files().len(), 1);
     }
 
     #[test]
