@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use wright_core::compaction::{
+    ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
+    DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
+};
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -42,6 +46,18 @@ pub struct FileConfig {
     pub retry_base_delay_ms: Option<u64>,
     /// Seconds a stream may stay silent before it counts as cut.
     pub stream_idle_timeout_secs: Option<u64>,
+    /// The model's context window in tokens (spec E5).
+    pub context_window: Option<u64>,
+    /// Fraction of the window at which older rounds are compacted (spec A6).
+    pub compact_threshold: Option<f64>,
+    /// Whole rounds always kept verbatim by compaction (spec C6).
+    pub retain_rounds: Option<usize>,
+    /// Messages history must hold before compaction is considered (spec A6).
+    pub min_messages: Option<usize>,
+    /// The model that writes summaries; default the session's model (spec C2).
+    pub summary_model: Option<String>,
+    /// Seconds the summary call may take (spec E2).
+    pub summary_timeout_secs: Option<u64>,
 }
 
 impl FileConfig {
@@ -84,6 +100,64 @@ pub struct Settings {
     pub agent: AgentConfig,
 }
 
+/// Resolves the context settings (flags have none): environment, then files, then defaults.
+pub fn context_settings(
+    env: &dyn Fn(&str) -> Option<String>,
+    files: &[FileConfig],
+) -> Result<ContextSettings, ConfigError> {
+    let env_number = |name: &'static str| -> Result<Option<u64>, ConfigError> {
+        match env(name).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(value) => value
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| ConfigError::Env {
+                    name,
+                    value,
+                    expected: "expected a whole number",
+                }),
+        }
+    };
+    let context_window = env_number("WRIGHT_CONTEXT_WINDOW")?
+        .or_else(|| files.iter().find_map(|f| f.context_window))
+        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    let retain_rounds = env_number("WRIGHT_RETAIN_ROUNDS")?
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+        .or_else(|| files.iter().find_map(|f| f.retain_rounds))
+        .unwrap_or(DEFAULT_RETAIN_ROUNDS);
+    let summary_timeout = env_number("WRIGHT_SUMMARY_TIMEOUT_SECS")?
+        .or_else(|| files.iter().find_map(|f| f.summary_timeout_secs))
+        .map_or(DEFAULT_SUMMARY_TIMEOUT, Duration::from_secs);
+    let compact_threshold = files
+        .iter()
+        .find_map(|f| f.compact_threshold)
+        .unwrap_or(DEFAULT_COMPACT_THRESHOLD);
+    if !(compact_threshold > 0.0 && compact_threshold <= 1.0) {
+        return Err(ConfigError::Invalid {
+            key: "compact_threshold",
+            expected: "a fraction of the context window above 0 and at most 1, e.g. 0.8",
+        });
+    }
+    if context_window == 0 {
+        return Err(ConfigError::Invalid {
+            key: "context_window",
+            expected: "a number of tokens above 0, e.g. 200000",
+        });
+    }
+    Ok(ContextSettings {
+        context_window,
+        compact_threshold,
+        retain_rounds: retain_rounds.max(1),
+        min_messages: files
+            .iter()
+            .find_map(|f| f.min_messages)
+            .unwrap_or(DEFAULT_MIN_MESSAGES),
+        summary_timeout,
+        summary_model: files.iter().find_map(|f| f.summary_model.clone()),
+    })
+}
+
 /// A configuration problem; the binary exits with code 2.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -105,6 +179,14 @@ pub enum ConfigError {
         path: PathBuf,
         /// What is wrong with it.
         message: String,
+    },
+    /// A setting holds a value that does not fit.
+    #[error("invalid `{key}`: expected {expected}")]
+    Invalid {
+        /// The setting.
+        key: &'static str,
+        /// What it should be.
+        expected: &'static str,
     },
     /// An environment variable holds a value that does not fit.
     #[error("invalid {name}={value:?}: {expected}")]
@@ -242,18 +324,38 @@ pub fn resolve(
             .find_map(|f| f.max_steps)
             .unwrap_or(DEFAULT_MAX_STEPS)
             .max(1),
+        context: context_settings(&env, files)?,
     };
     Ok(Settings { llm, agent })
+}
+
+/// The settings files of a project, read, highest first.
+pub fn load_files(
+    project_root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<FileConfig>, ConfigError> {
+    config_files(project_root, env)
+        .iter()
+        .map(|path| FileConfig::load(path))
+        .collect()
 }
 
 /// Loads and resolves the settings for a project, reading the real environment.
 pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
     let env = |name: &str| std::env::var(name).ok();
-    let files = config_files(project_root, &env)
-        .iter()
-        .map(|path| FileConfig::load(path))
-        .collect::<Result<Vec<_>, _>>()?;
-    resolve(flags, &env, &files)
+    resolve(flags, &env, &load_files(project_root, &env)?)
+}
+
+/// The state directory: `WRIGHT_HOME`, else the platform data directory.
+pub fn wright_home(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, ConfigError> {
+    env("WRIGHT_HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| wright_store::default_home(env))
+        .ok_or(ConfigError::Invalid {
+            key: "WRIGHT_HOME",
+            expected: "a directory for wright's sessions (HOME is not set either)",
+        })
 }
 
 #[cfg(test)]
@@ -301,7 +403,48 @@ mod tests {
                 max_attempts: Some(2),
                 retry_base_delay_ms: Some(10),
                 stream_idle_timeout_secs: Some(3),
+                ..FileConfig::default()
             }
+        );
+    }
+
+    #[test]
+    fn context_settings_come_from_environment_then_files_then_defaults() {
+        let files = [file(
+            "context_window = 32000\ncompact_threshold = 0.5\nretain_rounds = 4\nmin_messages = 5\nsummary_model = \"small\"\nsummary_timeout_secs = 9",
+        )];
+        let settings = context_settings(&env_of(&[("WRIGHT_RETAIN_ROUNDS", "2")]), &files).unwrap();
+        assert_eq!(
+            settings,
+            ContextSettings {
+                context_window: 32_000,
+                compact_threshold: 0.5,
+                retain_rounds: 2,
+                min_messages: 5,
+                summary_timeout: Duration::from_secs(9),
+                summary_model: Some("small".into()),
+            }
+        );
+        let defaults = context_settings(&env_of(&[]), &[]).unwrap();
+        assert_eq!(defaults, ContextSettings::default());
+        let env = env_of(&[
+            ("WRIGHT_CONTEXT_WINDOW", "1000"),
+            ("WRIGHT_SUMMARY_TIMEOUT_SECS", "1"),
+        ]);
+        let from_env = context_settings(&env, &files).unwrap();
+        assert_eq!(from_env.context_window, 1000);
+        assert_eq!(from_env.summary_timeout, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn bad_context_settings_are_named() {
+        let error = context_settings(&env_of(&[]), &[file("compact_threshold = 1.5")]).unwrap_err();
+        assert!(error.to_string().contains("compact_threshold"), "{error}");
+        let error =
+            context_settings(&env_of(&[("WRIGHT_CONTEXT_WINDOW", "big")]), &[]).unwrap_err();
+        assert!(
+            error.to_string().contains("WRIGHT_CONTEXT_WINDOW"),
+            "{error}"
         );
     }
 

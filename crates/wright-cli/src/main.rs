@@ -2,7 +2,9 @@
 //! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
 
 mod config;
+mod context_cmd;
 mod render;
+mod session;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use wright_core::{Agent, RoundOutcome};
 use wright_llm::{LlmClient, ProviderKind};
 use wright_protocol::{Event, FailureCode, ToolCall};
+use wright_store::SessionStore;
 use wright_tools::{ToolContext, ToolRegistry};
 
 use crate::config::Flags;
@@ -50,6 +53,18 @@ enum Command {
     Exec(ExecArgs),
     /// Run one tool in the project and print its observation.
     Tool(ToolArgs),
+    /// Show what the next request would contain, layer by layer, with token estimates.
+    Context(ContextArgs),
+}
+
+#[derive(Debug, Args)]
+struct ContextArgs {
+    /// The session to look at (default: the project's most recent).
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
+    /// Also print the whole request as the model would see it.
+    #[arg(long)]
+    full: bool,
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +81,9 @@ struct ExecArgs {
     /// The provider's base URL, e.g. http://localhost:11434/v1.
     #[arg(long, value_name = "U")]
     base_url: Option<String>,
+    /// Continue the session NAME in this project, or start it (each exec is one round).
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
     /// What you want done.
     prompt: String,
 }
@@ -105,6 +123,7 @@ fn main() -> ExitCode {
         match cli.command {
             Some(Command::Exec(args)) => exec(&root, args).await,
             Some(Command::Tool(args)) => tool(&root, args).await,
+            Some(Command::Context(args)) => context(&root, &args),
             None => {
                 eprintln!(
                     "wright: the interactive session is not available yet; use `wright exec \"...\"`.\n\
@@ -179,19 +198,44 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         Ok(llm) => llm,
         Err(e) => return usage_error(e.to_string()),
     };
+    let env = |name: &str| std::env::var(name).ok();
+    let home = match config::wright_home(&env) {
+        Ok(home) => home,
+        Err(e) => return usage_error(e.to_string()),
+    };
+    let store = SessionStore::new(&home, root);
+    let session = match session::open(&store, args.session.as_deref()) {
+        Ok(session) => session,
+        Err(e) => return usage_error(e.to_string()),
+    };
     let cancel = CancellationToken::new();
     let ctx = match ToolContext::new(root) {
         Ok(ctx) => ctx.with_cancellation(cancel.clone()),
         Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
     };
+    if let Some(todos) = session.history.last_todo_list() {
+        ctx.set_todos(todos);
+    }
     cancel_on_ctrl_c(cancel);
-    let agent = Agent::new(llm, ToolRegistry::builtin(), ctx, settings.agent);
+    let mut agent = match Agent::new(
+        llm,
+        ToolRegistry::builtin(),
+        ctx,
+        settings.agent,
+        session.history,
+    ) {
+        Ok(agent) => agent,
+        Err(e) => return usage_error(e.to_string()),
+    };
     renderer.event(&Event::SessionStarted {
-        session_id: session_id(),
+        session_id: session.id,
         provider: settings.llm.provider.to_string(),
         model: settings.llm.model.clone(),
         cwd: root.display().to_string(),
     });
+    for message in session.warnings {
+        renderer.event(&Event::Warning { message });
+    }
     let outcome = agent
         .run_round(&args.prompt, &mut |event| renderer.event(&event))
         .await;
@@ -205,12 +249,42 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     }
 }
 
-/// An identifier for this run, unique enough until sessions are stored (a later issue).
-fn session_id() -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    format!("{millis:x}-{:x}", std::process::id())
+fn context(root: &Path, args: &ContextArgs) -> u8 {
+    let env = |name: &str| std::env::var(name).ok();
+    let settings = match config::load_files(root, &env)
+        .and_then(|files| config::context_settings(&env, &files))
+    {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let found = config::wright_home(&env)
+        .map_err(|e| e.to_string())
+        .and_then(|home| {
+            session::find(&SessionStore::new(&home, root), args.session.as_deref())
+                .map_err(|e| e.to_string())
+        });
+    let session = match found {
+        Ok(Some(session)) => Some(session),
+        Ok(None) if args.session.is_some() => {
+            eprintln!(
+                "wright: no session named {:?} in this project",
+                args.session.as_deref().unwrap_or_default()
+            );
+            return EXIT_USAGE;
+        }
+        Ok(None) => None,
+        Err(message) => {
+            eprintln!("wright: {message}");
+            return EXIT_USAGE;
+        }
+    };
+    let report = context_cmd::report(root, session.as_ref(), &settings, args.full);
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(report.as_bytes());
+    0
 }
 
 async fn tool(root: &Path, args: ToolArgs) -> u8 {

@@ -3,6 +3,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
+use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
 use wright_protocol::{Event, ToolStatus, Usage};
 
 /// Longest tool-argument preview on a tool-call line, in characters.
@@ -138,6 +139,39 @@ impl Renderer for HumanRenderer {
                     "… the reply hit the output token limit; asking the model to continue ({attempt})"
                 );
                 let line = self.paint(DIM, &text);
+                self.line(&line);
+            }
+            Event::CompactionStarted {
+                estimated_tokens,
+                threshold,
+            } => {
+                let text = format!(
+                    "⧗ compacting history: about {estimated_tokens} tokens ≥ threshold {threshold}; summarising older rounds…"
+                );
+                let line = self.paint(YELLOW, &text);
+                self.line(&line);
+            }
+            Event::CompactionFinished {
+                archived_rounds,
+                summary,
+                timed_out,
+                error,
+            } => {
+                let text = match (timed_out, summary, error) {
+                    (true, _, _) => SUMMARY_TIMEOUT_MESSAGE.to_string(),
+                    (false, Some(_), _) => {
+                        format!("✓ archived {archived_rounds} rounds into a summary")
+                    }
+                    (false, None, error) => format!(
+                        "Summary generation failed ({}), keeping recent history only.",
+                        error.as_deref().unwrap_or("no summary returned")
+                    ),
+                };
+                let line = self.paint(YELLOW, &text);
+                self.line(&line);
+            }
+            Event::Warning { message } => {
+                let line = self.paint(YELLOW, &format!("warning: {message}"));
                 self.line(&line);
             }
             Event::RoundFinished { answer, usage, .. } => {

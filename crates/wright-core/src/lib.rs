@@ -7,10 +7,18 @@
 //! ([`Agent`]). It does not talk HTTP itself (that is `wright-llm`), run tools itself (that is
 //! `wright-tools`), or draw anything (that is `wright-cli`).
 
+pub mod code_law;
+pub mod compaction;
+pub mod context;
+pub mod history;
+pub mod mention;
 pub mod prompt;
 pub mod react;
 mod round;
+pub mod summarize;
 mod summary;
+pub mod tiers;
+pub mod trim;
 
 pub use round::{Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome};
 pub use summary::result_summary;

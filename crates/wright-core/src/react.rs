@@ -101,6 +101,11 @@ fn plain_answer(reply: &str) -> String {
         .to_string()
 }
 
+/// Byte offset of the action line in a reply, if it has one.
+pub fn action_start(reply: &str) -> Option<usize> {
+    find_action_line(reply, 0)
+}
+
 /// Byte offset of the first `Action:` that starts a line (indentation allowed) at or after `from`.
 fn find_action_line(text: &str, from: usize) -> Option<usize> {
     let mut search = from;

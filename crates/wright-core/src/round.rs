@@ -1,13 +1,24 @@
-//! The round loop: from a user message to the model's final answer, one ReAct step at a time.
+//! The round loop: from a user message to the model's final answer, one ReAct step at a time,
+//! with the history written as it happens and compaction before the round when it is due.
 
 use tokio_util::sync::CancellationToken;
-use wright_llm::{ChatMessage, ChatRequest, LlmClient, StreamEvent};
-use wright_protocol::{ErrorCode, Event, FailureCode, ToolCall, ToolResult, Usage};
+use wright_llm::{ChatRequest, LlmClient, LlmError, StreamEvent};
+use wright_protocol::{ErrorCode, Event, FailureCode, Message, MessageMetadata, ToolCall};
+use wright_protocol::{ToolResult, ToolStatus, Usage};
+use wright_store::{RoundStatus, StoreError};
 use wright_tools::{ToolContext, ToolRegistry};
 
+use crate::code_law;
+use crate::compaction::{ContextSettings, check_trigger, plan_compaction};
+use crate::context::{ScratchStep, estimate_request};
+use crate::history::HistoryManager;
+use crate::mention;
 use crate::prompt::system_prompt;
-use crate::react::{Action, FORMAT_REMINDER, Reply, ReplyStream, STOP_SEQUENCE, parse_reply};
+use crate::react::{Action, FORMAT_REMINDER, Reply, ReplyStream, parse_reply};
+use crate::summarize::{SummaryFailure, summarize};
 use crate::summary::result_summary;
+use crate::tiers::{HistoryView, tool_message};
+use crate::trim::history_step_text;
 
 /// Default cap on model calls in one round.
 pub const DEFAULT_MAX_STEPS: u32 = 50;
@@ -15,16 +26,20 @@ pub const DEFAULT_MAX_STEPS: u32 = 50;
 pub const MAX_MALFORMED_REPLIES: u32 = 3;
 
 /// How a round is run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct AgentConfig {
-    /// Model calls allowed in one round before it is stopped.
+    /// Model calls allowed in one round before it is stopped (0 means the default).
     pub max_steps: u32,
+    /// Window, threshold, retained rounds, summary settings.
+    pub context: ContextSettings,
 }
 
-impl Default for AgentConfig {
-    fn default() -> Self {
-        Self {
-            max_steps: DEFAULT_MAX_STEPS,
+impl AgentConfig {
+    fn max_steps(&self) -> u32 {
+        if self.max_steps == 0 {
+            DEFAULT_MAX_STEPS
+        } else {
+            self.max_steps
         }
     }
 }
@@ -50,27 +65,48 @@ pub enum RoundOutcome {
     },
 }
 
-/// The agent: a model, the tools, and the project they work in.
+type Events<'a> = &'a mut (dyn FnMut(Event) + Send);
+
+/// The agent: a model, the tools, the project they work in, and the session's history.
 pub struct Agent {
     llm: LlmClient,
+    summary_llm: LlmClient,
     tools: ToolRegistry,
     ctx: ToolContext,
     system: String,
     config: AgentConfig,
+    history: HistoryManager,
 }
 
 impl Agent {
-    /// An agent over `tools` in the project of `ctx`; the system prompt is built once here, so
-    /// every request of the session starts with the same bytes.
-    pub fn new(llm: LlmClient, tools: ToolRegistry, ctx: ToolContext, config: AgentConfig) -> Self {
+    /// An agent over `tools` in the project of `ctx`, continuing `history`. The system prompt
+    /// is built once here, so every request of the session starts with the same bytes. Fails
+    /// only if the summary model's client cannot be made.
+    pub fn new(
+        llm: LlmClient,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        config: AgentConfig,
+        history: HistoryManager,
+    ) -> Result<Self, LlmError> {
+        let summary_llm = match &config.context.summary_model {
+            Some(model) if *model != llm.config().model => {
+                let mut summary_config = llm.config().clone();
+                summary_config.model = model.clone();
+                LlmClient::new(summary_config)?
+            }
+            _ => llm.clone(),
+        };
         let system = system_prompt(&tools);
-        Self {
+        Ok(Self {
             llm,
+            summary_llm,
             tools,
             ctx,
             system,
             config,
-        }
+            history,
+        })
     }
 
     /// The system prompt (layer L1) every request starts with.
@@ -78,48 +114,64 @@ impl Agent {
         &self.system
     }
 
+    /// The session's history.
+    pub fn history(&self) -> &HistoryManager {
+        &self.history
+    }
+
     fn cancellation(&self) -> &CancellationToken {
         self.ctx.cancellation()
     }
 
-    /// Runs one round for `prompt`, reporting each step to `events`. Ends early with
+    /// Runs one round for `input`, reporting each step to `events`. Ends early with
     /// [`FailureCode::Interrupted`] once the tool context's cancellation token fires.
-    pub async fn run_round(
-        &self,
-        prompt: &str,
-        events: &mut (dyn FnMut(Event) + Send),
-    ) -> RoundOutcome {
+    pub async fn run_round(&mut self, input: &str, events: Events<'_>) -> RoundOutcome {
         events(Event::RoundStarted {
-            prompt: prompt.to_string(),
+            prompt: input.to_string(),
         });
-        let mut scratchpad = vec![ChatMessage::user(prompt)];
-        let mut usage = Usage::default();
-        let mut malformed_in_a_row = 0;
-        for step in 1..=self.config.max_steps {
-            let request = ChatRequest {
-                system: self.system.clone(),
-                messages: scratchpad.clone(),
-                stop: vec![STOP_SEQUENCE.to_string()],
+        let ctx = self.ctx.clone();
+        let exists = |path: &str| ctx.resolve(path).is_ok_and(|abs| abs.exists());
+        let input = mention::preprocess(input, &exists).text;
+        if let Err(outcome) = self.compact_if_due(&input, events).await {
+            return self.fail(outcome, events);
+        }
+        let mut view = HistoryView::new(&self.history);
+        let mut round = RoundState::default();
+        let opened = self.history.open_round(&input);
+        self.warn_on_store_error(opened, events);
+        let max_steps = self.config.max_steps();
+        for step in 1..=max_steps {
+            let request = match self.fit_request(&input, &mut view, &mut round, events) {
+                Ok(request) => request,
+                Err(message) => return self.fail((FailureCode::ContextOverflow, message), events),
             };
             let completion = match self.call_model(&request, events).await {
                 Ok(completion) => completion,
                 Err(outcome) => return self.fail(outcome, events),
             };
-            if let Some(call_usage) = &completion.usage {
-                usage.add(call_usage);
-                events(Event::usage(call_usage));
+            if let Some(call_usage) = completion.usage {
+                round.usage.add(&call_usage);
+                events(Event::usage(&call_usage));
+                let recorded = self.history.record_usage(call_usage);
+                self.warn_on_store_error(recorded, events);
             }
-            let (text, observation, malformed) = match parse_reply(&completion.text) {
-                Reply::Answer(answer) if answer.is_empty() => (
-                    completion.text.clone(),
-                    format!("Error: your reply was empty.\n{FORMAT_REMINDER}"),
-                    true,
-                ),
-                Reply::Answer(answer)
-                | Reply::Step {
+            let (text, observation, compressed, malformed) = match parse_reply(&completion.text) {
+                Reply::Answer(answer) if answer.is_empty() => {
+                    let problem = "your reply was empty.".to_string();
+                    let (observation, compressed) = format_error(&problem);
+                    (completion.text.clone(), observation, compressed, true)
+                }
+                Reply::Answer(answer) => {
+                    self.store(Message::assistant(answer.clone()), step, None, events);
+                    return self.finish(answer, step, round.usage, events);
+                }
+                Reply::Step {
+                    text,
                     action: Action::Finish(answer),
-                    ..
-                } => return self.finish(answer, step, usage, events),
+                } => {
+                    self.store(Message::assistant(text), step, None, events);
+                    return self.finish(answer, step, round.usage, events);
+                }
                 Reply::Step {
                     text,
                     action: Action::Tool(call),
@@ -129,48 +181,206 @@ impl Agent {
                         return self.fail(interrupted(), events);
                     }
                     let malformed = is_malformed_call(&result);
+                    let compressed = wright_tools::compress_to_string(&call.tool, &result);
+                    let stored_text = history_step_text(&text, &call);
+                    self.store(Message::assistant(stored_text), step, None, events);
+                    self.store(tool_message(&compressed), step, Some(&call.tool), events);
                     let observation = if malformed {
                         format!("{}\n{FORMAT_REMINDER}", result.text)
                     } else {
                         result.text
                     };
-                    (text, observation, malformed)
+                    round.scratchpad.push(ScratchStep {
+                        assistant: text,
+                        observation,
+                        compressed,
+                        use_compressed: false,
+                    });
+                    round.note_reply(malformed);
+                    if let Some(outcome) = round.too_many_malformed() {
+                        return self.fail(outcome, events);
+                    }
+                    continue;
                 }
                 Reply::Malformed { text, problem } => {
                     events(Event::FormatError {
                         step,
                         message: problem.clone(),
                     });
-                    let observation = format!(
-                        "Error: your action could not be read: {problem}\n{FORMAT_REMINDER}"
-                    );
-                    (text, observation, true)
+                    let (observation, compressed) = format_error(&problem);
+                    (text, observation, compressed, true)
                 }
             };
-            malformed_in_a_row = if malformed { malformed_in_a_row + 1 } else { 0 };
-            if malformed_in_a_row >= MAX_MALFORMED_REPLIES {
-                let message = format!(
-                    "The model wrote {MAX_MALFORMED_REPLIES} malformed replies in a row, so the round was stopped. \
-                     The model may not follow the Thought/Action format; try a stronger model (--model)."
-                );
-                return self.fail((FailureCode::MalformedReplies, message), events);
+            self.store(Message::assistant(text.clone()), step, None, events);
+            self.store(tool_message(&compressed), step, None, events);
+            round.scratchpad.push(ScratchStep {
+                assistant: text,
+                observation,
+                compressed,
+                use_compressed: false,
+            });
+            round.note_reply(malformed);
+            if let Some(outcome) = round.too_many_malformed() {
+                return self.fail(outcome, events);
             }
-            scratchpad.push(ChatMessage::assistant(text));
-            scratchpad.push(ChatMessage::user(format!("Observation: {observation}")));
         }
         let message = format!(
-            "Stopped after {} steps without an answer. Raise `max_steps` in .wright/config.toml, \
-             or split the task into smaller requests.",
-            self.config.max_steps
+            "Stopped after {max_steps} steps without an answer. Raise `max_steps` in .wright/config.toml, \
+             or split the task into smaller requests."
         );
         self.fail((FailureCode::MaxSteps, message), events)
+    }
+
+    /// Spec A6/C7/D6: before a round opens, compact if the last usage plus the new input
+    /// reaches the threshold. Blocks until the summary is made, fails or times out.
+    async fn compact_if_due(
+        &mut self,
+        input: &str,
+        events: Events<'_>,
+    ) -> Result<(), (FailureCode, String)> {
+        let settings = &self.config.context;
+        let last_total = match self.history.last_usage() {
+            Some(usage) => usage.total_tokens,
+            // A provider that reports no usage: estimate what the next request would hold.
+            None => estimate_request(&HistoryView::new(&self.history).request(
+                &self.system,
+                None,
+                "",
+                &[],
+                None,
+            )),
+        };
+        let retained: Vec<Message> = self
+            .history
+            .retained()
+            .iter()
+            .map(|stored| stored.message.clone())
+            .collect();
+        let trigger = check_trigger(last_total, input, retained.len(), settings);
+        if !trigger.compact {
+            return Ok(());
+        }
+        let Some(plan) = plan_compaction(&retained, settings.retain_rounds) else {
+            // Everything left is within the rounds that must be kept; the request builder
+            // compresses their tool results harder if they do not fit (DESIGN §9.3).
+            return Ok(());
+        };
+        events(Event::CompactionStarted {
+            estimated_tokens: trigger.estimated_tokens,
+            threshold: trigger.threshold,
+        });
+        let archived = self.history.to_archive(&plan).to_vec();
+        let timeout = settings.summary_timeout;
+        let result = tokio::select! {
+            result = summarize(&self.summary_llm, &archived, timeout) => result,
+            () = self.cancellation().cancelled() => return Err(interrupted()),
+        };
+        let (summary, timed_out, error) = match result {
+            Ok(summary) => (Some(summary), false, None),
+            Err(SummaryFailure::TimedOut) => (None, true, None),
+            Err(SummaryFailure::Failed(cause)) => (None, false, Some(cause)),
+        };
+        let applied =
+            self.history
+                .apply_compaction(&plan, summary.clone(), timed_out, error.clone());
+        self.warn_on_store_error(applied.map(|_| ()), events);
+        events(Event::CompactionFinished {
+            archived_rounds: u32::try_from(plan.archived_rounds).unwrap_or(u32::MAX),
+            summary,
+            timed_out,
+            error,
+        });
+        Ok(())
+    }
+
+    /// Builds the next request and makes it fit the window (DESIGN §9.3): first the oldest
+    /// scratchpad observations fall back to their compressed form, then the retained history's
+    /// tool results are compressed harder; if it still does not fit, the round ends.
+    fn fit_request(
+        &self,
+        input: &str,
+        view: &mut HistoryView,
+        round: &mut RoundState,
+        events: Events<'_>,
+    ) -> Result<ChatRequest, String> {
+        let code_law = match code_law::load(self.ctx.root()) {
+            Ok(law) => law,
+            Err(problem) => {
+                if !round.warned_code_law {
+                    round.warned_code_law = true;
+                    events(Event::Warning {
+                        message: format!("{problem}; sending the request without project rules"),
+                    });
+                }
+                None
+            }
+        };
+        let recap = wright_tools::todo_recap(&self.ctx.todos());
+        let settings = &self.config.context;
+        let limit = settings
+            .context_window
+            .saturating_sub(u64::from(self.llm.config().max_output_tokens));
+        let threshold = settings.threshold();
+        if !view.is_tight() && view.estimate(&self.system) >= threshold {
+            view.tighten();
+        }
+        loop {
+            let request = view.request(
+                &self.system,
+                code_law.as_ref(),
+                input,
+                &round.scratchpad,
+                recap.as_deref(),
+            );
+            let estimated = estimate_request(&request);
+            if estimated <= limit {
+                return Ok(request);
+            }
+            if let Some(step) = round.scratchpad.iter_mut().find(|s| !s.use_compressed) {
+                step.use_compressed = true;
+            } else if !view.is_tight() {
+                view.tighten();
+            } else {
+                return Err(format!(
+                    "The next request would need about {estimated} tokens, more than fits the context window \
+                     ({} tokens, less {} reserved for the reply), even with every observation compressed. \
+                     Start a new session, or raise `context_window` if the model allows more.",
+                    settings.context_window,
+                    self.llm.config().max_output_tokens
+                ));
+            }
+        }
+    }
+
+    /// Writes a message to history; a storage failure becomes a warning, never a lost round.
+    fn store(
+        &mut self,
+        mut message: Message,
+        step: u32,
+        tool_name: Option<&str>,
+        events: Events<'_>,
+    ) {
+        message.metadata = MessageMetadata {
+            tool_name: tool_name.map(str::to_string),
+            step: Some(step),
+        };
+        let written = self.history.push(message);
+        self.warn_on_store_error(written, events);
+    }
+
+    fn warn_on_store_error(&self, result: Result<(), StoreError>, events: Events<'_>) {
+        if let Err(e) = result {
+            events(Event::Warning {
+                message: format!("the session could not be saved: {e}"),
+            });
+        }
     }
 
     /// One model call, streaming its thought to `events`.
     async fn call_model(
         &self,
         request: &ChatRequest,
-        events: &mut (dyn FnMut(Event) + Send),
+        events: Events<'_>,
     ) -> Result<wright_llm::Completion, (FailureCode, String)> {
         let mut stream = ReplyStream::new();
         let mut on_event = |event: StreamEvent| match event {
@@ -212,12 +422,7 @@ impl Agent {
     }
 
     /// Runs a tool call (unknown tools included: the registry answers those with an error).
-    async fn run_tool(
-        &self,
-        step: u32,
-        call: &ToolCall,
-        events: &mut (dyn FnMut(Event) + Send),
-    ) -> ToolResult {
+    async fn run_tool(&self, step: u32, call: &ToolCall, events: Events<'_>) -> ToolResult {
         events(Event::ToolCall {
             step,
             tool: call.tool.clone(),
@@ -234,12 +439,14 @@ impl Agent {
     }
 
     fn finish(
-        &self,
+        &mut self,
         answer: String,
         steps: u32,
         usage: Usage,
-        events: &mut (dyn FnMut(Event) + Send),
+        events: Events<'_>,
     ) -> RoundOutcome {
+        let ended = self.history.end_round(RoundStatus::Finished);
+        self.warn_on_store_error(ended, events);
         events(Event::RoundFinished {
             answer: answer.clone(),
             steps,
@@ -252,17 +459,61 @@ impl Agent {
         }
     }
 
-    fn fail(
-        &self,
-        (code, message): (FailureCode, String),
-        events: &mut (dyn FnMut(Event) + Send),
-    ) -> RoundOutcome {
+    fn fail(&mut self, (code, message): (FailureCode, String), events: Events<'_>) -> RoundOutcome {
+        let status = match code {
+            FailureCode::Interrupted => RoundStatus::Interrupted,
+            _ => RoundStatus::Failed,
+        };
+        let ended = self.history.end_round(status);
+        self.warn_on_store_error(ended, events);
         events(Event::Error {
             code,
             message: message.clone(),
         });
         RoundOutcome::Failed { code, message }
     }
+}
+
+/// What a round keeps while it runs.
+#[derive(Debug, Default)]
+struct RoundState {
+    scratchpad: Vec<ScratchStep>,
+    usage: Usage,
+    malformed_in_a_row: u32,
+    warned_code_law: bool,
+}
+
+impl RoundState {
+    fn note_reply(&mut self, malformed: bool) {
+        self.malformed_in_a_row = if malformed {
+            self.malformed_in_a_row + 1
+        } else {
+            0
+        };
+    }
+
+    fn too_many_malformed(&self) -> Option<(FailureCode, String)> {
+        (self.malformed_in_a_row >= MAX_MALFORMED_REPLIES).then(|| {
+            (
+                FailureCode::MalformedReplies,
+                format!(
+                    "The model wrote {MAX_MALFORMED_REPLIES} malformed replies in a row, so the round was stopped. \
+                     The model may not follow the Thought/Action format; try a stronger model (--model)."
+                ),
+            )
+        })
+    }
+}
+
+/// The observation for a reply that could not be read, and its history form.
+fn format_error(problem: &str) -> (String, String) {
+    let observation = format!("Error: your action could not be read: {problem}\n{FORMAT_REMINDER}");
+    let compressed = serde_json::json!({
+        "status": ToolStatus::Error,
+        "error": {"code": ErrorCode::InvalidArguments, "message": format!("your action could not be read: {problem}")},
+    })
+    .to_string();
+    (observation, compressed)
 }
 
 fn interrupted() -> (FailureCode, String) {
@@ -275,4 +526,24 @@ fn is_malformed_call(result: &ToolResult) -> bool {
         result.error.as_ref().map(|e| e.code),
         Some(ErrorCode::UnknownTool | ErrorCode::InvalidArguments)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wright_protocol::Role;
+
+    #[test]
+    fn format_errors_are_stored_as_error_tool_results() {
+        let (observation, compressed) = format_error("bad json");
+        assert!(observation.contains(FORMAT_REMINDER));
+        let value: serde_json::Value = serde_json::from_str(&compressed).unwrap();
+        assert_eq!(value["status"], "error");
+        assert_eq!(value["error"]["code"], "invalid_arguments");
+        assert_eq!(
+            Role::Tool,
+            tool_message(&compressed).role,
+            "stored with the tool role"
+        );
+    }
 }

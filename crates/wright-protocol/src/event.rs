@@ -15,6 +15,8 @@ pub enum FailureCode {
     MaxSteps,
     /// The model wrote too many malformed replies in a row.
     MalformedReplies,
+    /// The next request would not fit the context window even with everything compressed.
+    ContextOverflow,
     /// The user pressed Ctrl-C.
     Interrupted,
     /// Configuration is missing or invalid.
@@ -108,6 +110,32 @@ pub enum Event {
         /// Prompt tokens served from the provider's cache, where reported.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cached_prompt_tokens: Option<u64>,
+    },
+    /// The history passed the compaction threshold; older rounds are being archived and
+    /// summarised (spec A4–A6). The round waits until `compaction_finished`.
+    CompactionStarted {
+        /// `last_usage_total + chars(input) / 3`, the estimate that crossed the threshold.
+        estimated_tokens: u64,
+        /// `compact_threshold × context_window`.
+        threshold: u64,
+    },
+    /// Compaction is done.
+    CompactionFinished {
+        /// Whole rounds moved into the archive.
+        archived_rounds: u32,
+        /// The summary that now stands for them, or `None` if it could not be made.
+        summary: Option<String>,
+        /// Whether the summary call timed out (spec E2).
+        timed_out: bool,
+        /// Why the summary could not be made, when it failed for another reason.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// Something the user should know that does not stop the round (a skipped torn line in the
+    /// session file, an oversized CODE_LAW.md, ...).
+    Warning {
+        /// What happened.
+        message: String,
     },
     /// The round ended with an answer.
     RoundFinished {

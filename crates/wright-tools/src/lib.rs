@@ -6,6 +6,9 @@
 //! returns a [`wright_protocol::ToolResult`]. Every failure the model can recover from (bad
 //! arguments, missing file, timeout, …) is an error *result*, never a Rust error or a panic.
 //!
+//! It also shapes what history keeps of a result: [`compress`] gives its history form (spec A3,
+//! C1) and [`todo_recap`] the todo recap that closes each request; it stores no history itself.
+//!
 //! This crate knows nothing about models, prompts beyond its own tool descriptions, or history.
 //!
 //! Adding a tool = one file implementing [`Tool`] + one line in [`ToolRegistry::builtin`].
@@ -14,6 +17,7 @@ mod args;
 mod atomic;
 mod bash;
 mod closest;
+mod compress;
 mod context;
 mod diff;
 mod edit;
@@ -25,6 +29,7 @@ mod multi_edit;
 mod read;
 mod registry;
 mod text_file;
+mod todo_write;
 mod walk;
 mod write;
 
@@ -32,6 +37,9 @@ use futures::future::BoxFuture;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 pub use bash::BashTool;
+pub use compress::{
+    CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,
+};
 pub use context::{Freshness, ToolContext};
 pub use edit::EditTool;
 pub use glob::GlobTool;
@@ -40,6 +48,7 @@ pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
 pub use read::ReadTool;
 pub use registry::ToolRegistry;
+pub use todo_write::{TodoWriteTool, todo_recap};
 pub use write::WriteTool;
 
 /// One tool the model can call.

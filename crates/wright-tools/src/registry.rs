@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
 use crate::{
-    BashTool, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool, Tool, ToolContext,
-    WriteTool,
+    BashTool, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool, TodoWriteTool, Tool,
+    ToolContext, WriteTool,
 };
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
@@ -34,7 +34,7 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, Bash.
+    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, TodoWrite, Bash.
     pub fn builtin() -> Self {
         let mut registry = Self::new();
         registry.register(Box::new(ReadTool));
@@ -44,6 +44,7 @@ impl ToolRegistry {
         registry.register(Box::new(LsTool));
         registry.register(Box::new(GlobTool));
         registry.register(Box::new(GrepTool));
+        registry.register(Box::new(TodoWriteTool));
         registry.register(Box::new(BashTool));
         registry
     }
@@ -184,6 +185,7 @@ mod tests {
                 "LS",
                 "Glob",
                 "Grep",
+                "TodoWrite",
                 "Bash"
             ]
         );
@@ -215,7 +217,7 @@ mod tests {
         assert_eq!(
             error.message,
             "there is no tool named `Raed`; the tools are: Read, Write, Edit, MultiEdit, LS, Glob, Grep, \
-             Bash"
+             TodoWrite, Bash"
         );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());

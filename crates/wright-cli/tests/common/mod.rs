@@ -45,6 +45,7 @@ impl Project {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
+            .env("WRIGHT_HOME", self.home.path().join("state"))
             .env("NO_COLOR", "1");
         command
     }
@@ -102,7 +103,7 @@ impl Run {
 }
 
 pub fn serve(responses: Vec<ScriptedResponse>) -> TestServer {
-    TestServer::start(Script { responses }).unwrap()
+    TestServer::start(Script::new(responses)).unwrap()
 }
 
 pub fn reply(text: &str) -> ScriptedResponse {

@@ -1,0 +1,104 @@
+//! Layer L2 (spec A1, C5): the project's rules in `CODE_LAW.md` at the project root, name
+//! matched without regard to case, re-read for every request and never stored in history.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The file name, compared case-insensitively (spec C5).
+pub const CODE_LAW_FILE: &str = "code_law.md";
+
+/// Largest part of the file that is sent; the rest is cut with a visible note.
+pub const MAX_CODE_LAW_BYTES: usize = 64 * 1024;
+
+/// The project rules as they go into a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeLaw {
+    /// The file's name as it is on disk (`CODE_LAW.md`, `code_law.md`, ...).
+    pub file_name: String,
+    /// Its text, cut to [`MAX_CODE_LAW_BYTES`] with a note when longer.
+    pub text: String,
+    /// Whether it was cut.
+    pub truncated: bool,
+}
+
+/// Reads the project's CODE_LAW.md, if it has one. A file that cannot be read is reported as
+/// an error for the caller to show; it never stops a round.
+pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, String> {
+    let Ok(entries) = std::fs::read_dir(project_root) else {
+        return Ok(None);
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .file_type()
+                .is_ok_and(|t| t.is_file() || t.is_symlink())
+        })
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.eq_ignore_ascii_case(CODE_LAW_FILE))
+        .collect();
+    // Several spellings in one directory (case-sensitive file systems): take the upper-case
+    // one the spec names first, for a stable choice.
+    names.sort();
+    let Some(file_name) = names.into_iter().next() else {
+        return Ok(None);
+    };
+    let path = project_root.join(&file_name);
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|file| {
+            file.take(MAX_CODE_LAW_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let truncated = bytes.len() > MAX_CODE_LAW_BYTES;
+    bytes.truncate(MAX_CODE_LAW_BYTES);
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if truncated {
+        // A cut in the middle of a UTF-8 sequence shows as one replacement character; drop it.
+        if text.ends_with('\u{FFFD}') {
+            text.pop();
+        }
+        text.push_str(&format!(
+            "\n\n[{file_name} is longer than {} KiB; the rest was cut.]",
+            MAX_CODE_LAW_BYTES / 1024
+        ));
+    }
+    Ok(Some(CodeLaw {
+        file_name,
+        text,
+        truncated,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn absent_file_is_nothing() {
+        let dir = tempfile::TempDir::new().unwrap();
+        assert_eq!(load(dir.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn any_case_of_the_name_is_found() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("Code_Law.MD"), "Use tabs.").unwrap();
+        let law = load(dir.path()).unwrap().unwrap();
+        assert_eq!(law.file_name, "Code_Law.MD");
+        assert_eq!(law.text, "Use tabs.");
+        assert!(!law.truncated);
+    }
+
+    #[test]
+    fn a_huge_file_is_cut_with_a_visible_note() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(dir.path().join("CODE_LAW.md"), "x".repeat(100_000)).unwrap();
+        let law = load(dir.path()).unwrap().unwrap();
+        assert!(law.truncated);
+        assert!(law.text.starts_with(&"x".repeat(MAX_CODE_LAW_BYTES)));
+        assert!(law.text.ends_with("the rest was cut.]"));
+    }
+}

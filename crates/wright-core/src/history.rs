@@ -1,0 +1,338 @@
+//! The HistoryManager (spec A2, A4, D1, D2): the conversation as history keeps it — every
+//! message with its time, which of them are archived, the summaries that stand for the archive,
+//! and the last reported usage — written through to the session file as it happens.
+
+use chrono::{DateTime, Utc};
+use wright_protocol::{Message, Role, TodoItem, Usage};
+use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError};
+
+use crate::compaction::CompactionPlan;
+use crate::react::{Action, Reply, parse_reply};
+
+/// A message and when it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// When it was written.
+    pub at: DateTime<Utc>,
+    /// The message.
+    pub message: Message,
+}
+
+/// A summary of archived rounds (spec A5); part of L3, never summarised again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryEntry {
+    /// The filled-in A5 template.
+    pub text: String,
+    /// Time of the first archived message it covers.
+    pub start_time: DateTime<Utc>,
+    /// Time of the last archived message it covers.
+    pub cutoff_time: DateTime<Utc>,
+}
+
+/// The conversation history of one session.
+#[derive(Debug, Default)]
+pub struct HistoryManager {
+    /// Every message of the session, in order; archived ones included (nothing is deleted).
+    messages: Vec<Stored>,
+    /// Messages before this index are archived.
+    archived_end: usize,
+    summaries: Vec<SummaryEntry>,
+    last_usage: Option<Usage>,
+    /// Index of the running round's user message.
+    round_start: Option<usize>,
+    file: Option<SessionFile>,
+}
+
+impl HistoryManager {
+    /// An empty history, written through to `file` when there is one.
+    pub fn new(file: Option<SessionFile>) -> Self {
+        Self {
+            file,
+            ..Self::default()
+        }
+    }
+
+    /// Rebuilds the history of a stored session from its records.
+    pub fn replay(records: &[Record], file: Option<SessionFile>) -> Self {
+        let mut history = Self::new(file);
+        for record in records {
+            match record {
+                Record::Message { at, message } => history.messages.push(Stored {
+                    at: *at,
+                    message: message.clone(),
+                }),
+                Record::Usage { usage, .. } => history.last_usage = Some(*usage),
+                Record::Compaction(compaction) => history.adopt(compaction),
+                Record::Meta(_) | Record::RoundEnd { .. } => {}
+            }
+        }
+        history
+    }
+
+    fn adopt(&mut self, compaction: &CompactionRecord) {
+        self.archived_end = compaction.archived_end.min(self.messages.len());
+        if let Some(text) = &compaction.summary {
+            self.summaries.push(SummaryEntry {
+                text: text.clone(),
+                start_time: compaction.start_time,
+                cutoff_time: compaction.cutoff_time,
+            });
+        }
+    }
+
+    fn write(&mut self, record: &Record) -> Result<(), StoreError> {
+        match &mut self.file {
+            Some(file) => file.append(record),
+            None => Ok(()),
+        }
+    }
+
+    /// The retained history before the running round (all of it between rounds): what L3
+    /// renders after the summaries.
+    pub fn retained(&self) -> &[Stored] {
+        let end = self.round_start.unwrap_or(self.messages.len());
+        &self.messages[self.archived_end.min(end)..end]
+    }
+
+    /// The summaries, oldest first.
+    pub fn summaries(&self) -> &[SummaryEntry] {
+        &self.summaries
+    }
+
+    /// Every message ever written, archived ones included.
+    pub fn all_messages(&self) -> &[Stored] {
+        &self.messages
+    }
+
+    /// The usage the provider reported for the last model call, if any.
+    pub fn last_usage(&self) -> Option<&Usage> {
+        self.last_usage.as_ref()
+    }
+
+    /// The todo list of the last successful TodoWrite call, archived rounds included, so a
+    /// continued session gets its list back (the list itself lives in memory only).
+    pub fn last_todo_list(&self) -> Option<Vec<TodoItem>> {
+        let succeeded = |message: &Message| {
+            message.role == Role::Tool
+                && message.metadata.tool_name.as_deref() == Some("TodoWrite")
+                && serde_json::from_str::<serde_json::Value>(&message.content)
+                    .is_ok_and(|result| result["status"] == "success")
+        };
+        let (index, _) = self
+            .messages
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, stored)| succeeded(&stored.message))?;
+        let step = self.messages[..index]
+            .iter()
+            .rev()
+            .find(|stored| stored.message.role == Role::Assistant)?;
+        match parse_reply(&step.message.content) {
+            Reply::Step {
+                action: Action::Tool(call),
+                ..
+            } if call.tool == "TodoWrite" => {
+                serde_json::from_value(call.args.get("todos")?.clone()).ok()
+            }
+            _ => None,
+        }
+    }
+
+    /// Opens a round with the user's message (as sent, reminders included; DESIGN §9.1).
+    /// The message is kept in memory even if writing it fails; the error is returned for the
+    /// caller to report.
+    pub fn open_round(&mut self, text: &str) -> Result<(), StoreError> {
+        self.round_start = Some(self.messages.len());
+        self.push(Message::user(text))
+    }
+
+    /// Appends an assistant step or a compressed tool result.
+    pub fn push(&mut self, message: Message) -> Result<(), StoreError> {
+        let stored = Stored {
+            at: Utc::now(),
+            message,
+        };
+        let record = Record::Message {
+            at: stored.at,
+            message: stored.message.clone(),
+        };
+        self.messages.push(stored);
+        self.write(&record)
+    }
+
+    /// Notes the provider-reported usage of a model call.
+    pub fn record_usage(&mut self, usage: Usage) -> Result<(), StoreError> {
+        self.last_usage = Some(usage);
+        self.write(&Record::Usage {
+            at: Utc::now(),
+            usage,
+        })
+    }
+
+    /// Closes the running round.
+    pub fn end_round(&mut self, status: RoundStatus) -> Result<(), StoreError> {
+        self.round_start = None;
+        self.write(&Record::RoundEnd {
+            at: Utc::now(),
+            status,
+        })
+    }
+
+    /// The messages a plan would archive (a prefix of [`retained`](Self::retained)).
+    pub fn to_archive(&self, plan: &CompactionPlan) -> &[Stored] {
+        let retained = self.retained();
+        &retained[..plan.archive_len.min(retained.len())]
+    }
+
+    /// Archives what `plan` covers and appends its summary (if one was made) after the earlier
+    /// ones; records the compaction in the session file. Returns the record written.
+    pub fn apply_compaction(
+        &mut self,
+        plan: &CompactionPlan,
+        summary: Option<String>,
+        timed_out: bool,
+        error: Option<String>,
+    ) -> Result<CompactionRecord, StoreError> {
+        let archived = self.to_archive(plan);
+        let now = Utc::now();
+        let start_time = archived.first().map_or(now, |m| m.at);
+        let cutoff_time = archived.last().map_or(now, |m| m.at);
+        let record = CompactionRecord {
+            at: now,
+            archived_end: self.archived_end + archived.len(),
+            archived_rounds: plan.archived_rounds,
+            summary,
+            timed_out,
+            error,
+            start_time,
+            cutoff_time,
+        };
+        self.adopt(&record);
+        self.write(&Record::Compaction(record.clone()))?;
+        Ok(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::plan_compaction;
+    use pretty_assertions::assert_eq;
+
+    fn round(history: &mut HistoryManager, i: usize) {
+        history.open_round(&format!("q{i}")).unwrap();
+        history.push(Message::assistant(format!("a{i}"))).unwrap();
+        history.end_round(RoundStatus::Finished).unwrap();
+    }
+
+    fn contents(messages: &[Stored]) -> Vec<&str> {
+        messages
+            .iter()
+            .map(|m| m.message.content.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_running_round_is_not_part_of_the_retained_history() {
+        let mut history = HistoryManager::new(None);
+        round(&mut history, 1);
+        history.open_round("q2").unwrap();
+        history.push(Message::assistant("step")).unwrap();
+        assert_eq!(contents(history.retained()), vec!["q1", "a1"]);
+        history.end_round(RoundStatus::Finished).unwrap();
+        assert_eq!(contents(history.retained()), vec!["q1", "a1", "q2", "step"]);
+    }
+
+    #[test]
+    fn compaction_archives_a_prefix_and_keeps_every_message() {
+        let mut history = HistoryManager::new(None);
+        for i in 0..4 {
+            round(&mut history, i);
+        }
+        let messages: Vec<Message> = history
+            .retained()
+            .iter()
+            .map(|m| m.message.clone())
+            .collect();
+        let plan = plan_compaction(&messages, 2).unwrap();
+        let record = history
+            .apply_compaction(&plan, Some("summary one".into()), false, None)
+            .unwrap();
+        assert_eq!(record.archived_end, 4);
+        assert_eq!(contents(history.retained()), vec!["q2", "a2", "q3", "a3"]);
+        assert_eq!(history.summaries()[0].text, "summary one");
+        assert_eq!(history.all_messages().len(), 8);
+    }
+
+    #[test]
+    fn the_last_successful_todo_list_is_recovered() {
+        let mut history = HistoryManager::new(None);
+        history.open_round("plan").unwrap();
+        let step = |todos: &str| {
+            Message::assistant(format!(
+                "Thought: plan\nAction: TodoWrite[{{\"todos\": {todos}}}]"
+            ))
+        };
+        let result = |status: &str| Message {
+            role: Role::Tool,
+            content: format!("{{\"status\":\"{status}\"}}"),
+            metadata: wright_protocol::MessageMetadata {
+                tool_name: Some("TodoWrite".into()),
+                step: Some(1),
+            },
+        };
+        history
+            .push(step(
+                r#"[{"id": "1", "content": "a", "status": "in_progress"}]"#,
+            ))
+            .unwrap();
+        history.push(result("success")).unwrap();
+        assert_eq!(history.last_todo_list().unwrap()[0].content, "a");
+        history
+            .push(step(r#"[{"id": "1", "content": "b", "status": "bogus"}]"#))
+            .unwrap();
+        history.push(result("error")).unwrap();
+        assert_eq!(
+            history.last_todo_list().unwrap()[0].content,
+            "a",
+            "a failed call leaves the list as it was"
+        );
+    }
+
+    #[test]
+    fn replay_restores_archive_summaries_and_usage() {
+        let home = tempfile::TempDir::new().unwrap();
+        let store = wright_store::SessionStore::new(home.path(), std::path::Path::new("/p"));
+        let (_, file) = store.create(Some("s")).unwrap();
+        let mut history = HistoryManager::new(Some(file));
+        for i in 0..3 {
+            round(&mut history, i);
+        }
+        history
+            .record_usage(Usage {
+                total_tokens: 42,
+                ..Usage::default()
+            })
+            .unwrap();
+        let messages: Vec<Message> = history
+            .retained()
+            .iter()
+            .map(|m| m.message.clone())
+            .collect();
+        let plan = plan_compaction(&messages, 1).unwrap();
+        history.apply_compaction(&plan, None, true, None).unwrap();
+        round(&mut history, 3);
+        drop(history);
+
+        let loaded = store.find_named("s").unwrap().unwrap();
+        let replayed = HistoryManager::replay(&loaded.records, None);
+        assert_eq!(contents(replayed.retained()), vec!["q2", "a2", "q3", "a3"]);
+        assert!(
+            replayed.summaries().is_empty(),
+            "a timed-out compaction has no summary"
+        );
+        assert_eq!(replayed.last_usage().unwrap().total_tokens, 42);
+        assert_eq!(replayed.all_messages().len(), 8);
+    }
+}

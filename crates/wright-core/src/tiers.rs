@@ -1,0 +1,109 @@
+//! The retained history as one round sees it, and its harder-compressed tier (DESIGN §9.3):
+//! when the retained rounds alone pass the compaction threshold, or a request would not fit
+//! the window, their tool results are compressed again at the tight level of the
+//! ToolResultCompressor.
+
+use wright_llm::ChatRequest;
+use wright_protocol::{Message, MessageMetadata, Role, ToolResult, ToolStatus};
+use wright_tools::CompressionLevel;
+
+use crate::code_law::CodeLaw;
+use crate::context::{RequestParts, ScratchStep, build_request, estimate_request};
+use crate::history::{HistoryManager, SummaryEntry};
+
+/// A history `tool` message holding a compressed result.
+pub fn tool_message(compressed: &str) -> Message {
+    Message {
+        role: Role::Tool,
+        content: compressed.to_string(),
+        metadata: MessageMetadata::default(),
+    }
+}
+
+/// L3 for the running round: a snapshot of the summaries and retained messages, taken when
+/// the round opens (the round's own steps live in the scratchpad until it ends).
+#[derive(Debug, Clone)]
+pub struct HistoryView {
+    summaries: Vec<SummaryEntry>,
+    messages: Vec<Message>,
+    tight: bool,
+}
+
+impl HistoryView {
+    /// Snapshots `history`'s L3.
+    pub fn new(history: &HistoryManager) -> Self {
+        Self {
+            summaries: history.summaries().to_vec(),
+            messages: history
+                .retained()
+                .iter()
+                .map(|stored| stored.message.clone())
+                .collect(),
+            tight: false,
+        }
+    }
+
+    /// Whether the tool results are at the tight tier.
+    pub fn is_tight(&self) -> bool {
+        self.tight
+    }
+
+    /// Re-compresses every tool result at the tight tier.
+    pub fn tighten(&mut self) {
+        for message in &mut self.messages {
+            if message.role == Role::Tool
+                && let Some(tight) = tighter(message)
+            {
+                message.content = tight;
+            }
+        }
+        self.tight = true;
+    }
+
+    /// The request for this view with the round's other parts.
+    pub fn request(
+        &self,
+        system: &str,
+        code_law: Option<&CodeLaw>,
+        input: &str,
+        scratchpad: &[ScratchStep],
+        todo_recap: Option<&str>,
+    ) -> ChatRequest {
+        build_request(&RequestParts {
+            system,
+            code_law,
+            summaries: &self.summaries,
+            history: &self.messages,
+            input,
+            scratchpad,
+            todo_recap,
+        })
+    }
+
+    /// The token estimate of L1 and L3 alone.
+    pub fn estimate(&self, system: &str) -> u64 {
+        estimate_request(&self.request(system, None, "", &[], None))
+    }
+}
+
+/// A stored `{status, data, error}` compressed again at the tight tier.
+fn tighter(message: &Message) -> Option<String> {
+    let stored: serde_json::Value = serde_json::from_str(&message.content).ok()?;
+    let status: ToolStatus = serde_json::from_value(stored.get("status")?.clone()).ok()?;
+    let result = ToolResult {
+        status,
+        data: stored.get("data").cloned().unwrap_or_default(),
+        error: stored
+            .get("error")
+            .and_then(|e| serde_json::from_value(e.clone()).ok()),
+        text: String::new(),
+        stats: serde_json::Value::Null,
+        context: serde_json::Value::Null,
+    };
+    let tool = message.metadata.tool_name.as_deref().unwrap_or("");
+    Some(wright_tools::compress_to_string_with(
+        tool,
+        &result,
+        CompressionLevel::Tight,
+    ))
+}

@@ -1,0 +1,125 @@
+//! DESIGN §9.2: large string arguments of Write/Edit/MultiEdit actions are trimmed in the
+//! assistant message stored in history, with the same snippet limits as their results — the
+//! model wrote them once and the file now holds them; carrying them in every later request
+//! would only cost tokens.
+
+use serde_json::Value;
+use wright_protocol::ToolCall;
+
+use crate::react::{Action, action_start};
+
+/// Spec A3: Edit/Write snippets keep 20–50 lines; an argument keeps its first 20.
+pub const MAX_ARG_LINES: usize = 20;
+/// Longest argument kept whole, in characters.
+pub const MAX_ARG_CHARS: usize = 2_000;
+
+/// Tools whose string arguments carry file content.
+const CONTENT_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
+
+/// The step text as history stores it: the thought as written, then the action with large
+/// content arguments trimmed. Other tools' steps are returned unchanged.
+pub fn history_step_text(text: &str, call: &ToolCall) -> String {
+    if !CONTENT_TOOLS.contains(&call.tool.as_str()) {
+        return text.to_string();
+    }
+    let mut args = call.args.clone();
+    if !trim_value(&mut args) {
+        return text.to_string();
+    }
+    let thought = action_start(text).map_or("", |start| &text[..start]);
+    let action = Action::Tool(ToolCall {
+        tool: call.tool.clone(),
+        args,
+    });
+    format!("{thought}{}", action.to_text())
+}
+
+/// Trims every long string inside `value`; says whether anything was trimmed.
+fn trim_value(value: &mut Value) -> bool {
+    match value {
+        Value::String(text) => match trimmed(text) {
+            Some(short) => {
+                *text = short;
+                true
+            }
+            None => false,
+        },
+        // Every element is visited: no short-circuit, all long strings get trimmed.
+        Value::Array(items) => items.iter_mut().map(trim_value).filter(|t| *t).count() > 0,
+        Value::Object(map) => map.values_mut().map(trim_value).filter(|t| *t).count() > 0,
+        _ => false,
+    }
+}
+
+fn trimmed(text: &str) -> Option<String> {
+    let lines = text.lines().count();
+    if lines <= MAX_ARG_LINES && text.chars().count() <= MAX_ARG_CHARS {
+        return None;
+    }
+    let mut kept: String = text
+        .lines()
+        .take(MAX_ARG_LINES)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if kept.chars().count() > MAX_ARG_CHARS {
+        kept = kept.chars().take(MAX_ARG_CHARS).collect();
+    }
+    let dropped = lines.saturating_sub(MAX_ARG_LINES);
+    Some(format!(
+        "{kept}\n… [trimmed in history: {dropped} more lines, {} characters in all; the file holds the full text]",
+        text.chars().count()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(tool: &str, args: Value) -> ToolCall {
+        ToolCall {
+            tool: tool.into(),
+            args,
+        }
+    }
+
+    #[test]
+    fn a_large_write_is_trimmed_to_twenty_lines_and_keeps_its_thought() {
+        let content: String = (1..=300).map(|i| format!("line {i}\n")).collect();
+        let call = call("Write", json!({"file_path": "a.txt", "content": content}));
+        let text = format!(
+            "Thought: write it\n{}",
+            Action::Tool(call.clone()).to_text()
+        );
+        let stored = history_step_text(&text, &call);
+        assert!(stored.starts_with("Thought: write it\nAction: Write["));
+        assert!(stored.contains("line 20\\n…"), "{stored}");
+        assert!(!stored.contains("line 21\\n"));
+        assert!(stored.contains("280 more lines"));
+        assert!(stored.len() < text.len() / 3);
+    }
+
+    #[test]
+    fn small_edits_and_other_tools_are_stored_as_written() {
+        let edit = call(
+            "Edit",
+            json!({"file_path": "a", "old_string": "x", "new_string": "y"}),
+        );
+        let text = "Thought: t\nAction: Edit[{\"file_path\":\"a\",\"old_string\":\"x\",\"new_string\":\"y\"}]";
+        assert_eq!(history_step_text(text, &edit), text);
+        let bash = call("Bash", json!({"command": "x\n".repeat(500)}));
+        assert_eq!(history_step_text("anything", &bash), "anything");
+    }
+
+    #[test]
+    fn multi_edit_strings_inside_the_edits_array_are_trimmed() {
+        let long = "z\n".repeat(200);
+        let call = call(
+            "MultiEdit",
+            json!({"file_path": "a", "edits": [{"old_string": "short", "new_string": long}]}),
+        );
+        let stored = history_step_text(&Action::Tool(call.clone()).to_text(), &call);
+        assert!(stored.contains("\"old_string\":\"short\""));
+        assert!(stored.contains("180 more lines"));
+    }
+}

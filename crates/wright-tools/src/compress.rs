@@ -1,0 +1,444 @@
+//! The ToolResultCompressor (spec A3, C1, D2): the history form of a tool result.
+//!
+//! The model sees a tool's full observation (`text`) during the round it ran in; history keeps
+//! only `{"status", "data", "error"?}` with `data` shrunk by a rule per tool (spec A3). `text`,
+//! `stats` and `context` are dropped (C1: the text is what `data` summarises, the stats are of
+//! no use to the model, the arguments are already in the assistant's `Action:`). `status`, and
+//! for a failure `error.code` and `error.message` in full, are always kept, whatever the data
+//! looks like. Markers such as `truncated`, `applied`, `fallback` and `modified_externally` are
+//! kept wherever the tool set them.
+//!
+//! The rules are pure functions of `(tool, result)`. A field missing from the data is left out;
+//! data of an unexpected shape falls back to the default rule; nothing here panics.
+//!
+//! # Tiers
+//!
+//! | | [`Standard`](CompressionLevel::Standard) | [`Tight`](CompressionLevel::Tight) |
+//! |---|---|---|
+//! | Read: lines of the current range | 500 | 100 |
+//! | Grep: match lines / files / counts | 5 | 3 |
+//! | Glob, LS: entries | 10 | 5 |
+//! | Edit, MultiEdit: diff kept whole up to / else first lines | 50 / 20 | 25 / 10 |
+//! | Write: head of a created / overwritten file | 50 / 20 | 25 / 10 |
+//! | Bash: last stdout / stderr lines | 5 / 20 | 2 / 5 |
+//! | Bash command, Grep and Bash line characters | 200 | 100 |
+//! | Read, diff and Write line characters | 2000 | 500 |
+//! | other tools: string chars / array items / depth | 2000 / 20 / 8 | 1000 / 10 / 4 |
+//!
+//! `Standard` is what every step is written to history with. `Tight` is for when the retained
+//! rounds alone pass the compaction threshold (DESIGN §9.3); it accepts results that are
+//! already compressed at `Standard` (their tool messages are all history still has) and gives
+//! the same shapes with smaller limits. Compressing twice at the same level changes nothing.
+
+mod bash;
+mod fallback;
+mod files;
+mod search;
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+use wright_protocol::{ToolResult, ToolStatus};
+
+/// Spec A3: Read keeps at most 500 lines of the current range ("上限 500 行，仅当前区间").
+const READ_MAX_LINES: usize = 500;
+/// Spec A3: Grep keeps a summary and at most 5 match lines with file and line number.
+const GREP_MAX_LINES: usize = 5;
+/// Spec A3: Glob and LS keep their counts and the first 10 entries ("前 5-10 项").
+const LIST_MAX_ENTRIES: usize = 10;
+/// Spec A3: an Edit/MultiEdit diff of at most 50 lines is kept whole (snippets of 20-50 lines).
+const DIFF_WHOLE_LINES: usize = 50;
+/// Spec A3: a larger diff keeps only a summary and its first 20 lines ("大 diff 仅保留摘要").
+const DIFF_HEAD_LINES: usize = 20;
+/// Spec A3: a file Write created keeps its first 50 lines ("新文件保留前 20-50 行").
+const CREATED_HEAD_LINES: usize = 50;
+/// Spec A3: a file Write overwrote keeps its first 20 lines; the model had it already.
+const OVERWRITTEN_HEAD_LINES: usize = 20;
+/// Spec A3: Bash keeps the last 20 lines of stderr ("stderr 末尾 20 行").
+const STDERR_TAIL_LINES: usize = 20;
+/// Spec A3: Bash keeps only a summary of stdout ("stdout 仅摘要"): its size and last 5 lines.
+const STDOUT_TAIL_LINES: usize = 5;
+/// Characters of a Bash command kept; the full command is in the assistant's `Action:`.
+const COMMAND_CHARS: usize = 200;
+/// Characters of one Grep match text or one Bash output line kept.
+const SHORT_LINE_CHARS: usize = 200;
+/// Characters of one line of a Read, diff or Write snippet kept (Read's own cut).
+const SNIPPET_LINE_CHARS: usize = 2000;
+/// Spec D2 default rule ("默认回退策略"): longer strings are cut in the middle.
+const DEFAULT_STRING_CHARS: usize = 2000;
+/// Spec D2 default rule: longer arrays keep their first items and a `… N more` note.
+const DEFAULT_ARRAY_ITEMS: usize = 20;
+/// Spec D2 default rule: containers nested deeper than this are replaced by a size note.
+const DEFAULT_DEPTH: usize = 8;
+
+/// How hard tool results are compressed (see the tiers in the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompressionLevel {
+    /// The spec A3 limits, used when each step is written to history.
+    #[default]
+    Standard,
+    /// About half of every limit, for retained history that alone passes the compaction
+    /// threshold (DESIGN §9.3).
+    Tight,
+}
+
+/// The limits of one [`CompressionLevel`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Limits {
+    read_lines: usize,
+    grep_lines: usize,
+    list_entries: usize,
+    diff_whole_lines: usize,
+    diff_head_lines: usize,
+    created_head_lines: usize,
+    overwritten_head_lines: usize,
+    stdout_tail_lines: usize,
+    stderr_tail_lines: usize,
+    command_chars: usize,
+    short_line_chars: usize,
+    snippet_line_chars: usize,
+    string_chars: usize,
+    array_items: usize,
+    depth: usize,
+}
+
+impl Limits {
+    const STANDARD: Self = Self {
+        read_lines: READ_MAX_LINES,
+        grep_lines: GREP_MAX_LINES,
+        list_entries: LIST_MAX_ENTRIES,
+        diff_whole_lines: DIFF_WHOLE_LINES,
+        diff_head_lines: DIFF_HEAD_LINES,
+        created_head_lines: CREATED_HEAD_LINES,
+        overwritten_head_lines: OVERWRITTEN_HEAD_LINES,
+        stdout_tail_lines: STDOUT_TAIL_LINES,
+        stderr_tail_lines: STDERR_TAIL_LINES,
+        command_chars: COMMAND_CHARS,
+        short_line_chars: SHORT_LINE_CHARS,
+        snippet_line_chars: SNIPPET_LINE_CHARS,
+        string_chars: DEFAULT_STRING_CHARS,
+        array_items: DEFAULT_ARRAY_ITEMS,
+        depth: DEFAULT_DEPTH,
+    };
+
+    /// DESIGN §9.3: roughly half of every standard limit; Read goes down to a fifth, since
+    /// its 500 lines dominate any history they are in.
+    const TIGHT: Self = Self {
+        read_lines: 100,
+        grep_lines: 3,
+        list_entries: 5,
+        diff_whole_lines: 25,
+        diff_head_lines: 10,
+        created_head_lines: 25,
+        overwritten_head_lines: 10,
+        stdout_tail_lines: 2,
+        stderr_tail_lines: 5,
+        command_chars: 100,
+        short_line_chars: 100,
+        snippet_line_chars: 500,
+        string_chars: 1000,
+        array_items: 10,
+        depth: 4,
+    };
+
+    fn of(level: CompressionLevel) -> Self {
+        match level {
+            CompressionLevel::Standard => Self::STANDARD,
+            CompressionLevel::Tight => Self::TIGHT,
+        }
+    }
+}
+
+/// The history form of a tool result: `{"status", "data": <compressed>, "error"?: {code,
+/// message}}`, at the [`Standard`](CompressionLevel::Standard) level.
+pub fn compress(tool: &str, result: &ToolResult) -> Value {
+    compress_with(tool, result, CompressionLevel::Standard)
+}
+
+/// The same as [`compress`], serialised as compact JSON for a history `tool` message.
+pub fn compress_to_string(tool: &str, result: &ToolResult) -> String {
+    compress_to_string_with(tool, result, CompressionLevel::Standard)
+}
+
+/// The same as [`compress_with`], serialised as compact JSON for a history `tool` message.
+///
+/// The keys come in the order of spec E1, `status` first, then `data` and `error` (a plain
+/// `Value` would sort them): the model reads whether the step worked before what it found.
+pub fn compress_to_string_with(tool: &str, result: &ToolResult, level: CompressionLevel) -> String {
+    let compressed = compress_with(tool, result, level);
+    let mut json = String::from("{");
+    for key in ["status", "data", "error"] {
+        if let Some(value) = compressed.get(key) {
+            if json.len() > 1 {
+                json.push(',');
+            }
+            json.push_str(&format!("{}:{value}", json!(key)));
+        }
+    }
+    json.push('}');
+    json
+}
+
+/// The history form of a tool result at `level`. `tool` picks the rule (spec A3); any tool
+/// without one (MCP, added later, unknown) gets the default rule. `result` may itself be a
+/// compressed result read back from history, to compress it harder.
+pub fn compress_with(tool: &str, result: &ToolResult, level: CompressionLevel) -> Value {
+    let limits = Limits::of(level);
+    let mut out = Map::new();
+    let status = match result.status {
+        ToolStatus::Success => "success",
+        ToolStatus::Error => "error",
+    };
+    out.insert("status".into(), json!(status));
+    out.insert("data".into(), compress_data(tool, &result.data, &limits));
+    // C1: the error is kept in full, whatever the level; it says what to do next.
+    if let Some(error) = &result.error {
+        out.insert(
+            "error".into(),
+            json!({"code": error.code.as_str(), "message": error.message}),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `data` by the rule of `tool`, or by the default rule when it has none or the data is not
+/// of the shape its rule expects.
+fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
+    if data.is_null() {
+        return Value::Null;
+    }
+    let by_tool = match tool {
+        "Read" => files::read(data, limits),
+        "Write" => files::write(data, limits),
+        "Edit" | "MultiEdit" => files::edit(data, limits),
+        "Grep" => search::grep(data, limits),
+        "Glob" => search::glob(data, limits),
+        "LS" => search::ls(data, limits),
+        "Bash" => bash::bash(data, limits),
+        "TodoWrite" => crate::todo_write::compressed_recap(data),
+        _ => None,
+    };
+    by_tool.unwrap_or_else(|| fallback::shrink(data, limits))
+}
+
+/// Copies the `keys` that `data` has into `out`, as they are.
+fn copy(out: &mut Map<String, Value>, data: &Map<String, Value>, keys: &[&str]) {
+    for key in keys {
+        if let Some(value) = data.get(*key) {
+            out.insert((*key).to_string(), value.clone());
+        }
+    }
+}
+
+/// A non-negative integer field of `data`, as a count.
+fn count(data: &Map<String, Value>, key: &str) -> Option<usize> {
+    data.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+}
+
+/// `line` cut to `max` characters, with `… [+N chars]` saying how much went.
+fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+    match line.char_indices().nth(max) {
+        None => Cow::Borrowed(line),
+        Some((cut, _)) => {
+            let dropped = line[cut..].chars().count();
+            Cow::Owned(format!("{}… [+{dropped} chars]", &line[..cut]))
+        }
+    }
+}
+
+/// What opens and closes the note [`cut_middle`] leaves in place of what it cut.
+const CUT_OPEN: &str = " … [";
+const CUT_CLOSE: &str = " chars cut] … ";
+
+/// `text` cut to at most `max` characters by dropping its middle, with a note saying how much
+/// went: the start and the end of a log or a document are what tell most.
+///
+/// A text cut before is cut again as if it were whole, its note counting every character
+/// dropped, so cutting is stable: cutting to the same `max` twice changes nothing, and
+/// cutting to a smaller `max` gives what cutting the original would have.
+fn cut_middle(text: &str, max: usize) -> Cow<'_, str> {
+    let (head, earlier, tail) = match split_cut(text) {
+        Some((head, earlier, tail)) if earlier > 0 => (head, earlier, tail),
+        _ => (text, 0, ""),
+    };
+    let (head_total, tail_total) = (head.chars().count(), tail.chars().count());
+    // The note is text from outside (a tool's output): its count is not trusted not to
+    // overflow.
+    let total = head_total
+        .saturating_add(earlier)
+        .saturating_add(tail_total);
+    if text.chars().count() <= max {
+        return Cow::Borrowed(text);
+    }
+    let note_chars = CUT_OPEN.chars().count() + CUT_CLOSE.chars().count();
+    let keep = max.saturating_sub(note_chars + total.to_string().len());
+    // Without an earlier cut, head and tail both come from the whole text.
+    let (head, tail) = if earlier == 0 {
+        (text, text)
+    } else {
+        (head, tail)
+    };
+    let head_chars = (keep / 2).min(head_total);
+    let tail_chars = if earlier == 0 {
+        keep - keep / 2
+    } else {
+        (keep - keep / 2).min(tail_total)
+    };
+    let head = take_chars(head, head_chars);
+    let tail = last_chars(tail, tail_chars);
+    let dropped = total.saturating_sub(head_chars + tail_chars);
+    Cow::Owned(format!("{head}{CUT_OPEN}{dropped}{CUT_CLOSE}{tail}"))
+}
+
+/// The head, the count of dropped characters and the tail of a text [`cut_middle`] cut.
+fn split_cut(text: &str) -> Option<(&str, usize, &str)> {
+    let open = text.find(CUT_OPEN)?;
+    let rest = &text[open + CUT_OPEN.len()..];
+    let close = rest.find(CUT_CLOSE)?;
+    let dropped = rest[..close].parse().ok()?;
+    Some((&text[..open], dropped, &rest[close + CUT_CLOSE.len()..]))
+}
+
+/// The first `n` characters of `text`.
+fn take_chars(text: &str, n: usize) -> &str {
+    text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
+}
+
+/// The last `n` characters of `text`.
+fn last_chars(text: &str, n: usize) -> &str {
+    let skip = text.chars().count().saturating_sub(n);
+    text.char_indices()
+        .nth(skip)
+        .map_or("", |(i, _)| &text[i..])
+}
+
+/// Some lines of a text, each cut to a maximum length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Lines {
+    /// The kept lines, `\n`-separated.
+    text: String,
+    /// Lines in the whole text.
+    total: usize,
+    /// Lines left out.
+    dropped: usize,
+    /// Kept lines that were cut.
+    cut: usize,
+}
+
+impl Lines {
+    /// The first `max` lines of `text`.
+    fn head(text: &str, max: usize, line_chars: usize) -> Self {
+        let total = text.lines().count();
+        Self::keep(text.lines().take(max), total, line_chars)
+    }
+
+    /// The last `max` lines of `text`.
+    fn tail(text: &str, max: usize, line_chars: usize) -> Self {
+        let total = text.lines().count();
+        Self::keep(
+            text.lines().skip(total.saturating_sub(max)),
+            total,
+            line_chars,
+        )
+    }
+
+    fn keep<'a>(lines: impl Iterator<Item = &'a str>, total: usize, line_chars: usize) -> Self {
+        let mut kept = Vec::new();
+        let mut cut = 0;
+        for line in lines {
+            let shown = cut_line(line, line_chars);
+            if matches!(shown, Cow::Owned(_)) {
+                cut += 1;
+            }
+            kept.push(shown);
+        }
+        Self {
+            dropped: total - kept.len(),
+            text: kept.join("\n"),
+            total,
+            cut,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn cut_line_keeps_short_lines_and_counts_what_it_drops() {
+        assert_eq!(cut_line("short", 10), "short");
+        assert_eq!(cut_line("ééééé", 2), "éé… [+3 chars]");
+    }
+
+    #[test]
+    fn cut_middle_keeps_both_ends_within_the_limit() {
+        let text = "a".repeat(50) + &"b".repeat(50);
+        let cut = cut_middle(&text, 40);
+        assert_eq!(
+            cut,
+            format!("{} … [81 chars cut] … {}", "a".repeat(9), "b".repeat(10))
+        );
+        assert_eq!(cut.chars().count(), 39);
+        assert_eq!(cut_middle("abc", 4), "abc");
+    }
+
+    #[test]
+    fn cut_middle_is_stable_when_cutting_again() {
+        let text: String = ('a'..='z').cycle().take(500).collect();
+        let once = cut_middle(&text, 100);
+        assert_eq!(cut_middle(&once, 100), once);
+        assert_eq!(cut_middle(&once, 60), cut_middle(&text, 60));
+    }
+
+    #[test]
+    fn cut_middle_survives_notes_it_did_not_write() {
+        let fake = format!("a … [{} chars cut] … {}", usize::MAX, "b".repeat(100));
+        assert!(cut_middle(&fake, 50).chars().count() <= 50);
+        let zero = format!("a … [0 chars cut] … {}", "b".repeat(100));
+        assert!(cut_middle(&zero, 50).chars().count() <= 50);
+    }
+
+    #[test]
+    fn head_and_tail_count_what_they_leave_out() {
+        let text = "1\n2\n3\n4\n";
+        assert_eq!(
+            Lines::head(text, 2, 10),
+            Lines {
+                text: "1\n2".into(),
+                total: 4,
+                dropped: 2,
+                cut: 0
+            }
+        );
+        assert_eq!(Lines::tail(text, 3, 10).text, "2\n3\n4");
+        assert_eq!(Lines::tail(text, 9, 10).dropped, 0);
+    }
+
+    #[test]
+    fn tight_limits_are_smaller_than_standard_ones() {
+        let (s, t) = (Limits::STANDARD, Limits::TIGHT);
+        for (standard, tight) in [
+            (s.read_lines, t.read_lines),
+            (s.grep_lines, t.grep_lines),
+            (s.list_entries, t.list_entries),
+            (s.diff_whole_lines, t.diff_whole_lines),
+            (s.diff_head_lines, t.diff_head_lines),
+            (s.created_head_lines, t.created_head_lines),
+            (s.overwritten_head_lines, t.overwritten_head_lines),
+            (s.stdout_tail_lines, t.stdout_tail_lines),
+            (s.stderr_tail_lines, t.stderr_tail_lines),
+            (s.command_chars, t.command_chars),
+            (s.short_line_chars, t.short_line_chars),
+            (s.snippet_line_chars, t.snippet_line_chars),
+            (s.string_chars, t.string_chars),
+            (s.array_items, t.array_items),
+            (s.depth, t.depth),
+        ] {
+            assert!(tight < standard && tight > 0, "{tight} vs {standard}");
+        }
+    }
+}
