@@ -23,6 +23,17 @@ SUMMARY = ("## 📌 Archived Session Summary\\n*(Contains context from A to B)*\
            "### 🎯 Objectives & Status\\n* **Original Goal**: read big.txt repeatedly\\n" * 4)
 
 
+def wait_for_recorder(record):
+    """The testkit appends requests to the record file every 20 ms; wait until it is still."""
+    import time
+    last, still = -1, 0
+    while still < 10:
+        size = os.path.getsize(record) if os.path.exists(record) else 0
+        still = still + 1 if size == last else 0
+        last = size
+        time.sleep(0.05)
+
+
 def main():
     subprocess.run(["cargo", "build", "--release", "-p", "wright-cli", "-p", "wright-testkit"],
                    cwd=ROOT, check=True)
@@ -63,14 +74,16 @@ def main():
                     sys.exit(f"round {i} failed: {out.stderr}")
                 compactions += sum(1 for line in out.stdout.splitlines()
                                    if '"type":"compaction_finished"' in line)
+            wait_for_recorder(record)
             import time
             time.sleep(0.1)
         finally:
             server.terminate()
             server.wait()
         with open(record) as f:
-            requests = [json.loads(line) for line in f]
+            requests = [json.loads(line) for line in f if line.endswith("\n")]
 
+    print(f"recorded {len(requests)} requests", file=sys.stderr)
     main_requests = [r for r in requests if "You archive the older part" not in r["body"]]
     summary_requests = [r for r in requests if "You archive the older part" in r["body"]]
     sizes = [len(r["body"].encode()) for r in requests]

@@ -1,14 +1,17 @@
 //! Settings, layered highest first: flags, environment, `.wright/config.toml` in the project,
 //! `~/.config/wright/config.toml`, defaults (DESIGN §8).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use wright_core::approval::ApprovalMode;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
     DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
 };
+use wright_core::cost::Price;
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -58,6 +61,13 @@ pub struct FileConfig {
     pub summary_model: Option<String>,
     /// Seconds the summary call may take (spec E2).
     pub summary_timeout_secs: Option<u64>,
+    /// Which actions run without asking: `ask`, `auto-edit` or `auto`. `wright exec
+    /// --approval` wins over it; unset, `exec` uses `auto`.
+    pub approval: Option<ApprovalMode>,
+    /// Prices per model in USD per million tokens, as `[pricing."model-name"]` tables with
+    /// `input`, `output` and optionally `cached_input`; they win over the built-in prices.
+    #[serde(default)]
+    pub pricing: HashMap<String, Price>,
 }
 
 impl FileConfig {
@@ -98,6 +108,28 @@ pub struct Settings {
     pub llm: LlmConfig,
     /// How to run a round.
     pub agent: AgentConfig,
+    /// The approval mode of the settings files, if one sets it (each command has its own
+    /// default).
+    pub approval: Option<ApprovalMode>,
+    /// The configured prices, by model name; a file's entry wins over a lower file's entry for
+    /// the same model. The built-in prices apply to models not named here.
+    pub prices: HashMap<String, Price>,
+}
+
+/// The `[pricing]` tables of the settings files (highest first) merged per model.
+pub fn prices(files: &[FileConfig]) -> Result<HashMap<String, Price>, ConfigError> {
+    let mut prices = HashMap::new();
+    for file in files.iter().rev() {
+        for (model, price) in &file.pricing {
+            if !price.is_valid() {
+                return Err(ConfigError::Price {
+                    model: model.clone(),
+                });
+            }
+            prices.insert(model.clone(), *price);
+        }
+    }
+    Ok(prices)
 }
 
 /// Resolves the context settings (flags have none): environment, then files, then defaults.
@@ -187,6 +219,14 @@ pub enum ConfigError {
         key: &'static str,
         /// What it should be.
         expected: &'static str,
+    },
+    /// A `[pricing."model"]` table holds a negative or non-finite price.
+    #[error(
+        "invalid `[pricing.\"{model}\"]`: expected prices in USD per million tokens, 0 or more, e.g. input = 3.0, output = 15.0, cached_input = 0.3"
+    )]
+    Price {
+        /// The model whose price is wrong.
+        model: String,
     },
     /// An environment variable holds a value that does not fit.
     #[error("invalid {name}={value:?}: {expected}")]
@@ -326,7 +366,12 @@ pub fn resolve(
             .max(1),
         context: context_settings(&env, files)?,
     };
-    Ok(Settings { llm, agent })
+    Ok(Settings {
+        llm,
+        agent,
+        approval: files.iter().find_map(|f| f.approval),
+        prices: prices(files)?,
+    })
 }
 
 /// The settings files of a project, read, highest first.
@@ -359,196 +404,4 @@ pub fn wright_home(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, Conf
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use std::collections::HashMap;
-
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| map.get(name).cloned()
-    }
-
-    fn file(text: &str) -> FileConfig {
-        toml::from_str(text).unwrap()
-    }
-
-    #[test]
-    fn a_settings_file_reads_into_the_whole_struct() {
-        let parsed = file(
-            r#"
-            provider = "anthropic"
-            base_url = "http://127.0.0.1:9"
-            api_key = "k"
-            model = "m"
-            max_output_tokens = 100
-            max_steps = 7
-            max_attempts = 2
-            retry_base_delay_ms = 10
-            stream_idle_timeout_secs = 3
-            "#,
-        );
-        assert_eq!(
-            parsed,
-            FileConfig {
-                provider: Some(ProviderKind::Anthropic),
-                base_url: Some("http://127.0.0.1:9".into()),
-                api_key: Some("k".into()),
-                model: Some("m".into()),
-                max_output_tokens: Some(100),
-                max_steps: Some(7),
-                max_attempts: Some(2),
-                retry_base_delay_ms: Some(10),
-                stream_idle_timeout_secs: Some(3),
-                ..FileConfig::default()
-            }
-        );
-    }
-
-    #[test]
-    fn context_settings_come_from_environment_then_files_then_defaults() {
-        let files = [file(
-            "context_window = 32000\ncompact_threshold = 0.5\nretain_rounds = 4\nmin_messages = 5\nsummary_model = \"small\"\nsummary_timeout_secs = 9",
-        )];
-        let settings = context_settings(&env_of(&[("WRIGHT_RETAIN_ROUNDS", "2")]), &files).unwrap();
-        assert_eq!(
-            settings,
-            ContextSettings {
-                context_window: 32_000,
-                compact_threshold: 0.5,
-                retain_rounds: 2,
-                min_messages: 5,
-                summary_timeout: Duration::from_secs(9),
-                summary_model: Some("small".into()),
-            }
-        );
-        let defaults = context_settings(&env_of(&[]), &[]).unwrap();
-        assert_eq!(defaults, ContextSettings::default());
-        let env = env_of(&[
-            ("WRIGHT_CONTEXT_WINDOW", "1000"),
-            ("WRIGHT_SUMMARY_TIMEOUT_SECS", "1"),
-        ]);
-        let from_env = context_settings(&env, &files).unwrap();
-        assert_eq!(from_env.context_window, 1000);
-        assert_eq!(from_env.summary_timeout, Duration::from_secs(1));
-    }
-
-    #[test]
-    fn bad_context_settings_are_named() {
-        let error = context_settings(&env_of(&[]), &[file("compact_threshold = 1.5")]).unwrap_err();
-        assert!(error.to_string().contains("compact_threshold"), "{error}");
-        let error =
-            context_settings(&env_of(&[("WRIGHT_CONTEXT_WINDOW", "big")]), &[]).unwrap_err();
-        assert!(
-            error.to_string().contains("WRIGHT_CONTEXT_WINDOW"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn unknown_keys_are_rejected() {
-        let error = toml::from_str::<FileConfig>("modle = \"x\"").unwrap_err();
-        assert!(error.to_string().contains("modle"), "{error}");
-    }
-
-    #[test]
-    fn nothing_configured_is_an_error_naming_the_variables() {
-        let error = resolve(&Flags::default(), &env_of(&[]), &[]).unwrap_err();
-        let message = error.to_string();
-        assert!(matches!(error, ConfigError::NotConfigured));
-        for name in [
-            "WRIGHT_API_KEY",
-            "OPENAI_API_KEY",
-            "ANTHROPIC_API_KEY",
-            "WRIGHT_BASE_URL",
-        ] {
-            assert!(message.contains(name), "{name} missing from {message}");
-        }
-    }
-
-    #[test]
-    fn openai_key_alone_uses_openai_defaults() {
-        let settings =
-            resolve(&Flags::default(), &env_of(&[("OPENAI_API_KEY", "sk")]), &[]).unwrap();
-        assert_eq!(settings.llm.provider, ProviderKind::OpenAi);
-        assert_eq!(settings.llm.base_url, DEFAULT_OPENAI_BASE_URL);
-        assert_eq!(settings.llm.model, DEFAULT_OPENAI_MODEL);
-        assert_eq!(settings.llm.api_key.as_deref(), Some("sk"));
-    }
-
-    #[test]
-    fn anthropic_key_alone_selects_anthropic() {
-        let settings = resolve(
-            &Flags::default(),
-            &env_of(&[("ANTHROPIC_API_KEY", "a")]),
-            &[],
-        )
-        .unwrap();
-        assert_eq!(settings.llm.provider, ProviderKind::Anthropic);
-        assert_eq!(settings.llm.base_url, DEFAULT_ANTHROPIC_BASE_URL);
-        assert_eq!(settings.llm.api_key.as_deref(), Some("a"));
-    }
-
-    #[test]
-    fn flags_beat_environment_beat_project_beat_user_file() {
-        let project = file("model = \"project\"\nbase_url = \"http://project\"\nmax_steps = 4");
-        let user =
-            file("model = \"user\"\nbase_url = \"http://user\"\nmax_steps = 9\nmax_attempts = 2");
-        let env = env_of(&[("WRIGHT_MODEL", "env")]);
-        let flags = Flags {
-            base_url: Some("http://flag".into()),
-            ..Flags::default()
-        };
-        let settings = resolve(&flags, &env, &[project, user]).unwrap();
-        assert_eq!(settings.llm.base_url, "http://flag");
-        assert_eq!(settings.llm.model, "env");
-        assert_eq!(settings.agent.max_steps, 4);
-        assert_eq!(settings.llm.max_attempts, 2);
-    }
-
-    #[test]
-    fn custom_server_needs_a_model() {
-        let env = env_of(&[("WRIGHT_BASE_URL", "http://localhost:11434/v1")]);
-        let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
-        assert!(matches!(error, ConfigError::MissingModel { .. }), "{error}");
-    }
-
-    #[test]
-    fn local_server_needs_no_key() {
-        let env = env_of(&[
-            ("WRIGHT_BASE_URL", "http://localhost:11434/v1"),
-            ("WRIGHT_MODEL", "q"),
-        ]);
-        let settings = resolve(&Flags::default(), &env, &[]).unwrap();
-        assert_eq!(settings.llm.api_key, None);
-        assert_eq!(settings.llm.model, "q");
-    }
-
-    #[test]
-    fn bad_provider_in_environment_is_named() {
-        let env = env_of(&[("WRIGHT_PROVIDER", "gemini"), ("OPENAI_API_KEY", "k")]);
-        let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
-        assert!(
-            error.to_string().contains("WRIGHT_PROVIDER=\"gemini\""),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn user_config_lives_under_xdg_config_home_or_home() {
-        let root = Path::new("/p");
-        let files = config_files(root, &env_of(&[("HOME", "/h")]));
-        assert_eq!(
-            files,
-            vec![
-                PathBuf::from("/p/.wright/config.toml"),
-                PathBuf::from("/h/.config/wright/config.toml")
-            ]
-        );
-        let files = config_files(root, &env_of(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]));
-        assert_eq!(files[1], PathBuf::from("/x/wright/config.toml"));
-    }
-}
+mod tests;

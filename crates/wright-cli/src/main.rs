@@ -5,12 +5,16 @@ mod config;
 mod context_cmd;
 mod render;
 mod session;
+mod session_view;
+mod sessions_cmd;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
+use wright_core::approval::ApprovalMode;
+use wright_core::cost::session_cost;
 use wright_core::{Agent, RoundOutcome};
 use wright_llm::{LlmClient, ProviderKind};
 use wright_protocol::{Event, FailureCode, ToolCall};
@@ -42,6 +46,13 @@ struct Cli {
     /// Work in DIR instead of the current directory.
     #[arg(short = 'C', value_name = "DIR", global = true)]
     dir: Option<PathBuf>,
+    /// Resume a session of this project by id (six or more characters of it will do) or name;
+    /// without a value, the one with the most recent activity.
+    #[arg(long, value_name = "ID|NAME", num_args = 0..=1, conflicts_with = "continue_latest")]
+    resume: Option<Option<String>>,
+    /// Continue this project's most recent session.
+    #[arg(long = "continue")]
+    continue_latest: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -55,6 +66,8 @@ enum Command {
     Tool(ToolArgs),
     /// Show what the next request would contain, layer by layer, with token estimates.
     Context(ContextArgs),
+    /// List, show and remove stored sessions.
+    Sessions(sessions_cmd::SessionsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +97,11 @@ struct ExecArgs {
     /// Continue the session NAME in this project, or start it (each exec is one round).
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
+    /// Which actions run without asking: `ask`, `auto-edit` (file changes) or `auto`
+    /// (everything). exec has no one to ask, so actions the mode does not allow are denied.
+    /// Default: `approval` in config.toml, else `auto`.
+    #[arg(long, value_name = "MODE")]
+    approval: Option<ApprovalMode>,
     /// What you want done.
     prompt: String,
 }
@@ -102,6 +120,15 @@ struct ToolArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command.is_some() && (cli.resume.is_some() || cli.continue_latest) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--resume and --continue open the interactive session and take no subcommand; \
+                 `wright exec --session NAME \"...\"` continues a named session",
+            )
+            .exit();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -124,7 +151,15 @@ fn main() -> ExitCode {
             Some(Command::Exec(args)) => exec(&root, args).await,
             Some(Command::Tool(args)) => tool(&root, args).await,
             Some(Command::Context(args)) => context(&root, &args),
+            Some(Command::Sessions(args)) => sessions_cmd::run(&root, &args),
             None => {
+                if cli.resume.is_some() || cli.continue_latest {
+                    let selected =
+                        sessions_cmd::report_selection(&root, cli.resume, cli.continue_latest);
+                    if let Err(code) = selected {
+                        return code;
+                    }
+                }
                 eprintln!(
                     "wright: the interactive session is not available yet; use `wright exec \"...\"`.\n\
                      Run `wright --help` for more."
@@ -224,7 +259,10 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         settings.agent,
         session.history,
     ) {
-        Ok(agent) => agent,
+        Ok(agent) => {
+            let approval = args.approval.or(settings.approval);
+            agent.with_approvals(approval.unwrap_or(ApprovalMode::Auto), None)
+        }
         Err(e) => return usage_error(e.to_string()),
     };
     renderer.event(&Event::SessionStarted {
@@ -236,9 +274,18 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     for message in session.warnings {
         renderer.event(&Event::Warning { message });
     }
+    let cost = |agent: &Agent| {
+        session_cost(
+            agent.history().usage_records(),
+            &settings.llm.model,
+            &settings.prices,
+        )
+    };
+    let before = cost(&agent);
     let outcome = agent
         .run_round(&args.prompt, &mut |event| renderer.event(&event))
         .await;
+    renderer.cost(&before, &cost(&agent));
     match outcome {
         RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed {

@@ -3,11 +3,14 @@
 
 use std::io::{self, IsTerminal, Write};
 
+use wright_core::cost::{CostReport, format_usd};
 use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
-use wright_protocol::{Event, ToolStatus, Usage};
+use wright_protocol::{ActionKind, ApprovalVerdict, Event, ToolStatus, Usage};
 
 /// Longest tool-argument preview on a tool-call line, in characters.
 const MAX_ARGS_PREVIEW: usize = 100;
+/// Lines of a command or diff shown under an approval request.
+const MAX_APPROVAL_PREVIEW_LINES: usize = 40;
 
 const DIM: &str = "\x1b[2m";
 const RED: &str = "\x1b[31m";
@@ -19,6 +22,12 @@ const RESET: &str = "\x1b[0m";
 pub trait Renderer: Send {
     /// Shows one event.
     fn event(&mut self, event: &Event);
+
+    /// Shows what the round cost, given the session's cost before and after it. Only people
+    /// are shown this; JSON readers add up the `usage` events themselves.
+    fn cost(&mut self, before: &CostReport, after: &CostReport) {
+        let _ = (before, after);
+    }
 }
 
 /// JSON lines on stdout. A closed pipe (`wright exec --json | head`) stops output quietly.
@@ -98,6 +107,13 @@ impl Default for HumanRenderer {
 }
 
 impl Renderer for HumanRenderer {
+    fn cost(&mut self, before: &CostReport, after: &CostReport) {
+        if let Some(text) = cost_line(before, after) {
+            let line = self.paint(DIM, &text);
+            self.line(&line);
+        }
+    }
+
     fn event(&mut self, event: &Event) {
         match event {
             Event::SessionStarted { .. } | Event::RoundStarted { .. } | Event::Usage { .. } => {}
@@ -114,6 +130,37 @@ impl Renderer for HumanRenderer {
                 let line = match status {
                     ToolStatus::Success => self.paint(GREEN, &format!("  ✓ {summary}")),
                     ToolStatus::Error => self.paint(RED, &format!("  ✗ {summary}")),
+                };
+                self.line(&line);
+            }
+            Event::ApprovalRequested {
+                tool,
+                kind,
+                preview,
+                ..
+            } => {
+                let what = match kind {
+                    ActionKind::Command => "command",
+                    ActionKind::FileChange => "file change",
+                };
+                let line = self.paint(YELLOW, &format!("? {tool} needs approval ({what}):"));
+                self.line(&line);
+                let preview = indented_preview(preview, MAX_APPROVAL_PREVIEW_LINES);
+                self.line(&preview);
+            }
+            Event::ApprovalDecided {
+                decision, reason, ..
+            } => {
+                let line = match decision {
+                    ApprovalVerdict::Once => self.paint(GREEN, "  ✓ approved once"),
+                    ApprovalVerdict::Always => {
+                        self.paint(GREEN, "  ✓ approved for the rest of the session")
+                    }
+                    ApprovalVerdict::Denied => {
+                        let reason = reason.as_deref().map(|r| format!(": {r}"));
+                        let text = format!("  ✗ denied{}", reason.unwrap_or_default());
+                        self.paint(RED, &text)
+                    }
                 };
                 self.line(&line);
             }
@@ -189,6 +236,36 @@ impl Renderer for HumanRenderer {
     }
 }
 
+/// `cost: $0.0042 this round, $0.1234 this session`, when every call of the session has a
+/// price (configured or built in) and the round made calls.
+fn cost_line(before: &CostReport, after: &CostReport) -> Option<String> {
+    let session = after.total.cost_usd?;
+    let round = session - before.total.cost_usd?;
+    (after.total.calls > before.total.calls).then(|| {
+        format!(
+            "cost: {} this round, {} this session",
+            format_usd(round),
+            format_usd(session)
+        )
+    })
+}
+
+/// `preview`'s first `max_lines` lines, indented under the question, and how many more there are.
+fn indented_preview(preview: &str, max_lines: usize) -> String {
+    let mut lines: Vec<String> = preview
+        .lines()
+        .take(max_lines)
+        .map(|line| format!("    {line}"))
+        .collect();
+    let more = preview.lines().count().saturating_sub(max_lines);
+    match more {
+        0 => {}
+        1 => lines.push("    … 1 more line".to_string()),
+        more => lines.push(format!("    … {more} more lines")),
+    }
+    lines.join("\n")
+}
+
 /// `tokens: 1200 in (1000 cached), 85 out`.
 fn usage_line(usage: &Usage) -> String {
     let cached = usage
@@ -223,6 +300,38 @@ mod tests {
         assert_eq!(usage_line(&usage), "tokens: 1200 in, 85 out");
         usage.cached_prompt_tokens = Some(1000);
         assert_eq!(usage_line(&usage), "tokens: 1200 in (1000 cached), 85 out");
+    }
+
+    #[test]
+    fn the_cost_line_shows_the_round_and_the_session_when_priced() {
+        use wright_core::cost::KindCost;
+        let report = |calls: u64, cost_usd: Option<f64>| CostReport {
+            total: KindCost {
+                calls,
+                cost_usd,
+                ..KindCost::default()
+            },
+            ..CostReport::default()
+        };
+        assert_eq!(
+            cost_line(&report(2, Some(0.25)), &report(3, Some(0.5))).as_deref(),
+            Some("cost: $0.2500 this round, $0.5000 this session")
+        );
+        assert_eq!(cost_line(&report(2, None), &report(3, None)), None);
+        assert_eq!(
+            cost_line(&report(2, Some(0.25)), &report(2, Some(0.25))),
+            None,
+            "a round without calls shows nothing"
+        );
+    }
+
+    #[test]
+    fn long_approval_previews_are_cut_and_indented() {
+        assert_eq!(indented_preview("a\nb", 5), "    a\n    b");
+        assert_eq!(
+            indented_preview("a\nb\nc", 2),
+            "    a\n    b\n    … 1 more line"
+        );
     }
 
     #[test]

@@ -373,3 +373,126 @@ fn wright_context_shows_layers_usage_and_the_trigger() {
     assert!(full.stdout.contains("===== system ====="));
     assert!(full.stdout.contains("Be brief."));
 }
+
+/// A file of `lines` lines of 30 characters: about 10 tokens a line by the spec's `len // 3`.
+fn numbered_file(project: &Project, name: &str, lines: usize) {
+    let text: String = (1..=lines)
+        .map(|i| format!("line number {i:>6} of the file\n"))
+        .collect();
+    project.write(name, &text);
+}
+
+fn read(name: &str) -> ScriptedResponse {
+    reply(&format!(
+        "Thought: read\nAction: Read[{{\"file_path\": \"{name}\"}}]"
+    ))
+}
+
+#[test]
+fn a_long_round_falls_back_to_compressed_forms_for_its_oldest_observations() {
+    let project = Project::new();
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nmax_output_tokens = 500\n",
+    );
+    numbered_file(&project, "a.txt", 700);
+    numbered_file(&project, "b.txt", 700);
+    let server = serve(vec![read("a.txt"), read("b.txt"), finish("done")]);
+    let run = Run::from(
+        project
+            .command(&server, "openai")
+            .env("WRIGHT_CONTEXT_WINDOW", "20000")
+            .args(["exec", "--session", SESSION, "read both"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let third = messages(&server.requests()[2]);
+    let observations: Vec<&String> = third
+        .iter()
+        .filter_map(|(_, c)| c.strip_prefix("Observation: ").map(|_| c))
+        .collect();
+    assert_eq!(observations.len(), 2);
+    assert!(
+        observations[0].starts_with("Observation: {\"status\":\"success\""),
+        "the oldest observation is in its compressed form"
+    );
+    assert!(
+        observations[0].contains("line number    500")
+            && !observations[0].contains("line number    501")
+    );
+    assert!(
+        observations[1].contains("line number    700"),
+        "the newest stays whole"
+    );
+}
+
+#[test]
+fn when_nothing_can_shrink_the_round_ends_with_a_clear_message() {
+    let project = Project::new();
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nmax_output_tokens = 500\n",
+    );
+    numbered_file(&project, "a.txt", 700);
+    let server = serve(vec![read("a.txt"), finish("never")]);
+    let run = Run::from(
+        project
+            .command(&server, "openai")
+            .env("WRIGHT_CONTEXT_WINDOW", "5000")
+            .args(["exec", "--json", "read it"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the oversized request is never sent"
+    );
+    let last = run.events().pop().unwrap();
+    assert_eq!(last["code"], "context_overflow");
+    assert!(last["message"].as_str().unwrap().contains("context window"));
+}
+
+#[test]
+fn retained_rounds_past_the_threshold_have_their_tool_results_compressed_harder() {
+    let project = Project::new();
+    numbered_file(&project, "a.txt", 700);
+    let mut responses = Vec::new();
+    for _ in 0..3 {
+        responses.push(read("a.txt"));
+        responses.push(finish("read"));
+    }
+    responses.push(finish("fourth"));
+    let server = serve(responses);
+    for i in 1..=4 {
+        let run = Run::from(
+            project
+                .command(&server, "openai")
+                .env("WRIGHT_CONTEXT_WINDOW", "24000")
+                .args(["exec", "--session", SESSION, &format!("round {i}")])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+    let last = server.requests().pop().unwrap();
+    let tools: Vec<String> = messages(&last)
+        .into_iter()
+        .filter(|(_, c)| c.starts_with("[tool] "))
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(
+        tools.len(),
+        3,
+        "all three rounds are retained (fewer than retain_rounds)"
+    );
+    for tool in &tools {
+        let lines = tool.matches("line number").count();
+        assert!(
+            (1..=100).contains(&lines),
+            "tight tier keeps at most 100 lines, got {lines}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use wright_protocol::{Message, Role, TodoItem, Usage};
-use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError};
+use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind};
 
 use crate::compaction::CompactionPlan;
 use crate::react::{Action, Reply, parse_reply};
@@ -37,7 +37,11 @@ pub struct HistoryManager {
     /// Messages before this index are archived.
     archived_end: usize,
     summaries: Vec<SummaryEntry>,
+    /// The usage of the last step (summary calls do not count: the trigger is about the
+    /// conversation's size, spec A6).
     last_usage: Option<Usage>,
+    /// Every usage record of the session, of every kind, in order (for `/cost`).
+    usage_records: Vec<Record>,
     /// Index of the running round's user message.
     round_start: Option<usize>,
     file: Option<SessionFile>,
@@ -61,7 +65,12 @@ impl HistoryManager {
                     at: *at,
                     message: message.clone(),
                 }),
-                Record::Usage { usage, .. } => history.last_usage = Some(*usage),
+                Record::Usage { usage, kind, .. } => {
+                    if *kind == UsageKind::Step {
+                        history.last_usage = Some(*usage);
+                    }
+                    history.usage_records.push(record.clone());
+                }
                 Record::Compaction(compaction) => history.adopt(compaction),
                 Record::Meta(_) | Record::RoundEnd { .. } => {}
             }
@@ -161,13 +170,31 @@ impl HistoryManager {
         self.write(&record)
     }
 
-    /// Notes the provider-reported usage of a model call.
-    pub fn record_usage(&mut self, usage: Usage) -> Result<(), StoreError> {
-        self.last_usage = Some(usage);
-        self.write(&Record::Usage {
+    /// Notes the provider-reported usage of a call to `model`. Only a step's usage becomes the
+    /// [`last_usage`](Self::last_usage) that the compaction trigger reads.
+    pub fn record_usage(
+        &mut self,
+        usage: Usage,
+        kind: UsageKind,
+        model: &str,
+    ) -> Result<(), StoreError> {
+        if kind == UsageKind::Step {
+            self.last_usage = Some(usage);
+        }
+        let record = Record::Usage {
             at: Utc::now(),
             usage,
-        })
+            kind,
+            model: Some(model.to_string()),
+        };
+        self.usage_records.push(record.clone());
+        self.write(&record)
+    }
+
+    /// Every usage record of the session, replayed ones included, in order: what
+    /// [`session_cost`](crate::cost::session_cost) reads.
+    pub fn usage_records(&self) -> &[Record] {
+        &self.usage_records
     }
 
     /// Closes the running round.
@@ -310,10 +337,24 @@ mod tests {
             round(&mut history, i);
         }
         history
-            .record_usage(Usage {
-                total_tokens: 42,
-                ..Usage::default()
-            })
+            .record_usage(
+                Usage {
+                    total_tokens: 42,
+                    ..Usage::default()
+                },
+                UsageKind::Step,
+                "m",
+            )
+            .unwrap();
+        history
+            .record_usage(
+                Usage {
+                    total_tokens: 7,
+                    ..Usage::default()
+                },
+                UsageKind::Summary,
+                "small",
+            )
             .unwrap();
         let messages: Vec<Message> = history
             .retained()
@@ -323,6 +364,9 @@ mod tests {
         let plan = plan_compaction(&messages, 1).unwrap();
         history.apply_compaction(&plan, None, true, None).unwrap();
         round(&mut history, 3);
+        let history_usage = history.usage_records().to_vec();
+        assert_eq!(history_usage.len(), 2);
+        assert_eq!(history.last_usage().unwrap().total_tokens, 42);
         drop(history);
 
         let loaded = store.find_named("s").unwrap().unwrap();
@@ -332,7 +376,12 @@ mod tests {
             replayed.summaries().is_empty(),
             "a timed-out compaction has no summary"
         );
-        assert_eq!(replayed.last_usage().unwrap().total_tokens, 42);
+        assert_eq!(
+            replayed.last_usage().unwrap().total_tokens,
+            42,
+            "the last usage is the last step's, not the summary's"
+        );
+        assert_eq!(replayed.usage_records(), history_usage.as_slice());
         assert_eq!(replayed.all_messages().len(), 8);
     }
 }

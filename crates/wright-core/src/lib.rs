@@ -4,12 +4,16 @@
 //! system prompt, the user's input, the round's scratchpad), streams the model's reply through the
 //! ReAct parser, runs the tools the model asks for, and reports every step as an
 //! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round loop
-//! ([`Agent`]). It does not talk HTTP itself (that is `wright-llm`), run tools itself (that is
-//! `wright-tools`), or draw anything (that is `wright-cli`).
+//! ([`Agent`]), asks for [`approval`] before commands and file changes the mode does not allow,
+//! and accounts for what the model calls [`cost`]. It does not talk HTTP itself (that is
+//! `wright-llm`), run tools itself (that is `wright-tools`), or draw anything (that is
+//! `wright-cli`).
 
+pub mod approval;
 pub mod code_law;
 pub mod compaction;
 pub mod context;
+pub mod cost;
 pub mod history;
 pub mod mention;
 pub mod prompt;

@@ -1,13 +1,16 @@
 //! The round loop: from a user message to the model's final answer, one ReAct step at a time,
 //! with the history written as it happens and compaction before the round when it is due.
 
+use std::sync::Arc;
+
 use tokio_util::sync::CancellationToken;
 use wright_llm::{ChatRequest, LlmClient, LlmError, StreamEvent};
 use wright_protocol::{ErrorCode, Event, FailureCode, Message, MessageMetadata, ToolCall};
 use wright_protocol::{ToolResult, ToolStatus, Usage};
-use wright_store::{RoundStatus, StoreError};
+use wright_store::{RoundStatus, StoreError, UsageKind};
 use wright_tools::{ToolContext, ToolRegistry};
 
+use crate::approval::{ApprovalMode, Approvals, Approver, Gate};
 use crate::code_law;
 use crate::compaction::{ContextSettings, check_trigger, plan_compaction};
 use crate::context::{ScratchStep, estimate_request};
@@ -15,7 +18,7 @@ use crate::history::HistoryManager;
 use crate::mention;
 use crate::prompt::system_prompt;
 use crate::react::{Action, FORMAT_REMINDER, Reply, ReplyStream, parse_reply};
-use crate::summarize::{SummaryFailure, summarize};
+use crate::summarize::{SummaryCall, SummaryFailure, summarize};
 use crate::summary::result_summary;
 use crate::tiers::{HistoryView, tool_message};
 use crate::trim::history_step_text;
@@ -65,7 +68,8 @@ pub enum RoundOutcome {
     },
 }
 
-type Events<'a> = &'a mut (dyn FnMut(Event) + Send);
+/// Where a round reports what happens.
+pub(crate) type Events<'a> = &'a mut (dyn FnMut(Event) + Send);
 
 /// The agent: a model, the tools, the project they work in, and the session's history.
 pub struct Agent {
@@ -76,6 +80,7 @@ pub struct Agent {
     system: String,
     config: AgentConfig,
     history: HistoryManager,
+    approvals: Approvals,
 }
 
 impl Agent {
@@ -106,7 +111,21 @@ impl Agent {
             system,
             config,
             history,
+            approvals: Approvals::default(),
         })
+    }
+
+    /// Asks `approver` before a command or a file change that `mode` does not allow (see
+    /// [`approval`](crate::approval)). Without this, everything runs without asking
+    /// ([`ApprovalMode::Auto`]). With a mode that asks and no approver, such actions are denied.
+    /// Kinds approved "always" stay approved for this agent's lifetime.
+    pub fn with_approvals(
+        mut self,
+        mode: ApprovalMode,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Self {
+        self.approvals = Approvals::new(mode, approver);
+        self
     }
 
     /// The system prompt (layer L1) every request starts with.
@@ -152,7 +171,10 @@ impl Agent {
             if let Some(call_usage) = completion.usage {
                 round.usage.add(&call_usage);
                 events(Event::usage(&call_usage));
-                let recorded = self.history.record_usage(call_usage);
+                let model = &self.llm.config().model;
+                let recorded = self
+                    .history
+                    .record_usage(call_usage, UsageKind::Step, model);
                 self.warn_on_store_error(recorded, events);
             }
             let (text, observation, compressed, malformed) = match parse_reply(&completion.text) {
@@ -177,9 +199,10 @@ impl Agent {
                     action: Action::Tool(call),
                 } => {
                     let result = self.run_tool(step, &call, events).await;
-                    if self.cancellation().is_cancelled() {
+                    let Some(result) = result.filter(|_| !self.cancellation().is_cancelled())
+                    else {
                         return self.fail(interrupted(), events);
-                    }
+                    };
                     let malformed = is_malformed_call(&result);
                     let compressed = wright_tools::compress_to_string(&call.tool, &result);
                     let stored_text = history_step_text(&text, &call);
@@ -271,11 +294,16 @@ impl Agent {
         });
         let archived = self.history.to_archive(&plan).to_vec();
         let timeout = settings.summary_timeout;
-        let result = tokio::select! {
-            result = summarize(&self.summary_llm, &archived, timeout) => result,
+        let SummaryCall { summary, usage } = tokio::select! {
+            call = summarize(&self.summary_llm, &archived, timeout) => call,
             () = self.cancellation().cancelled() => return Err(interrupted()),
         };
-        let (summary, timed_out, error) = match result {
+        if let Some(usage) = usage {
+            let model = &self.summary_llm.config().model;
+            let recorded = self.history.record_usage(usage, UsageKind::Summary, model);
+            self.warn_on_store_error(recorded, events);
+        }
+        let (summary, timed_out, error) = match summary {
             Ok(summary) => (Some(summary), false, None),
             Err(SummaryFailure::TimedOut) => (None, true, None),
             Err(SummaryFailure::Failed(cause)) => (None, false, Some(cause)),
@@ -421,21 +449,36 @@ impl Agent {
         Ok(completion)
     }
 
-    /// Runs a tool call (unknown tools included: the registry answers those with an error).
-    async fn run_tool(&self, step: u32, call: &ToolCall, events: Events<'_>) -> ToolResult {
+    /// Runs a tool call (unknown tools included: the registry answers those with an error),
+    /// after asking for approval when the mode requires it; a denied call does not run and its
+    /// result says so. `None` when the user interrupted while asked.
+    async fn run_tool(
+        &mut self,
+        step: u32,
+        call: &ToolCall,
+        events: Events<'_>,
+    ) -> Option<ToolResult> {
         events(Event::ToolCall {
             step,
             tool: call.tool.clone(),
             args: call.args.clone(),
         });
-        let result = self.tools.run(call, &self.ctx).await;
+        let gate = self
+            .approvals
+            .gate(step, call, &self.tools, &self.ctx, events)
+            .await;
+        let result = match gate {
+            Gate::Run => self.tools.run(call, &self.ctx).await,
+            Gate::Denied(result) => result,
+            Gate::Interrupted => return None,
+        };
         events(Event::ToolResult {
             step,
             tool: call.tool.clone(),
             status: result.status,
             summary: result_summary(&result),
         });
-        result
+        Some(result)
     }
 
     fn finish(

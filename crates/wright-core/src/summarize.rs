@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use wright_llm::{ChatMessage, ChatRequest, LlmClient};
-use wright_protocol::Role;
+use wright_protocol::{Role, Usage};
 
 use crate::history::Stored;
 
@@ -69,27 +69,40 @@ pub fn summary_request(archived: &[Stored]) -> ChatRequest {
     }
 }
 
+/// What the summary call gave: the summary or why there is none, and the tokens it was billed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryCall {
+    /// The summary, or why none was made.
+    pub summary: Result<String, SummaryFailure>,
+    /// Tokens the provider reported for the call; `None` when it timed out, failed or reported
+    /// none. An empty summary was still billed.
+    pub usage: Option<Usage>,
+}
+
 /// Asks `llm` for the summary of `archived`, giving up after `timeout`.
-pub async fn summarize(
-    llm: &LlmClient,
-    archived: &[Stored],
-    timeout: Duration,
-) -> Result<String, SummaryFailure> {
+pub async fn summarize(llm: &LlmClient, archived: &[Stored], timeout: Duration) -> SummaryCall {
     let request = summary_request(archived);
     let mut ignore = |_| {};
     let call = llm.complete(&request, &mut ignore);
+    let failed = |failure| SummaryCall {
+        summary: Err(failure),
+        usage: None,
+    };
     let completion = match tokio::time::timeout(timeout, call).await {
-        Err(_) => return Err(SummaryFailure::TimedOut),
-        Ok(Err(e)) => return Err(SummaryFailure::Failed(e.to_string())),
+        Err(_) => return failed(SummaryFailure::TimedOut),
+        Ok(Err(e)) => return failed(SummaryFailure::Failed(e.to_string())),
         Ok(Ok(completion)) => completion,
     };
     let summary = completion.text.trim();
-    if summary.is_empty() {
-        return Err(SummaryFailure::Failed(
-            "the model returned an empty summary".into(),
-        ));
+    SummaryCall {
+        summary: match summary.is_empty() {
+            true => Err(SummaryFailure::Failed(
+                "the model returned an empty summary".into(),
+            )),
+            false => Ok(summary.to_string()),
+        },
+        usage: completion.usage,
     }
-    Ok(summary.to_string())
 }
 
 #[cfg(test)]

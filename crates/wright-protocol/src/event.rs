@@ -25,6 +25,44 @@ pub enum FailureCode {
     Internal,
 }
 
+/// What kind of action needs the user's approval before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// A shell command (Bash).
+    Command,
+    /// A change to a file (Write, Edit, MultiEdit).
+    FileChange,
+}
+
+impl ActionKind {
+    /// The kind as it appears in JSON, e.g. `file_change`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Command => "command",
+            ActionKind::FileChange => "file_change",
+        }
+    }
+}
+
+impl std::fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the user answered when asked to approve an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalVerdict {
+    /// Run this action.
+    Once,
+    /// Run this action and every later one of its kind in this session without asking.
+    Always,
+    /// Do not run it.
+    Denied,
+}
+
 /// One thing that happened during a round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -75,6 +113,28 @@ pub enum Event {
         status: ToolStatus,
         /// One line saying what came of it.
         summary: String,
+    },
+    /// The action of a `tool_call` waits for the user's approval (the approval mode does not
+    /// allow its kind). The tool runs only after `approval_decided` says `once` or `always`.
+    ApprovalRequested {
+        /// 1-based step within the round.
+        step: u32,
+        /// The tool's name.
+        tool: String,
+        /// Command or file change.
+        kind: ActionKind,
+        /// What would happen: the command for Bash, the unified diff for a file change.
+        preview: String,
+    },
+    /// The user answered an `approval_requested`.
+    ApprovalDecided {
+        /// 1-based step within the round.
+        step: u32,
+        /// Once, always (for this kind of action, this session) or denied.
+        decision: ApprovalVerdict,
+        /// Why it was denied, when the user said (given to the model with the denial).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The model's reply did not follow the Thought/Action format; it was told so.
     FormatError {
@@ -183,6 +243,35 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&event).unwrap(),
             json!({"type": "tool_call", "step": 1, "tool": "Read", "args": {"file_path": "a.rs"}})
+        );
+    }
+
+    #[test]
+    fn approval_events_have_snake_case_kinds_and_decisions() {
+        let requested = Event::ApprovalRequested {
+            step: 2,
+            tool: "Bash".into(),
+            kind: ActionKind::Command,
+            preview: "cargo test".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&requested).unwrap(),
+            json!({"type": "approval_requested", "step": 2, "tool": "Bash", "kind": "command", "preview": "cargo test"})
+        );
+        let decided = Event::ApprovalDecided {
+            step: 2,
+            decision: ApprovalVerdict::Denied,
+            reason: Some("not now".into()),
+        };
+        let line = serde_json::to_string(&decided).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"approval_decided","step":2,"decision":"denied","reason":"not now"}"#
+        );
+        assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), decided);
+        assert_eq!(
+            serde_json::to_value(ActionKind::FileChange).unwrap(),
+            json!(ActionKind::FileChange.as_str())
         );
     }
 

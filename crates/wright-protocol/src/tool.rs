@@ -54,6 +54,8 @@ pub enum ErrorCode {
     StaleFile,
     /// A regular expression or glob pattern could not be compiled.
     InvalidPattern,
+    /// The user did not allow the action, so it was not run.
+    Denied,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -77,6 +79,7 @@ impl ErrorCode {
             ErrorCode::NoChange => "no_change",
             ErrorCode::StaleFile => "stale_file",
             ErrorCode::InvalidPattern => "invalid_pattern",
+            ErrorCode::Denied => "denied",
             ErrorCode::Other => "other",
         }
     }
@@ -194,6 +197,7 @@ mod tests {
             ErrorCode::NoChange,
             ErrorCode::StaleFile,
             ErrorCode::InvalidPattern,
+            ErrorCode::Denied,
             ErrorCode::Other,
         ] {
             assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));

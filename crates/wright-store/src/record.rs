@@ -30,6 +30,17 @@ pub enum RoundStatus {
     Interrupted,
 }
 
+/// What a model call was for, so its cost can be shown per kind (`/cost`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageKind {
+    /// A ReAct step of a round.
+    #[default]
+    Step,
+    /// The summary of archived rounds (compaction).
+    Summary,
+}
+
 /// What one compaction archived (spec A4–A6, E2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompactionRecord {
@@ -74,6 +85,12 @@ pub enum Record {
         at: DateTime<Utc>,
         /// The reported usage.
         usage: Usage,
+        /// What the call was for; files written before this field existed hold only steps.
+        #[serde(default)]
+        kind: UsageKind,
+        /// The model that was called, when recorded (older files: the session's model).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// Older rounds were archived.
     Compaction(CompactionRecord),
@@ -110,5 +127,51 @@ mod tests {
         };
         let line = serde_json::to_string(&message).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), message);
+    }
+
+    #[test]
+    fn usage_records_carry_their_kind_and_model() {
+        let at = DateTime::parse_from_rfc3339("2026-11-22T08:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let record = Record::Usage {
+            at,
+            usage: Usage {
+                prompt_tokens: 10,
+                completion_tokens: 2,
+                total_tokens: 12,
+                ..Usage::default()
+            },
+            kind: UsageKind::Summary,
+            model: Some("small".into()),
+        };
+        let line = serde_json::to_string(&record).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"usage","at":"2026-11-22T08:00:00Z","usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12},"kind":"summary","model":"small"}"#
+        );
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
+    }
+
+    #[test]
+    fn usage_lines_written_before_kinds_existed_load_as_steps_of_no_named_model() {
+        let line = r#"{"type":"usage","at":"2026-11-22T08:00:00Z","usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}"#;
+        let at = DateTime::parse_from_rfc3339("2026-11-22T08:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(
+            serde_json::from_str::<Record>(line).unwrap(),
+            Record::Usage {
+                at,
+                usage: Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 2,
+                    total_tokens: 12,
+                    ..Usage::default()
+                },
+                kind: UsageKind::Step,
+                model: None,
+            }
+        );
     }
 }

@@ -10,6 +10,10 @@ use crate::record::{Record, SessionMeta};
 
 /// Longest session name accepted.
 const MAX_NAME_LEN: usize = 64;
+/// The extension of session files (DESIGN §7: `<session-id>.jsonl`).
+pub(crate) const SESSION_EXTENSION: &str = "jsonl";
+/// The extension of a session file being created, before its meta line is complete.
+const PARTIAL_EXTENSION: &str = "jsonl.partial";
 
 /// A storage failure, naming the file involved.
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +30,7 @@ pub enum StoreError {
     },
     /// Another wright process is writing this session.
     #[error(
-        "session file {} is in use by another wright process; wait for it to finish or use another --session name",
+        "session file {} is in use by another wright process; wait for it to finish, or work in another session",
         path.display()
     )]
     Locked {
@@ -40,6 +44,25 @@ pub enum StoreError {
         path: PathBuf,
         /// What is wrong.
         problem: String,
+    },
+    /// An id prefix that more than one session's id starts with.
+    #[error(
+        "session id prefix {prefix:?} is ambiguous; it matches {}. Give more of the id",
+        candidates.join(", ")
+    )]
+    Ambiguous {
+        /// The prefix given.
+        prefix: String,
+        /// The sessions it matches, as `id (name)`.
+        candidates: Vec<String>,
+    },
+    /// No session has this id, id prefix or name.
+    #[error("no session with the id or name {query:?} in {}", dir.display())]
+    NotFound {
+        /// What was looked for.
+        query: String,
+        /// The directory searched.
+        dir: PathBuf,
     },
     /// A session name that cannot be used.
     #[error(
@@ -129,41 +152,41 @@ impl SessionStore {
             project_root: self.project_root.display().to_string(),
             created_at: Utc::now(),
         };
-        let path = self.dir.join(format!("{}.jsonl", meta.id));
+        // The file is written under a name listing ignores and renamed into place once its
+        // meta line is complete, so a crash here never leaves a session that cannot be loaded.
+        let path = self.dir.join(format!("{}.{SESSION_EXTENSION}", meta.id));
+        let partial = self.dir.join(format!(".{}.{PARTIAL_EXTENSION}", meta.id));
         let file = OpenOptions::new()
             .create_new(true)
             .append(true)
             .read(true)
-            .open(&path)
-            .map_err(io_error("cannot create", &path))?;
-        let mut session = SessionFile::locked(file, path)?;
+            .open(&partial)
+            .map_err(io_error("cannot create", &partial))?;
+        let mut session = SessionFile::locked(file, partial.clone())?;
         session.append(&Record::Meta(meta.clone()))?;
+        std::fs::rename(&partial, &path).map_err(io_error("cannot create", &path))?;
+        session.path = path;
         Ok((meta, session))
     }
 
-    /// Every session of the project, oldest first.
+    /// Every session of the project, oldest first. Files that are not sessions are skipped.
     pub fn list(&self) -> Result<Vec<LoadedSession>, StoreError> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error("cannot read", &self.dir)(e)),
-        };
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-            .collect();
-        paths.sort();
-        Ok(paths.iter().filter_map(|path| load(path).ok()).collect())
+        Ok(session_paths(&self.dir)?
+            .iter()
+            .filter_map(|path| load(path).ok())
+            .collect())
     }
 
     /// The newest session called `name`, if there is one.
     pub fn find_named(&self, name: &str) -> Result<Option<LoadedSession>, StoreError> {
         check_name(name)?;
-        Ok(self
-            .list()?
-            .into_iter()
-            .rfind(|session| session.meta.name.as_deref() == Some(name)))
+        for path in session_paths(&self.dir)?.iter().rev() {
+            let named = read_meta(path).is_ok_and(|meta| meta.name.as_deref() == Some(name));
+            if named {
+                return load(path).map(Some);
+            }
+        }
+        Ok(None)
     }
 
     /// Opens a loaded session for appending; fails if another process holds it.
@@ -180,7 +203,24 @@ impl SessionStore {
     }
 }
 
-fn check_name(name: &str) -> Result<(), StoreError> {
+/// The session files in `dir`, oldest first (ids are UUID v7, so names sort by creation time);
+/// none when the directory does not exist.
+pub(crate) fn session_paths(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_error("cannot read", dir)(e)),
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == SESSION_EXTENSION))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+pub(crate) fn check_name(name: &str) -> Result<(), StoreError> {
     let valid = !name.is_empty()
         && name.len() <= MAX_NAME_LEN
         && name
@@ -200,23 +240,7 @@ fn check_name(name: &str) -> Result<(), StoreError> {
 pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     let file = File::open(path).map_err(io_error("cannot open", path))?;
     let mut lines = BufReader::new(file).lines().enumerate();
-    let invalid = |problem: String| StoreError::Invalid {
-        path: path.to_path_buf(),
-        problem,
-    };
-    let meta = match lines.next() {
-        Some((_, Ok(line))) => match serde_json::from_str::<Record>(&line) {
-            Ok(Record::Meta(meta)) => meta,
-            Ok(_) => {
-                return Err(invalid(
-                    "the first line is not the session's meta record".into(),
-                ));
-            }
-            Err(e) => return Err(invalid(format!("line 1: {e}"))),
-        },
-        Some((_, Err(e))) => return Err(io_error("cannot read", path)(e)),
-        None => return Err(invalid("the file is empty".into())),
-    };
+    let meta = parse_meta(path, lines.next().map(|(_, line)| line))?;
     let mut records = Vec::new();
     let mut warnings = Vec::new();
     for (index, line) in lines {
@@ -251,6 +275,31 @@ pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     })
 }
 
+/// Reads only the meta line of a session file.
+pub(crate) fn read_meta(path: &Path) -> Result<SessionMeta, StoreError> {
+    let file = File::open(path).map_err(io_error("cannot open", path))?;
+    parse_meta(path, BufReader::new(file).lines().next())
+}
+
+/// The meta record from a file's first line (`None`: the file is empty).
+fn parse_meta(path: &Path, first: Option<io::Result<String>>) -> Result<SessionMeta, StoreError> {
+    let invalid = |problem: String| StoreError::Invalid {
+        path: path.to_path_buf(),
+        problem,
+    };
+    match first {
+        Some(Ok(line)) => match serde_json::from_str::<Record>(&line) {
+            Ok(Record::Meta(meta)) => Ok(meta),
+            Ok(_) => Err(invalid(
+                "the first line is not the session's meta record".into(),
+            )),
+            Err(e) => Err(invalid(format!("line 1: {e}"))),
+        },
+        Some(Err(e)) => Err(io_error("cannot read", path)(e)),
+        None => Err(invalid("the file is empty".into())),
+    }
+}
+
 /// A session file open for appending, locked against other wright processes.
 #[derive(Debug)]
 pub struct SessionFile {
@@ -259,7 +308,7 @@ pub struct SessionFile {
 }
 
 impl SessionFile {
-    fn locked(file: File, path: PathBuf) -> Result<Self, StoreError> {
+    pub(crate) fn locked(file: File, path: PathBuf) -> Result<Self, StoreError> {
         match file.try_lock() {
             Ok(()) => Ok(Self { file, path }),
             Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked { path }),

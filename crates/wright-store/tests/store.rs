@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 use wright_protocol::{Message, Usage};
 use wright_store::{
-    Record, RoundStatus, SessionStore, StoreError, default_home, load, project_key,
+    Record, RoundStatus, SessionStore, StoreError, UsageKind, default_home, load, project_key,
 };
 
 fn store(home: &TempDir) -> SessionStore {
@@ -39,6 +39,8 @@ fn appended_records_load_back_in_order() {
                 total_tokens: 12,
                 ..Usage::default()
             },
+            kind: UsageKind::Step,
+            model: Some("m".into()),
         },
         Record::RoundEnd {
             at: Utc::now(),

@@ -64,6 +64,15 @@ impl Tool for BashTool {
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move { bash(args, ctx).await.unwrap_or_else(error_result) })
     }
+
+    /// The command, exactly as it would run.
+    fn preview<'a>(&'a self, args: &'a Value, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+        let command = parse_args::<BashArgs>("Bash", args.clone(), SHAPE)
+            .ok()
+            .map(|args| args.command)
+            .filter(|command| !command.trim().is_empty());
+        Box::pin(std::future::ready(command))
+    }
 }
 
 /// How the wait for the command ended.

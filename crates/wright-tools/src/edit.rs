@@ -1,6 +1,8 @@
 //! The Edit tool, and the edit pipeline it shares with MultiEdit: load, check freshness, replace
 //! in memory, write once atomically, report the diff (DESIGN §5, §9.4).
 
+use std::path::PathBuf;
+
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -44,16 +46,37 @@ impl Tool for EditTool {
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move { edit(args, ctx).await.unwrap_or_else(error_result) })
     }
+
+    /// The unified diff the edit would make.
+    fn preview<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let (file_path, spec) = edit_args(args.clone()).ok()?;
+            let planned = plan_edits(ctx, &file_path, &[spec], Numbering::Single)
+                .await
+                .ok()?;
+            Some(planned.report().diff)
+        })
+    }
 }
 
-async fn edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+/// The file and the one replacement of an Edit call.
+fn edit_args(args: Value) -> Result<(String, EditSpec), ToolError> {
     let args: EditArgs = parse_args("Edit", args, SHAPE)?;
     let spec = EditSpec {
         old_string: args.old_string,
         new_string: args.new_string,
         replace_all: args.replace_all,
     };
-    let applied = apply_edits(ctx, &args.file_path, &[spec], Numbering::Single).await?;
+    Ok((args.file_path, spec))
+}
+
+async fn edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let (file_path, spec) = edit_args(args)?;
+    let applied = apply_edits(ctx, &file_path, &[spec], Numbering::Single).await?;
     let outcome = applied.outcomes.first().copied().unwrap_or(Outcome {
         replacements: 0,
         rung: Rung::Exact,
@@ -128,6 +151,24 @@ impl Applied {
     }
 }
 
+/// Edits worked out in memory and not yet written: what a dry run gives.
+#[derive(Debug, Clone)]
+pub(crate) struct Planned {
+    abs: PathBuf,
+    shown: String,
+    file: TextFile,
+    /// The new content, in the file's line endings.
+    text: String,
+    outcomes: Vec<Outcome>,
+}
+
+impl Planned {
+    /// The diff from the file on disk to the planned content.
+    pub(crate) fn report(&self) -> DiffReport {
+        DiffReport::new(&to_lf(&self.file.text), &to_lf(&self.text), &self.shown)
+    }
+}
+
 /// Applies `edits` in order to the file at `file_path` and writes the result once.
 ///
 /// All or nothing: the file must exist, be UTF-8 text the agent has read and that has not
@@ -139,6 +180,34 @@ pub(crate) async fn apply_edits(
     edits: &[EditSpec],
     numbering: Numbering,
 ) -> Result<Applied, ToolError> {
+    let planned = plan_edits(ctx, file_path, edits, numbering).await?;
+    let Planned {
+        abs,
+        shown,
+        file,
+        text,
+        outcomes,
+    } = planned;
+    write_file_atomically(abs.clone(), file.format.encode(&text))
+        .await
+        .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
+    ctx.record_mtime(&abs);
+    let report = DiffReport::new(&to_lf(&file.text), &to_lf(&text), &shown);
+    Ok(Applied {
+        shown,
+        outcomes,
+        report,
+    })
+}
+
+/// Everything [`apply_edits`] does but the write: the same checks and refusals, and the new
+/// content in memory. Nothing on disk changes.
+pub(crate) async fn plan_edits(
+    ctx: &ToolContext,
+    file_path: &str,
+    edits: &[EditSpec],
+    numbering: Numbering,
+) -> Result<Planned, ToolError> {
     let label = |index: usize, error: ToolError| match numbering {
         Numbering::Single => error,
         Numbering::Numbered => failure(
@@ -186,16 +255,12 @@ pub(crate) async fn apply_edits(
             ),
         ));
     }
-
-    write_file_atomically(abs.clone(), file.format.encode(&text))
-        .await
-        .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
-    ctx.record_mtime(&abs);
-    let report = DiffReport::new(&to_lf(&file.text), &to_lf(&text), &shown);
-    Ok(Applied {
+    Ok(Planned {
+        abs,
         shown,
+        file,
+        text,
         outcomes,
-        report,
     })
 }
 

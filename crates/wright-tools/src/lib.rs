@@ -11,6 +11,9 @@
 //!
 //! This crate knows nothing about models, prompts beyond its own tool descriptions, or history.
 //!
+//! Before a call that changes something runs, [`ToolRegistry::preview`] gives what it would do
+//! (Bash's command, a file change's unified diff) without doing it, for the user to approve.
+//!
 //! Adding a tool = one file implementing [`Tool`] + one line in [`ToolRegistry::builtin`].
 
 mod args;
@@ -71,6 +74,22 @@ pub trait Tool: Send + Sync {
         args: serde_json::Value,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, ToolResult>;
+
+    /// What [`run`](Tool::run) would do with these arguments, shown to the user before it is
+    /// allowed to run: the command for Bash, the unified diff for a file change. A dry run:
+    /// nothing is written and nothing is executed.
+    ///
+    /// `None` when the tool has nothing to preview (the default), or when the dry run fails
+    /// (bad arguments, no match, …): the call would fail the same way, and its own error is
+    /// what the model should see.
+    fn preview<'a>(
+        &'a self,
+        args: &'a serde_json::Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<String>> {
+        let _ = (args, ctx);
+        Box::pin(std::future::ready(None))
+    }
 }
 
 /// A failure the model sees: a stable code and a message saying what to do.

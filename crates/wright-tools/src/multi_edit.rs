@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::edit::{EditSpec, Numbering, apply_edits, count, push_diff, push_ranges};
+use crate::edit::{EditSpec, Numbering, apply_edits, count, plan_edits, push_diff, push_ranges};
 use crate::{Tool, ToolContext, error_result};
 
 const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "new_string": string, "replace_all"?: boolean}, ...]}"#;
@@ -33,9 +33,25 @@ impl Tool for MultiEditTool {
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move { multi_edit(args, ctx).await.unwrap_or_else(error_result) })
     }
+
+    /// The unified diff the edits together would make.
+    fn preview<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let args = multi_edit_args(args.clone()).ok()?;
+            let planned = plan_edits(ctx, &args.file_path, &args.edits, Numbering::Numbered)
+                .await
+                .ok()?;
+            Some(planned.report().diff)
+        })
+    }
 }
 
-async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+/// The arguments of a MultiEdit call, with at least one edit.
+fn multi_edit_args(args: Value) -> Result<MultiEditArgs, ToolError> {
     let args: MultiEditArgs = parse_args("MultiEdit", args, SHAPE)?;
     if args.edits.is_empty() {
         return Err(invalid(
@@ -44,6 +60,11 @@ async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolEr
             SHAPE,
         ));
     }
+    Ok(args)
+}
+
+async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let args = multi_edit_args(args)?;
     let applied = apply_edits(ctx, &args.file_path, &args.edits, Numbering::Numbered).await?;
 
     let replacements: usize = applied.outcomes.iter().map(|o| o.replacements).sum();

@@ -109,6 +109,13 @@ impl ToolRegistry {
         result.context = call.args.clone();
         result
     }
+
+    /// What `call` would do, without doing it (see [`Tool::preview`]): the command for Bash,
+    /// the unified diff a Write, Edit or MultiEdit would make. `None` for an unknown tool, a
+    /// tool with nothing to preview, or a dry run that fails.
+    pub async fn preview(&self, call: &ToolCall, ctx: &ToolContext) -> Option<String> {
+        self.get(&call.tool)?.preview(&call.args, ctx).await
+    }
 }
 
 /// Runs `tool`, racing the cancellation token (see [`ToolRegistry::run`]).

@@ -12,7 +12,10 @@ use std::time::SystemTime;
 use wright_protocol::{ErrorCode, ToolError};
 
 use crate::failure;
-use crate::read::{MAX_FILE_BYTES, UTF8_BOM, decode};
+use crate::read::{UTF8_BOM, decode};
+
+/// Larger files are refused rather than loaded whole to be edited (Read streams any size).
+const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A UTF-8 text file loaded for editing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +41,7 @@ impl TextFile {
     /// Loads the file at `abs` (shown to the model as `shown`) for editing.
     ///
     /// Refused: a missing file (`not_found`), a directory, anything but a regular file, a file
-    /// over Read's size limit, a binary file, and a file that is not valid UTF-8 (writing it
+    /// over [`MAX_FILE_BYTES`], a binary file, and a file that is not valid UTF-8 (writing it
     /// back through a lossy decoding would corrupt its undecodable bytes).
     pub(crate) async fn load(abs: &Path, shown: &str) -> Result<Self, ToolError> {
         let io_error = |err: std::io::Error| match err.kind() {

@@ -1,7 +1,7 @@
 //! The Write tool: create or overwrite a whole file, atomically (DESIGN §5, §9.4).
 
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -12,7 +12,9 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 use crate::args::parse_args;
 use crate::atomic::write_file_atomically;
 use crate::context::Freshness;
-use crate::text_file::TextFormat;
+use crate::diff::DiffReport;
+use crate::read::decode;
+use crate::text_file::{TextFormat, to_lf};
 use crate::{Tool, ToolContext, error_result, failure};
 
 const SHAPE: &str = r#"{"file_path": string, "content": string}"#;
@@ -45,10 +47,102 @@ impl Tool for WriteTool {
     fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move { write(args, ctx).await.unwrap_or_else(error_result) })
     }
+
+    /// The unified diff from the file on disk (nothing, for a new file) to the new content.
+    fn preview<'a>(
+        &'a self,
+        args: &'a Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let args: WriteArgs = parse_args("Write", args.clone(), SHAPE).ok()?;
+            let planned = plan_write(&args, ctx).await.ok()?;
+            let old = match planned.existing {
+                false => Some(String::new()),
+                true => {
+                    let bytes = tokio::fs::read(&planned.abs).await.ok()?;
+                    decode(&bytes).map(|(text, _)| to_lf(&text).into_owned())
+                }
+            };
+            let new = to_lf(&args.content);
+            let report = DiffReport::new(old.as_deref().unwrap_or(""), &new, &planned.shown);
+            Some(match old {
+                Some(_) => report.diff,
+                None => format!(
+                    "{} is a binary file; all of it would be replaced by:\n{}",
+                    planned.shown, report.diff
+                ),
+            })
+        })
+    }
+}
+
+/// A Write whose checks passed, not yet done.
+#[derive(Debug, Clone)]
+struct PlannedWrite {
+    abs: PathBuf,
+    shown: String,
+    /// Whether a file is there to overwrite.
+    existing: bool,
+    /// The BOM and line endings the written file gets.
+    format: TextFormat,
 }
 
 async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let args: WriteArgs = parse_args("Write", args, SHAPE)?;
+    let PlannedWrite {
+        abs,
+        shown,
+        existing,
+        format,
+    } = plan_write(&args, ctx).await?;
+
+    let content = format.endings(&args.content);
+    let bytes = format.encode(&content);
+    if let Some(parent) = abs.parent() {
+        tokio::fs::create_dir_all(parent).await.map_err(|err| {
+            failure(
+                ErrorCode::Io,
+                format!("cannot create the directories of {shown}: {err}"),
+            )
+        })?;
+    }
+    let byte_count = bytes.len();
+    write_file_atomically(abs.clone(), bytes)
+        .await
+        .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
+    ctx.record_mtime(&abs);
+
+    let action = if existing { "overwritten" } else { "created" };
+    let lines = args.content.lines().count();
+    let mut text = format!(
+        "{} {shown} ({}, {}).",
+        if existing { "Overwrote" } else { "Created" },
+        crate::edit::count(lines, "line"),
+        crate::edit::count(byte_count, "byte"),
+    );
+    match (format.crlf, format.bom) {
+        (true, true) => text.push_str(" Kept its CRLF line endings and UTF-8 BOM."),
+        (true, false) => text.push_str(" Kept its CRLF line endings."),
+        (false, true) => text.push_str(" Kept its UTF-8 BOM."),
+        (false, false) => {}
+    }
+    let (head, truncated) = head(&args.content);
+    let data = json!({
+        "file_path": shown,
+        "action": action,
+        "lines": lines,
+        "bytes": byte_count,
+        "head": head,
+        "truncated": truncated,
+    });
+    Ok(ToolResult::success(text, data))
+}
+
+/// Every check of a Write, without writing: the path is inside the project and not a
+/// directory, an existing file is a regular, writable file that has not changed since the
+/// agent last saw it; and the format to keep.
+async fn plan_write(args: &WriteArgs, ctx: &ToolContext) -> Result<PlannedWrite, ToolError> {
     let abs = ctx.resolve(&args.file_path)?;
     let shown = ctx.display_path(&abs);
     let is_directory = || {
@@ -100,55 +194,12 @@ async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> 
             sniff_format(&abs).await
         }
     };
-
-    let content = format.endings(&args.content);
-    let bytes = format.encode(&content);
-    if let Some(parent) = abs.parent() {
-        tokio::fs::create_dir_all(parent).await.map_err(|err| {
-            failure(
-                ErrorCode::Io,
-                format!("cannot create the directories of {shown}: {err}"),
-            )
-        })?;
-    }
-    let byte_count = bytes.len();
-    write_file_atomically(abs.clone(), bytes)
-        .await
-        .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
-    ctx.record_mtime(&abs);
-
-    let action = if existing.is_some() {
-        "overwritten"
-    } else {
-        "created"
-    };
-    let lines = args.content.lines().count();
-    let mut text = format!(
-        "{} {shown} ({}, {}).",
-        if existing.is_some() {
-            "Overwrote"
-        } else {
-            "Created"
-        },
-        crate::edit::count(lines, "line"),
-        crate::edit::count(byte_count, "byte"),
-    );
-    match (format.crlf, format.bom) {
-        (true, true) => text.push_str(" Kept its CRLF line endings and UTF-8 BOM."),
-        (true, false) => text.push_str(" Kept its CRLF line endings."),
-        (false, true) => text.push_str(" Kept its UTF-8 BOM."),
-        (false, false) => {}
-    }
-    let (head, truncated) = head(&args.content);
-    let data = json!({
-        "file_path": shown,
-        "action": action,
-        "lines": lines,
-        "bytes": byte_count,
-        "head": head,
-        "truncated": truncated,
-    });
-    Ok(ToolResult::success(text, data))
+    Ok(PlannedWrite {
+        abs,
+        shown,
+        existing: existing.is_some(),
+        format,
+    })
 }
 
 /// The BOM and line endings of the existing file at `abs`, judged from its first bytes. A file

@@ -264,3 +264,108 @@ async fn recorded_own_write_is_not_external() {
     let again = read(&ctx, json!({"file_path": "notes.md"})).await;
     assert_eq!(again.data["modified_externally"], false);
 }
+
+#[tokio::test]
+async fn a_one_megabyte_line_is_cut_with_a_marker() {
+    let (_dir, ctx) = project();
+    write(
+        &ctx,
+        "dump.json",
+        format!("{}\nnext\n", "y".repeat(1_000_000)),
+    );
+    let result = read(&ctx, json!({"file_path": "dump.json"})).await;
+    let expected = format!(
+        "     1\t{} … [line truncated: 1000000 chars]\n     2\tnext\n[lines 1-2 of 2; 1 long line cut]",
+        "y".repeat(2000)
+    );
+    assert_eq!(result.text, expected);
+    assert_eq!(result.data["long_lines_cut"], 1);
+}
+
+#[tokio::test]
+async fn offset_near_the_end_of_a_large_file_shows_its_last_lines() {
+    let (_dir, ctx) = project();
+    let text: String = (1..=300_000).map(|n| format!("entry {n}\n")).collect();
+    write(&ctx, "app.log", text);
+    let result = read(
+        &ctx,
+        json!({"file_path": "app.log", "offset": 299_998, "limit": 50}),
+    )
+    .await;
+    assert_eq!(
+        result.text,
+        "299998\tentry 299998\n299999\tentry 299999\n300000\tentry 300000\n\
+         [lines 299998-300000 of 300000]"
+    );
+    assert_eq!(result.data["lines_shown"], 3);
+    assert_eq!(result.data["truncated"], false);
+}
+
+#[tokio::test]
+async fn total_lines_is_the_same_with_or_without_a_final_newline() {
+    let (_dir, ctx) = project();
+    let body: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+    write(&ctx, "with.txt", &body);
+    write(&ctx, "without.txt", body.trim_end());
+    for path in ["with.txt", "without.txt"] {
+        let result = read(&ctx, json!({"file_path": path, "offset": 100_000})).await;
+        assert_eq!(result.data["total_lines"], 100_000, "{path}");
+        assert_eq!(
+            result.text, "100000\t100000\n[lines 100000-100000 of 100000]",
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_character_across_a_read_block_boundary_is_shown_whole() {
+    let (_dir, ctx) = project();
+    // 65,535 bytes, then an `é` whose two bytes lie either side of the 64 KiB mark.
+    let mut text = "a\n".repeat(32_767);
+    text.push_str("x\u{e9}\r\n");
+    write(&ctx, "accents.txt", text);
+    let result = read(&ctx, json!({"file_path": "accents.txt", "offset": 32_768})).await;
+    assert_eq!(result.text, " 32768\tx\u{e9}\n[lines 32768-32768 of 32768]");
+    assert_eq!(result.data.get("invalid_utf8_bytes"), None);
+}
+
+#[tokio::test]
+async fn undecodable_bytes_past_the_first_64_kib_are_counted_not_called_binary() {
+    let (_dir, ctx) = project();
+    let mut bytes = "ok\n".repeat(30_000).into_bytes();
+    bytes.extend_from_slice(&[0xff; 5000]);
+    bytes.push(b'\n');
+    write(&ctx, "mixed.log", bytes);
+    let result = read(&ctx, json!({"file_path": "mixed.log", "offset": 30_001})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["invalid_utf8_bytes"], 5000);
+    assert!(result.text.ends_with(
+        "Note: mixed.log is not valid UTF-8; its 5000 undecodable bytes are shown as \u{FFFD}."
+    ));
+}
+
+#[tokio::test]
+async fn bom_is_hidden_from_the_first_line() {
+    let (_dir, ctx) = project();
+    write(&ctx, "bom.txt", b"\xEF\xBB\xBFfirst\nsecond\n");
+    let result = read(&ctx, json!({"file_path": "bom.txt"})).await;
+    assert_eq!(
+        result.text,
+        "     1\tfirst\n     2\tsecond\n[lines 1-2 of 2]"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_fifo_is_refused_without_blocking() {
+    let (_dir, ctx) = project();
+    let fifo = ctx.root().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let result = read(&ctx, json!({"file_path": "pipe"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Other));
+    assert!(message(&result).contains("not a regular file"));
+}

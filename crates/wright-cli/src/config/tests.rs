@@ -1,0 +1,280 @@
+//! Settings files read into whole structs, and the order settings are taken in.
+
+use super::*;
+use pretty_assertions::assert_eq;
+use std::collections::HashMap;
+
+fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |name| map.get(name).cloned()
+}
+
+fn file(text: &str) -> FileConfig {
+    toml::from_str(text).unwrap()
+}
+
+#[test]
+fn a_settings_file_reads_into_the_whole_struct() {
+    let parsed = file(
+        r#"
+        provider = "anthropic"
+        base_url = "http://127.0.0.1:9"
+        api_key = "k"
+        model = "m"
+        max_output_tokens = 100
+        max_steps = 7
+        max_attempts = 2
+        retry_base_delay_ms = 10
+        stream_idle_timeout_secs = 3
+        "#,
+    );
+    assert_eq!(
+        parsed,
+        FileConfig {
+            provider: Some(ProviderKind::Anthropic),
+            base_url: Some("http://127.0.0.1:9".into()),
+            api_key: Some("k".into()),
+            model: Some("m".into()),
+            max_output_tokens: Some(100),
+            max_steps: Some(7),
+            max_attempts: Some(2),
+            retry_base_delay_ms: Some(10),
+            stream_idle_timeout_secs: Some(3),
+            ..FileConfig::default()
+        }
+    );
+}
+
+#[test]
+fn context_settings_come_from_environment_then_files_then_defaults() {
+    let files = [file(
+        "context_window = 32000\ncompact_threshold = 0.5\nretain_rounds = 4\nmin_messages = 5\nsummary_model = \"small\"\nsummary_timeout_secs = 9",
+    )];
+    let settings = context_settings(&env_of(&[("WRIGHT_RETAIN_ROUNDS", "2")]), &files).unwrap();
+    assert_eq!(
+        settings,
+        ContextSettings {
+            context_window: 32_000,
+            compact_threshold: 0.5,
+            retain_rounds: 2,
+            min_messages: 5,
+            summary_timeout: Duration::from_secs(9),
+            summary_model: Some("small".into()),
+        }
+    );
+    let defaults = context_settings(&env_of(&[]), &[]).unwrap();
+    assert_eq!(defaults, ContextSettings::default());
+    let env = env_of(&[
+        ("WRIGHT_CONTEXT_WINDOW", "1000"),
+        ("WRIGHT_SUMMARY_TIMEOUT_SECS", "1"),
+    ]);
+    let from_env = context_settings(&env, &files).unwrap();
+    assert_eq!(from_env.context_window, 1000);
+    assert_eq!(from_env.summary_timeout, Duration::from_secs(1));
+}
+
+#[test]
+fn bad_context_settings_are_named() {
+    let error = context_settings(&env_of(&[]), &[file("compact_threshold = 1.5")]).unwrap_err();
+    assert!(error.to_string().contains("compact_threshold"), "{error}");
+    let error = context_settings(&env_of(&[("WRIGHT_CONTEXT_WINDOW", "big")]), &[]).unwrap_err();
+    assert!(
+        error.to_string().contains("WRIGHT_CONTEXT_WINDOW"),
+        "{error}"
+    );
+}
+
+#[test]
+fn approval_and_pricing_read_into_the_whole_struct() {
+    let parsed = file(
+        r#"
+        approval = "auto-edit"
+
+        [pricing."my-model"]
+        input = 3.0
+        output = 15.0
+        cached_input = 0.3
+
+        [pricing.cheap]
+        input = 0.1
+        output = 0.2
+        "#,
+    );
+    assert_eq!(
+        parsed,
+        FileConfig {
+            approval: Some(ApprovalMode::AutoEdit),
+            pricing: HashMap::from([
+                (
+                    "my-model".to_string(),
+                    Price {
+                        input: 3.0,
+                        output: 15.0,
+                        cached_input: Some(0.3),
+                    }
+                ),
+                (
+                    "cheap".to_string(),
+                    Price {
+                        input: 0.1,
+                        output: 0.2,
+                        cached_input: None,
+                    }
+                ),
+            ]),
+            ..FileConfig::default()
+        }
+    );
+}
+
+#[test]
+fn a_project_price_wins_over_the_user_price_of_the_same_model() {
+    let project = file("[pricing.m]\ninput = 1.0\noutput = 2.0");
+    let user = file(
+        "approval = \"ask\"\n[pricing.m]\ninput = 9.0\noutput = 9.0\n[pricing.n]\ninput = 4.0\noutput = 5.0",
+    );
+    let settings = resolve(
+        &Flags::default(),
+        &env_of(&[("OPENAI_API_KEY", "k")]),
+        &[project, user],
+    )
+    .unwrap();
+    assert_eq!(settings.approval, Some(ApprovalMode::Ask));
+    assert_eq!(
+        settings.prices,
+        HashMap::from([
+            (
+                "m".to_string(),
+                Price {
+                    input: 1.0,
+                    output: 2.0,
+                    cached_input: None,
+                }
+            ),
+            (
+                "n".to_string(),
+                Price {
+                    input: 4.0,
+                    output: 5.0,
+                    cached_input: None,
+                }
+            ),
+        ])
+    );
+}
+
+#[test]
+fn bad_prices_and_modes_are_named() {
+    let error = prices(&[file("[pricing.m]\ninput = -1.0\noutput = 2.0")]).unwrap_err();
+    assert!(error.to_string().contains("[pricing.\"m\"]"), "{error}");
+    let error = toml::from_str::<FileConfig>("[pricing.m]\ninput = 1.0").unwrap_err();
+    assert!(error.to_string().contains("output"), "{error}");
+    let error = toml::from_str::<FileConfig>("approval = \"yolo\"").unwrap_err();
+    assert!(error.to_string().contains("auto-edit"), "{error}");
+}
+
+#[test]
+fn unknown_keys_are_rejected() {
+    let error = toml::from_str::<FileConfig>("modle = \"x\"").unwrap_err();
+    assert!(error.to_string().contains("modle"), "{error}");
+}
+
+#[test]
+fn nothing_configured_is_an_error_naming_the_variables() {
+    let error = resolve(&Flags::default(), &env_of(&[]), &[]).unwrap_err();
+    let message = error.to_string();
+    assert!(matches!(error, ConfigError::NotConfigured));
+    for name in [
+        "WRIGHT_API_KEY",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "WRIGHT_BASE_URL",
+    ] {
+        assert!(message.contains(name), "{name} missing from {message}");
+    }
+}
+
+#[test]
+fn openai_key_alone_uses_openai_defaults() {
+    let settings = resolve(&Flags::default(), &env_of(&[("OPENAI_API_KEY", "sk")]), &[]).unwrap();
+    assert_eq!(settings.llm.provider, ProviderKind::OpenAi);
+    assert_eq!(settings.llm.base_url, DEFAULT_OPENAI_BASE_URL);
+    assert_eq!(settings.llm.model, DEFAULT_OPENAI_MODEL);
+    assert_eq!(settings.llm.api_key.as_deref(), Some("sk"));
+}
+
+#[test]
+fn anthropic_key_alone_selects_anthropic() {
+    let settings = resolve(
+        &Flags::default(),
+        &env_of(&[("ANTHROPIC_API_KEY", "a")]),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(settings.llm.provider, ProviderKind::Anthropic);
+    assert_eq!(settings.llm.base_url, DEFAULT_ANTHROPIC_BASE_URL);
+    assert_eq!(settings.llm.api_key.as_deref(), Some("a"));
+}
+
+#[test]
+fn flags_beat_environment_beat_project_beat_user_file() {
+    let project = file("model = \"project\"\nbase_url = \"http://project\"\nmax_steps = 4");
+    let user =
+        file("model = \"user\"\nbase_url = \"http://user\"\nmax_steps = 9\nmax_attempts = 2");
+    let env = env_of(&[("WRIGHT_MODEL", "env")]);
+    let flags = Flags {
+        base_url: Some("http://flag".into()),
+        ..Flags::default()
+    };
+    let settings = resolve(&flags, &env, &[project, user]).unwrap();
+    assert_eq!(settings.llm.base_url, "http://flag");
+    assert_eq!(settings.llm.model, "env");
+    assert_eq!(settings.agent.max_steps, 4);
+    assert_eq!(settings.llm.max_attempts, 2);
+}
+
+#[test]
+fn custom_server_needs_a_model() {
+    let env = env_of(&[("WRIGHT_BASE_URL", "http://localhost:11434/v1")]);
+    let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+    assert!(matches!(error, ConfigError::MissingModel { .. }), "{error}");
+}
+
+#[test]
+fn local_server_needs_no_key() {
+    let env = env_of(&[
+        ("WRIGHT_BASE_URL", "http://localhost:11434/v1"),
+        ("WRIGHT_MODEL", "q"),
+    ]);
+    let settings = resolve(&Flags::default(), &env, &[]).unwrap();
+    assert_eq!(settings.llm.api_key, None);
+    assert_eq!(settings.llm.model, "q");
+}
+
+#[test]
+fn bad_provider_in_environment_is_named() {
+    let env = env_of(&[("WRIGHT_PROVIDER", "gemini"), ("OPENAI_API_KEY", "k")]);
+    let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+    assert!(
+        error.to_string().contains("WRIGHT_PROVIDER=\"gemini\""),
+        "{error}"
+    );
+}
+
+#[test]
+fn user_config_lives_under_xdg_config_home_or_home() {
+    let root = Path::new("/p");
+    let files = config_files(root, &env_of(&[("HOME", "/h")]));
+    assert_eq!(
+        files,
+        vec![
+            PathBuf::from("/p/.wright/config.toml"),
+            PathBuf::from("/h/.config/wright/config.toml")
+        ]
+    );
+    let files = config_files(root, &env_of(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]));
+    assert_eq!(files[1], PathBuf::from("/x/wright/config.toml"));
+}

@@ -1,0 +1,167 @@
+//! `wright sessions`: list, show and remove the sessions stored under `$WRIGHT_HOME`
+//! (DESIGN §7), and the session `--resume` / `--continue` would pick.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use chrono::Local;
+use clap::{Args, Subcommand};
+use wright_store::{LoadedSession, Record, SessionStore, SessionSummary, StoreError};
+
+use crate::config;
+use crate::session;
+use crate::session_view::{local_time, plural, session_table, transcript};
+
+/// Exit code: the session asked for does not exist, or the query is ambiguous.
+const EXIT_USAGE: u8 = 2;
+/// Exit code: the sessions could not be read or removed.
+const EXIT_FAILED: u8 = 1;
+
+/// `wright sessions` and its subcommands.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    command: SessionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// List this project's sessions, most recent activity first.
+    List {
+        /// List the sessions of every project.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Show a session's transcript: each round's message, steps, tool results, and the usage.
+    Show {
+        /// Print the session's records as JSON lines instead.
+        #[arg(long)]
+        json: bool,
+        /// The session's id (six or more characters of it will do) or name.
+        #[arg(value_name = "ID|NAME")]
+        session: String,
+    },
+    /// Delete a session's file (asks nothing; prints what it removed).
+    Rm {
+        /// The session's id (six or more characters of it will do) or name.
+        #[arg(value_name = "ID|NAME")]
+        session: String,
+    },
+}
+
+/// Runs `wright sessions ...` for the project at `root`; returns the exit code.
+pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
+    let env = |name: &str| std::env::var(name).ok();
+    let home = match config::wright_home(&env) {
+        Ok(home) => home,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let store = SessionStore::new(&home, root);
+    let result = match &args.command {
+        SessionsCommand::List { all: false } => store.summaries().map(|list| print_list(&list)),
+        SessionsCommand::List { all: true } => {
+            SessionStore::all_summaries(&home).map(|list| print_list(&list))
+        }
+        SessionsCommand::Show { json, session } => find(&store, session).map(|found| {
+            for warning in &found.warnings {
+                eprintln!("wright: warning: {warning}");
+            }
+            if *json {
+                print(&records_json(&found));
+            } else {
+                print(&transcript(&found, &Local));
+            }
+        }),
+        SessionsCommand::Rm { session } => store.remove(session).map(|removed| {
+            print(&format!(
+                "Removed session {}{} ({}, last active {}): {}\n",
+                removed.meta.id,
+                removed
+                    .meta
+                    .name
+                    .as_deref()
+                    .map(|name| format!(" \"{name}\""))
+                    .unwrap_or_default(),
+                plural(removed.rounds, "round"),
+                local_time(removed.last_activity, &Local),
+                removed.path.display()
+            ));
+        }),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Reports the session `--resume [ID|NAME]` or `--continue` picks: its id on stdout, or that
+/// there is none to go on with. `Err` carries the exit code after the error was reported.
+pub fn report_selection(
+    root: &Path,
+    resume: Option<Option<String>>,
+    continue_latest: bool,
+) -> Result<(), u8> {
+    let env = |name: &str| std::env::var(name).ok();
+    let home = config::wright_home(&env).map_err(|e| {
+        eprintln!("wright: {e}");
+        EXIT_USAGE
+    })?;
+    let store = SessionStore::new(&home, root);
+    match session::select(&store, resume, continue_latest) {
+        Ok(Some(found)) => {
+            print(&format!("{}\n", found.meta.id));
+            Ok(())
+        }
+        Ok(None) => {
+            eprintln!("wright: this project has no session yet; a new one would start.");
+            Ok(())
+        }
+        Err(e) => Err(fail(&e)),
+    }
+}
+
+/// The session `query` names, or an error saying none does.
+fn find(store: &SessionStore, query: &str) -> Result<LoadedSession, StoreError> {
+    store.find(query)?.ok_or_else(|| StoreError::NotFound {
+        query: query.to_string(),
+        dir: store.dir().to_path_buf(),
+    })
+}
+
+/// Reports `error` on stderr and gives the exit code for it.
+fn fail(error: &StoreError) -> u8 {
+    eprintln!("wright: {error}");
+    match error {
+        StoreError::NotFound { .. } => {
+            eprintln!("`wright sessions list` shows this project's sessions.");
+            EXIT_USAGE
+        }
+        StoreError::Ambiguous { .. } | StoreError::BadName { .. } => EXIT_USAGE,
+        _ => EXIT_FAILED,
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`wright sessions show X | head`) is not an error.
+fn print(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+fn print_list(summaries: &[SessionSummary]) {
+    if summaries.is_empty() {
+        eprintln!("wright: no sessions yet.");
+        return;
+    }
+    print(&session_table(summaries, &Local));
+}
+
+/// The meta line and every record of a session as JSON lines (`sessions show --json`).
+fn records_json(session: &LoadedSession) -> String {
+    std::iter::once(Record::Meta(session.meta.clone()))
+        .chain(session.records.iter().cloned())
+        .filter_map(|record| serde_json::to_string(&record).ok())
+        .map(|line| line + "\n")
+        .collect()
+}

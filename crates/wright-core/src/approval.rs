@@ -1,0 +1,370 @@
+//! Approvals: before a Bash command or a file change runs, unless the approval mode allows its
+//! kind, the user is shown the command or the diff and asked — once, always (for this kind of
+//! action, for the rest of the session), or no, with a reason the model is told. A denied
+//! action never runs.
+//!
+//! The core only asks; how the question is put to a person is an [`Approver`]'s business (the
+//! interactive terminal implements one). With no approver, an action that needs approval is
+//! denied with [`NO_APPROVER_REASON`].
+
+use std::collections::HashSet;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use wright_protocol::{ApprovalVerdict, ErrorCode, Event, ToolCall, ToolResult};
+use wright_tools::{ToolContext, ToolRegistry};
+
+pub use wright_protocol::ActionKind;
+
+use crate::round::Events;
+
+/// The reason a denial gives when an action needs approval and nobody can give it.
+pub const NO_APPROVER_REASON: &str = "no one to ask (non-interactive); run with --approval auto";
+
+/// What the model is told after any denial, so it does not ask again for the same thing.
+const AFTER_DENIAL: &str = "Do not retry the same action; ask the user or take another approach.";
+
+/// Which actions run without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalMode {
+    /// Ask before every command and every file change (the interactive session's default).
+    Ask,
+    /// File changes run without asking; commands are asked about.
+    AutoEdit,
+    /// Everything runs without asking (the default of `wright exec`).
+    Auto,
+}
+
+impl ApprovalMode {
+    /// Every mode, in order of how much runs without asking.
+    pub const ALL: [ApprovalMode; 3] = [
+        ApprovalMode::Ask,
+        ApprovalMode::AutoEdit,
+        ApprovalMode::Auto,
+    ];
+
+    /// The mode as written in flags and settings: `ask`, `auto-edit`, `auto`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Ask => "ask",
+            ApprovalMode::AutoEdit => "auto-edit",
+            ApprovalMode::Auto => "auto",
+        }
+    }
+
+    /// Whether actions of `kind` run without asking in this mode.
+    pub fn allows(self, kind: ActionKind) -> bool {
+        match self {
+            ApprovalMode::Ask => false,
+            ApprovalMode::AutoEdit => kind == ActionKind::FileChange,
+            ApprovalMode::Auto => true,
+        }
+    }
+}
+
+impl fmt::Display for ApprovalMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is not an approval mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown approval mode {0:?}: expected `ask`, `auto-edit` or `auto`")]
+pub struct UnknownApprovalMode(pub String);
+
+impl FromStr for ApprovalMode {
+    type Err = UnknownApprovalMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ApprovalMode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == s)
+            .ok_or_else(|| UnknownApprovalMode(s.to_string()))
+    }
+}
+
+/// The kind of action a call to `tool` is, or `None` for a tool that never needs approval
+/// (reading and searching change nothing; TodoWrite changes only the agent's own list).
+pub fn action_kind(tool: &str) -> Option<ActionKind> {
+    match tool {
+        "Bash" => Some(ActionKind::Command),
+        "Write" | "Edit" | "MultiEdit" => Some(ActionKind::FileChange),
+        _ => None,
+    }
+}
+
+/// An action waiting for the user's decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    /// 1-based step within the round.
+    pub step: u32,
+    /// The tool, e.g. `Bash`.
+    pub tool: String,
+    /// The model's arguments for it.
+    pub args: serde_json::Value,
+    /// Command or file change.
+    pub kind: ActionKind,
+    /// What would happen: the command for Bash, the unified diff for a file change.
+    pub preview: String,
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run this action.
+    Once,
+    /// Run this action, and every later one of its kind in this session without asking.
+    Always,
+    /// Do not run it; the reason, if any, is passed to the model.
+    Deny {
+        /// Why, in the user's words.
+        reason: Option<String>,
+    },
+}
+
+impl Decision {
+    /// The decision as the `approval_decided` event names it.
+    pub fn verdict(&self) -> ApprovalVerdict {
+        match self {
+            Decision::Once => ApprovalVerdict::Once,
+            Decision::Always => ApprovalVerdict::Always,
+            Decision::Deny { .. } => ApprovalVerdict::Denied,
+        }
+    }
+}
+
+/// Whoever decides: the interactive terminal asks its user; tests answer from a script.
+pub trait Approver: Send + Sync {
+    /// Decides on one action. The round waits for the answer (or for Ctrl-C, which ends the
+    /// round as interrupted and drops the future).
+    fn decide(&self, request: ApprovalRequest) -> BoxFuture<'static, Decision>;
+}
+
+/// The observation the model gets for a denied action.
+pub fn denial_message(reason: Option<&str>) -> String {
+    let mut message = "The user denied this action.".to_string();
+    if let Some(reason) = reason.map(str::trim).filter(|r| !r.is_empty()) {
+        message.push_str(" Reason: ");
+        message.push_str(reason);
+        if !reason.ends_with(['.', '!', '?']) {
+            message.push('.');
+        }
+    }
+    message.push(' ');
+    message.push_str(AFTER_DENIAL);
+    message
+}
+
+/// The result of a denied call: an error with code `denied` whose observation is exactly the
+/// [`denial_message`].
+fn denied_result(call: &ToolCall, reason: Option<&str>) -> ToolResult {
+    let message = denial_message(reason);
+    let mut result = ToolResult::error(ErrorCode::Denied, message.clone());
+    result.text = message;
+    result.context = call.args.clone();
+    result
+}
+
+/// What the round does with a call after asking.
+#[derive(Debug)]
+pub(crate) enum Gate {
+    /// Run the tool.
+    Run,
+    /// Do not run it; this is its result.
+    Denied(ToolResult),
+    /// The user interrupted while the question was open.
+    Interrupted,
+}
+
+/// An agent's approval state: its mode, who to ask, and the kinds approved "always".
+#[derive(Clone)]
+pub(crate) struct Approvals {
+    mode: ApprovalMode,
+    approver: Option<Arc<dyn Approver>>,
+    always: HashSet<ActionKind>,
+}
+
+impl Default for Approvals {
+    /// Everything allowed, no one to ask: the library default, as for `wright exec`.
+    fn default() -> Self {
+        Self::new(ApprovalMode::Auto, None)
+    }
+}
+
+impl Approvals {
+    pub(crate) fn new(mode: ApprovalMode, approver: Option<Arc<dyn Approver>>) -> Self {
+        Self {
+            mode,
+            approver,
+            always: HashSet::new(),
+        }
+    }
+
+    /// Asks about `call` if its kind needs approval, reporting the question and the answer to
+    /// `events`.
+    pub(crate) async fn gate(
+        &mut self,
+        step: u32,
+        call: &ToolCall,
+        tools: &ToolRegistry,
+        ctx: &ToolContext,
+        events: Events<'_>,
+    ) -> Gate {
+        let Some(kind) = action_kind(&call.tool) else {
+            return Gate::Run;
+        };
+        if self.mode.allows(kind) || self.always.contains(&kind) {
+            return Gate::Run;
+        }
+        // A dry run that fails means the call itself will fail without changing anything: let
+        // it run, so the model reads the tool's own error rather than a question's answer.
+        let Some(preview) = tools.preview(call, ctx).await else {
+            return Gate::Run;
+        };
+        events(Event::ApprovalRequested {
+            step,
+            tool: call.tool.clone(),
+            kind,
+            preview: preview.clone(),
+        });
+        let decision = match &self.approver {
+            None => Decision::Deny {
+                reason: Some(NO_APPROVER_REASON.to_string()),
+            },
+            Some(approver) => {
+                let request = ApprovalRequest {
+                    step,
+                    tool: call.tool.clone(),
+                    args: call.args.clone(),
+                    kind,
+                    preview,
+                };
+                tokio::select! {
+                    biased;
+                    () = ctx.cancellation().cancelled() => return Gate::Interrupted,
+                    decision = approver.decide(request) => decision,
+                }
+            }
+        };
+        let reason = match &decision {
+            Decision::Deny { reason } => reason
+                .as_deref()
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .map(str::to_string),
+            Decision::Once | Decision::Always => None,
+        };
+        events(Event::ApprovalDecided {
+            step,
+            decision: decision.verdict(),
+            reason: reason.clone(),
+        });
+        match decision {
+            Decision::Once => Gate::Run,
+            Decision::Always => {
+                self.always.insert(kind);
+                Gate::Run
+            }
+            Decision::Deny { .. } => Gate::Denied(denied_result(call, reason.as_deref())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn modes_read_and_print_as_their_flag_names() {
+        for mode in ApprovalMode::ALL {
+            assert_eq!(mode.as_str().parse::<ApprovalMode>(), Ok(mode));
+            assert_eq!(mode.to_string(), mode.as_str());
+            assert_eq!(
+                serde_json::to_value(mode).unwrap(),
+                serde_json::json!(mode.as_str())
+            );
+        }
+        assert_eq!(
+            "yolo".parse::<ApprovalMode>().unwrap_err().to_string(),
+            "unknown approval mode \"yolo\": expected `ask`, `auto-edit` or `auto`"
+        );
+    }
+
+    #[test]
+    fn each_mode_allows_its_kinds() {
+        let allowed = |mode: ApprovalMode| {
+            [ActionKind::Command, ActionKind::FileChange].map(|kind| mode.allows(kind))
+        };
+        assert_eq!(allowed(ApprovalMode::Ask), [false, false]);
+        assert_eq!(allowed(ApprovalMode::AutoEdit), [false, true]);
+        assert_eq!(allowed(ApprovalMode::Auto), [true, true]);
+    }
+
+    #[test]
+    fn only_commands_and_file_changes_need_approval() {
+        let kinds = [
+            "Bash",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "Read",
+            "TodoWrite",
+            "Grep",
+        ]
+        .map(action_kind);
+        assert_eq!(
+            kinds,
+            [
+                Some(ActionKind::Command),
+                Some(ActionKind::FileChange),
+                Some(ActionKind::FileChange),
+                Some(ActionKind::FileChange),
+                None,
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn the_denial_message_carries_the_reason_and_says_not_to_retry() {
+        assert_eq!(
+            denial_message(None),
+            "The user denied this action. Do not retry the same action; ask the user or take \
+             another approach."
+        );
+        assert_eq!(
+            denial_message(Some(" use the staging db ")),
+            "The user denied this action. Reason: use the staging db. Do not retry the same \
+             action; ask the user or take another approach."
+        );
+        assert_eq!(
+            denial_message(Some("")),
+            denial_message(None),
+            "an empty reason is no reason"
+        );
+    }
+
+    #[test]
+    fn a_denied_result_is_an_error_whose_observation_is_the_message() {
+        let call = ToolCall {
+            tool: "Bash".into(),
+            args: serde_json::json!({"command": "rm -rf target"}),
+        };
+        let result = denied_result(&call, Some("no"));
+        assert_eq!(result.text, denial_message(Some("no")));
+        assert_eq!(
+            result.error,
+            Some(wright_protocol::ToolError {
+                code: ErrorCode::Denied,
+                message: denial_message(Some("no")),
+            })
+        );
+    }
+}

@@ -1,0 +1,195 @@
+//! Looking sessions up: one-line summaries for listing, finding a session by id, id prefix or
+//! name, the most recent one, and removing one.
+
+use std::fs::OpenOptions;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use wright_protocol::Role;
+
+use crate::record::{Record, SessionMeta};
+use crate::store::{
+    LoadedSession, SessionFile, SessionStore, StoreError, check_name, load, read_meta,
+    session_paths,
+};
+
+/// The shortest id prefix that finds a session (git abbreviates commits the same way).
+pub const MIN_ID_PREFIX: usize = 6;
+
+/// What `wright sessions list` shows of a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// Its identity.
+    pub meta: SessionMeta,
+    /// Its file.
+    pub path: PathBuf,
+    /// How many rounds it has (one per user message).
+    pub rounds: usize,
+    /// The time of its last record (its creation when it has none).
+    pub last_activity: DateTime<Utc>,
+    /// Tokens billed over the session: the sum of every reported `total_tokens`.
+    pub tokens: u64,
+}
+
+impl SessionSummary {
+    /// Summarises a loaded session.
+    pub fn of(session: &LoadedSession) -> Self {
+        let mut rounds = 0;
+        let mut tokens = 0;
+        let mut last_activity = session.meta.created_at;
+        for record in &session.records {
+            match record {
+                Record::Message { message, .. } if message.role == Role::User => rounds += 1,
+                Record::Usage { usage, .. } => tokens += usage.total_tokens,
+                _ => {}
+            }
+            last_activity = last_activity.max(record_time(record));
+        }
+        Self {
+            meta: session.meta.clone(),
+            path: session.path.clone(),
+            rounds,
+            last_activity,
+            tokens,
+        }
+    }
+}
+
+/// When a record was written.
+fn record_time(record: &Record) -> DateTime<Utc> {
+    match record {
+        Record::Meta(meta) => meta.created_at,
+        Record::Message { at, .. } | Record::Usage { at, .. } | Record::RoundEnd { at, .. } => *at,
+        Record::Compaction(compaction) => compaction.at,
+    }
+}
+
+/// Orders summaries by their last activity, newest first (like `ls -t`).
+fn newest_first(a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
+    (b.last_activity, &b.meta.id).cmp(&(a.last_activity, &a.meta.id))
+}
+
+/// Summaries of the session files in `dir`, newest activity first; files that are not
+/// sessions are skipped.
+fn summaries_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+    let mut summaries: Vec<SessionSummary> = session_paths(dir)?
+        .iter()
+        .filter_map(|path| load(path).ok())
+        .map(|session| SessionSummary::of(&session))
+        .collect();
+    summaries.sort_by(newest_first);
+    Ok(summaries)
+}
+
+impl SessionStore {
+    /// This project's sessions, the one with the newest activity first.
+    pub fn summaries(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        summaries_in(self.dir())
+    }
+
+    /// Every project's sessions under the state directory `home`, newest activity first.
+    pub fn all_summaries(home: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+        let sessions = home.join("sessions");
+        let entries = match std::fs::read_dir(&sessions) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(StoreError::Io {
+                    action: "cannot read",
+                    path: sessions,
+                    source,
+                });
+            }
+        };
+        let mut summaries = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                summaries.extend(summaries_in(&entry.path())?);
+            }
+        }
+        summaries.sort_by(newest_first);
+        Ok(summaries)
+    }
+
+    /// The session with the most recent activity, if the project has any.
+    pub fn latest(&self) -> Result<Option<LoadedSession>, StoreError> {
+        match self.summaries()?.first() {
+            Some(summary) => load(&summary.path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The session `query` names: its full id; else the newest session of that name; else the
+    /// one whose id starts with `query` when it has at least [`MIN_ID_PREFIX`] characters.
+    /// A prefix that several ids start with is an error listing them.
+    pub fn find(&self, query: &str) -> Result<Option<LoadedSession>, StoreError> {
+        let query = query.trim();
+        let paths = session_paths(self.dir())?;
+        let id_of = |path: &PathBuf| {
+            path.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let wanted_id = query.to_ascii_lowercase();
+        if let Some(path) = paths.iter().find(|path| id_of(path) == wanted_id) {
+            return load(path).map(Some);
+        }
+        if check_name(query).is_ok()
+            && let Some(session) = self.find_named(query)?
+        {
+            return Ok(Some(session));
+        }
+        if query.chars().count() < MIN_ID_PREFIX {
+            return Ok(None);
+        }
+        let matching: Vec<&PathBuf> = paths
+            .iter()
+            .filter(|path| id_of(path).starts_with(&wanted_id))
+            .collect();
+        match matching.as_slice() {
+            [] => Ok(None),
+            [path] => load(path).map(Some),
+            several => Err(StoreError::Ambiguous {
+                prefix: query.to_string(),
+                candidates: several
+                    .iter()
+                    .map(|path| describe(&id_of(path), path))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Deletes the session `query` names (see [`find`](Self::find)) and returns what it was.
+    /// Refuses a session another wright process is writing.
+    pub fn remove(&self, query: &str) -> Result<SessionSummary, StoreError> {
+        let session = self.find(query)?.ok_or_else(|| StoreError::NotFound {
+            query: query.to_string(),
+            dir: self.dir().to_path_buf(),
+        })?;
+        let path = &session.path;
+        let io_error = |action: &'static str| {
+            move |source| StoreError::Io {
+                action,
+                path: path.clone(),
+                source,
+            }
+        };
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(io_error("cannot open"))?;
+        // Held until the file is gone, so no other process starts writing it in between.
+        let _lock = SessionFile::locked(file, path.clone())?;
+        std::fs::remove_file(path).map_err(io_error("cannot remove"))?;
+        Ok(SessionSummary::of(&session))
+    }
+}
+
+/// `id (name)`, or the id alone for an unnamed session.
+fn describe(id: &str, path: &Path) -> String {
+    match read_meta(path).ok().and_then(|meta| meta.name) {
+        Some(name) => format!("{id} ({name})"),
+        None => id.to_string(),
+    }
+}

@@ -1,0 +1,334 @@
+//! One line per tool call: what is being done while it runs, what came of it when done.
+//!
+//! `Read src/lib.rs (1–200 of 812 lines)`, `Bash cargo test — exit 0, 3.2 s`,
+//! `⠋ Bash cargo test … 1.2 s`, and in red `Read nope.rs — not_found: no such file`. The
+//! outcomes are read from each tool's `data` (see `wright-tools`); a field that is missing
+//! just leaves the outcome out.
+
+use std::time::Duration;
+
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use wright_protocol::{ToolError, ToolResult, ToolStatus};
+
+use super::Theme;
+use super::palette::{ADDED, BOLD, DIM, ERROR, REMOVED, WARNING};
+use super::text::{clean_line, clip};
+
+/// The frames of the spinner before a running tool; the application advances the frame.
+pub const SPINNER_FRAMES: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Columns for what a tool works on (a command, a path, a pattern, unknown arguments).
+const SUBJECT_BUDGET: usize = 60;
+/// Columns for an error message after its code.
+const ERROR_BUDGET: usize = 100;
+/// Between the call and its outcome.
+const SEPARATOR: &str = " — ";
+
+const SPINNER: Style = Style::new().fg(Color::Cyan);
+
+/// Where a tool call is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolLineState {
+    /// Still running.
+    Running {
+        /// Counts up; taken modulo [`SPINNER_FRAMES`].
+        spinner_frame: usize,
+        /// Since the call started.
+        elapsed: Duration,
+    },
+    /// Finished.
+    Done {
+        /// What it returned.
+        result: ToolOutcome,
+        /// How long it ran.
+        elapsed: Duration,
+    },
+}
+
+/// The parts of a tool's result that its line shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// Success or error.
+    pub status: ToolStatus,
+    /// The tool's structured result.
+    pub data: Value,
+    /// Why it failed, when it did.
+    pub error: Option<ToolError>,
+}
+
+impl From<&ToolResult> for ToolOutcome {
+    fn from(result: &ToolResult) -> Self {
+        Self {
+            status: result.status,
+            data: result.data.clone(),
+            error: result.error.clone(),
+        }
+    }
+}
+
+/// The line for a call of `tool` with `args` (the arguments the model gave).
+pub fn tool_call_line(
+    tool: &str,
+    args: &Value,
+    status: ToolLineState,
+    theme: &Theme,
+) -> Line<'static> {
+    let name = clean_line(tool);
+    let line = match status {
+        ToolLineState::Running {
+            spinner_frame,
+            elapsed,
+        } => {
+            let frame = SPINNER_FRAMES[spinner_frame % SPINNER_FRAMES.len()];
+            let mut spans = vec![Span::styled(frame, SPINNER), Span::raw(" ")];
+            spans.extend(call(
+                &name,
+                &subject(tool, args, &Value::Null),
+                BOLD,
+                Style::new(),
+            ));
+            spans.push(Span::styled(format!(" … {}", seconds(elapsed)), DIM));
+            Line::from(spans)
+        }
+        ToolLineState::Done { result, elapsed } => {
+            let subject = subject(tool, args, &result.data);
+            match (&result.status, &result.error) {
+                (ToolStatus::Success, _) => {
+                    let mut spans = call(&name, &subject, BOLD, Style::new());
+                    spans.extend(outcome(tool, &result.data, elapsed));
+                    Line::from(spans)
+                }
+                (ToolStatus::Error, error) => {
+                    let mut spans = call(&name, &subject, BOLD.patch(ERROR), ERROR);
+                    let reason = error.as_ref().map_or_else(
+                        || "failed".to_string(),
+                        |e| {
+                            let message = clean_line(e.message.lines().next().unwrap_or(""));
+                            clip(&format!("{}: {message}", e.code), ERROR_BUDGET)
+                        },
+                    );
+                    spans.push(Span::styled(format!("{SEPARATOR}{reason}"), ERROR));
+                    Line::from(spans)
+                }
+            }
+        }
+    };
+    theme.finish_line(line)
+}
+
+/// `Name subject`, or `Name` alone when there is no subject.
+fn call(name: &str, subject: &str, name_style: Style, subject_style: Style) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled(name.to_string(), name_style)];
+    if !subject.is_empty() {
+        spans.push(Span::styled(format!(" {subject}"), subject_style));
+    }
+    spans
+}
+
+fn str_field<'a>(args: &'a Value, data: &'a Value, key: &str) -> Option<&'a str> {
+    data.get(key)
+        .and_then(Value::as_str)
+        .or_else(|| args.get(key).and_then(Value::as_str))
+}
+
+fn u64_field(data: &Value, key: &str) -> Option<u64> {
+    data.get(key).and_then(Value::as_u64)
+}
+
+/// What the tool works on, clipped to [`SUBJECT_BUDGET`]; the shown path in `data` is
+/// preferred to the path the model gave.
+fn subject(tool: &str, args: &Value, data: &Value) -> String {
+    let text = match tool {
+        "Read" | "Edit" | "MultiEdit" | "Write" => {
+            str_field(args, data, "file_path").unwrap_or("").to_string()
+        }
+        "Bash" => str_field(args, &Value::Null, "command")
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        "Grep" | "Glob" => {
+            let pattern = str_field(args, &Value::Null, "pattern").unwrap_or("");
+            let pattern = if tool == "Grep" {
+                format!("\"{pattern}\"")
+            } else {
+                pattern.to_string()
+            };
+            match args.get("path").and_then(Value::as_str) {
+                Some(path) if !path.is_empty() && path != "." => format!("{pattern} in {path}"),
+                _ => pattern,
+            }
+        }
+        "LS" => str_field(args, data, "path").unwrap_or(".").to_string(),
+        "TodoWrite" => String::new(),
+        _ => match args {
+            Value::Null => String::new(),
+            Value::Object(map) if map.is_empty() => String::new(),
+            args => args.to_string(),
+        },
+    };
+    clip(&clean_line(&text), SUBJECT_BUDGET)
+}
+
+/// `n thing` or `n things`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `+3 −1`, in green and red.
+fn added_removed(data: &Value) -> Vec<Span<'static>> {
+    match (u64_field(data, "added"), u64_field(data, "removed")) {
+        (Some(added), Some(removed)) => vec![
+            Span::raw(", "),
+            Span::styled(format!("+{added}"), ADDED),
+            Span::raw(" "),
+            Span::styled(format!("\u{2212}{removed}"), REMOVED),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// What came of a successful call, with its separator; empty when `data` does not say.
+fn outcome(tool: &str, data: &Value, elapsed: Duration) -> Vec<Span<'static>> {
+    let separated = |spans: Vec<Span<'static>>| {
+        let mut out = vec![Span::styled(SEPARATOR, DIM)];
+        out.extend(spans);
+        out
+    };
+    let spans = match tool {
+        "Read" => return read_range(data).into_iter().collect(),
+        "Bash" => vec![
+            bash_exit(data),
+            Span::raw(format!(", {}", seconds(elapsed))),
+        ],
+        "Edit" | "MultiEdit" => {
+            let (key, one, many) = if tool == "Edit" {
+                ("replacements", "replacement", "replacements")
+            } else {
+                ("edits_applied", "edit", "edits")
+            };
+            let Some(n) = u64_field(data, key) else {
+                return Vec::new();
+            };
+            let mut spans = vec![Span::raw(count(n, one, many))];
+            spans.extend(added_removed(data));
+            spans
+        }
+        "Write" => match (
+            str_field(&Value::Null, data, "action"),
+            u64_field(data, "lines"),
+        ) {
+            (Some(action), Some(lines)) => {
+                vec![Span::raw(format!(
+                    "{action}, {}",
+                    count(lines, "line", "lines")
+                ))]
+            }
+            _ => return Vec::new(),
+        },
+        "Grep" => {
+            let Some(files) = u64_field(data, "total_files") else {
+                return Vec::new();
+            };
+            let text = match u64_field(data, "total_matches") {
+                _ if files == 0 => "no matches".to_string(),
+                Some(matches) => format!(
+                    "{} in {}",
+                    count(matches, "match", "matches"),
+                    count(files, "file", "files")
+                ),
+                None => count(files, "file", "files"),
+            };
+            vec![Span::raw(text)]
+        }
+        "Glob" => match u64_field(data, "total") {
+            Some(0) => vec![Span::raw("no files")],
+            Some(total) => vec![Span::raw(count(total, "file", "files"))],
+            None => return Vec::new(),
+        },
+        "LS" => match (u64_field(data, "dirs"), u64_field(data, "files")) {
+            (Some(0), Some(0)) => vec![Span::raw("empty")],
+            (Some(dirs), Some(files)) => vec![Span::raw(format!(
+                "{}, {}",
+                count(dirs, "dir", "dirs"),
+                count(files, "file", "files")
+            ))],
+            _ => return Vec::new(),
+        },
+        "TodoWrite" => match (u64_field(data, "completed"), u64_field(data, "total")) {
+            (Some(done), Some(total)) => vec![Span::raw(format!("{done}/{total} done"))],
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    separated(spans)
+}
+
+/// ` (1–200 of 812 lines)`, ` (812 lines)` when the whole file was shown, ` (empty)`.
+fn read_range(data: &Value) -> Option<Span<'static>> {
+    let total = u64_field(data, "total_lines")?;
+    let first = u64_field(data, "offset")?;
+    let shown = u64_field(data, "lines_shown")?;
+    let text = if total == 0 {
+        "empty".to_string()
+    } else if first == 1 && shown == total {
+        count(total, "line", "lines")
+    } else {
+        let last = (first + shown).saturating_sub(1);
+        format!("{first}\u{2013}{last} of {}", count(total, "line", "lines"))
+    };
+    Some(Span::styled(format!(" ({text})"), DIM))
+}
+
+/// `exit 0`; a non-zero code in yellow; `killed by SIGKILL` for a signal.
+fn bash_exit(data: &Value) -> Span<'static> {
+    if let Some(signal) = data.get("signal").and_then(Value::as_str) {
+        return Span::styled(format!("killed by {}", clean_line(signal)), WARNING);
+    }
+    match data.get("exit_code").and_then(Value::as_i64) {
+        Some(0) => Span::raw("exit 0"),
+        Some(code) => Span::styled(format!("exit {code}"), WARNING),
+        None => Span::raw("exit unknown"),
+    }
+}
+
+/// `3.2 s` under a minute, `2 min 05 s` from there.
+fn seconds(elapsed: Duration) -> String {
+    let tenths = elapsed.as_millis() / 100;
+    if tenths < 600 {
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    } else {
+        let secs = elapsed.as_secs();
+        format!("{} min {:02} s", secs / 60, secs % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn seconds_has_one_decimal_under_a_minute_then_minutes() {
+        assert_eq!(seconds(Duration::from_millis(3_249)), "3.2 s");
+        assert_eq!(seconds(Duration::from_millis(59_999)), "59.9 s");
+        assert_eq!(seconds(Duration::from_secs(125)), "2 min 05 s");
+    }
+
+    #[test]
+    fn a_multi_line_command_is_shown_on_one_line() {
+        let args = serde_json::json!({"command": "cd x &&\n  cargo test"});
+        assert_eq!(subject("Bash", &args, &Value::Null), "cd x && cargo test");
+    }
+
+    #[test]
+    fn a_read_of_the_whole_file_gives_just_its_length() {
+        let data = serde_json::json!({"offset": 1, "lines_shown": 40, "total_lines": 40});
+        assert_eq!(
+            read_range(&data).map(|s| s.content.into_owned()),
+            Some(" (40 lines)".to_string())
+        );
+    }
+}
