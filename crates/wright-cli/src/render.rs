@@ -203,11 +203,15 @@ impl Renderer for HumanRenderer {
                 summary,
                 timed_out,
                 error,
+                tokens_before,
+                tokens_after,
             } => {
                 let text = match (timed_out, summary, error) {
                     (true, _, _) => SUMMARY_TIMEOUT_MESSAGE.to_string(),
                     (false, Some(_), _) => {
-                        format!("✓ archived {archived_rounds} rounds into a summary")
+                        format!(
+                            "✓ archived {archived_rounds} rounds into a summary (history ~{tokens_before} → ~{tokens_after} tokens)"
+                        )
                     }
                     (false, None, error) => format!(
                         "Summary generation failed ({}), keeping recent history only.",

@@ -78,6 +78,43 @@ impl HistoryManager {
         history
     }
 
+    /// Closes a round that a crash or a kill left open: a tool call whose result was never
+    /// written gets an `interrupted` result, so the model is never shown an action without its
+    /// observation (spec A4: a tool call and its result stay together). Written through to the
+    /// session file; call it on a replayed history before opening the next round.
+    pub fn repair_interrupted_step(&mut self) -> Result<bool, StoreError> {
+        let Some(last) = self.messages.last() else {
+            return Ok(false);
+        };
+        let pending_call = last.message.role == Role::Assistant
+            && matches!(
+                parse_reply(&last.message.content),
+                Reply::Step {
+                    action: Action::Tool(_),
+                    ..
+                }
+            );
+        if !pending_call {
+            return Ok(false);
+        }
+        let result = serde_json::json!({
+            "status": "error",
+            "data": null,
+            "error": {
+                "code": "interrupted",
+                "message": "wright stopped before this step finished; its effects, if any, are unknown",
+            },
+        });
+        let mut message = Message::new(Role::Tool, result.to_string());
+        message.metadata = last.message.metadata.clone();
+        self.push(message)?;
+        self.write(&Record::RoundEnd {
+            at: Utc::now(),
+            status: RoundStatus::Interrupted,
+        })?;
+        Ok(true)
+    }
+
     fn adopt(&mut self, compaction: &CompactionRecord) {
         self.archived_end = compaction.archived_end.min(self.messages.len());
         if let Some(text) = &compaction.summary {
@@ -290,6 +327,25 @@ mod tests {
         assert_eq!(contents(history.retained()), vec!["q2", "a2", "q3", "a3"]);
         assert_eq!(history.summaries()[0].text, "summary one");
         assert_eq!(history.all_messages().len(), 8);
+    }
+
+    #[test]
+    fn a_step_cut_off_by_a_crash_gets_an_interrupted_result() {
+        let mut history = HistoryManager::new(None);
+        history.open_round("go").unwrap();
+        history
+            .push(Message::assistant(
+                "Thought: run\nAction: Bash[{\"command\": \"make\"}]",
+            ))
+            .unwrap();
+        assert!(history.repair_interrupted_step().unwrap());
+        let last = &history.all_messages().last().unwrap().message;
+        assert_eq!(last.role, Role::Tool);
+        assert!(last.content.contains("\"code\":\"interrupted\""));
+        assert!(
+            !history.repair_interrupted_step().unwrap(),
+            "nothing left to repair"
+        );
     }
 
     #[test]

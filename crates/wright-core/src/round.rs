@@ -12,7 +12,7 @@ use wright_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{ApprovalMode, Approvals, Approver, Gate};
 use crate::code_law;
-use crate::compaction::{ContextSettings, check_trigger, plan_compaction};
+use crate::compaction::{CompactionPlan, ContextSettings, check_trigger, plan_compaction};
 use crate::context::{ScratchStep, estimate_request};
 use crate::history::HistoryManager;
 use crate::mention;
@@ -142,12 +142,67 @@ impl Agent {
         self.ctx.cancellation()
     }
 
+    /// Uses `token` to stop the next round (Ctrl-C). A cancelled token stays cancelled, so an
+    /// interactive session gives every round a fresh one.
+    pub fn set_cancellation(&mut self, token: CancellationToken) {
+        self.ctx = self.ctx.clone().with_cancellation(token);
+    }
+
+    /// Switches the model for the next rounds (the summary model too, unless one is set).
+    pub fn set_model(&mut self, model: &str) -> Result<(), LlmError> {
+        let mut config = self.llm.config().clone();
+        config.model = model.to_string();
+        let llm = LlmClient::new(config)?;
+        if self.config.context.summary_model.is_none() {
+            self.summary_llm = llm.clone();
+        }
+        self.llm = llm;
+        Ok(())
+    }
+
+    /// The model the next round talks to.
+    pub fn model(&self) -> &str {
+        &self.llm.config().model
+    }
+
+    /// The current todo list.
+    pub fn todos(&self) -> Vec<wright_protocol::TodoItem> {
+        self.ctx.todos()
+    }
+
+    /// The context settings (window, threshold, retained rounds).
+    pub fn context_settings(&self) -> &ContextSettings {
+        &self.config.context
+    }
+
+    /// Compacts now (`/compact`), whatever the usage: archives every whole round before the
+    /// last `retain_rounds` and summarises them. `Ok(false)` when there is nothing to archive.
+    pub async fn compact_now(&mut self, events: Events<'_>) -> Result<bool, String> {
+        let retained: Vec<Message> = self
+            .history
+            .retained()
+            .iter()
+            .map(|stored| stored.message.clone())
+            .collect();
+        let Some(plan) = plan_compaction(&retained, self.config.context.retain_rounds) else {
+            return Ok(false);
+        };
+        let estimated_tokens = self.history.last_usage().map_or(0, |u| u.total_tokens);
+        let threshold = self.config.context.threshold();
+        self.compact(plan, estimated_tokens, threshold, events)
+            .await
+            .map_err(|(_, message)| message)?;
+        Ok(true)
+    }
+
     /// Runs one round for `input`, reporting each step to `events`. Ends early with
     /// [`FailureCode::Interrupted`] once the tool context's cancellation token fires.
     pub async fn run_round(&mut self, input: &str, events: Events<'_>) -> RoundOutcome {
         events(Event::RoundStarted {
             prompt: input.to_string(),
         });
+        let repaired = self.history.repair_interrupted_step().map(|_| ());
+        self.warn_on_store_error(repaired, events);
         let ctx = self.ctx.clone();
         let exists = |path: &str| ctx.resolve(path).is_ok_and(|abs| abs.exists());
         let input = mention::preprocess(input, &exists).text;
@@ -288,12 +343,25 @@ impl Agent {
             // compresses their tool results harder if they do not fit (DESIGN §9.3).
             return Ok(());
         };
+        self.compact(plan, trigger.estimated_tokens, trigger.threshold, events)
+            .await
+    }
+
+    /// Archives what `plan` covers, with a summary if the summary call succeeds (spec A4–A6).
+    async fn compact(
+        &mut self,
+        plan: CompactionPlan,
+        estimated_tokens: u64,
+        threshold: u64,
+        events: Events<'_>,
+    ) -> Result<(), (FailureCode, String)> {
         events(Event::CompactionStarted {
-            estimated_tokens: trigger.estimated_tokens,
-            threshold: trigger.threshold,
+            estimated_tokens: estimated_tokens,
+            threshold: threshold,
         });
+        let tokens_before = HistoryView::new(&self.history).estimate(&self.system);
         let archived = self.history.to_archive(&plan).to_vec();
-        let timeout = settings.summary_timeout;
+        let timeout = self.config.context.summary_timeout;
         let SummaryCall { summary, usage } = tokio::select! {
             call = summarize(&self.summary_llm, &archived, timeout) => call,
             () = self.cancellation().cancelled() => return Err(interrupted()),
@@ -317,6 +385,8 @@ impl Agent {
             summary,
             timed_out,
             error,
+            tokens_before,
+            tokens_after: HistoryView::new(&self.history).estimate(&self.system),
         });
         Ok(())
     }
@@ -477,6 +547,7 @@ impl Agent {
             tool: call.tool.clone(),
             status: result.status,
             summary: result_summary(&result),
+            data: result.data.clone(),
         });
         Some(result)
     }

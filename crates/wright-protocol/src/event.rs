@@ -113,6 +113,10 @@ pub enum Event {
         status: ToolStatus,
         /// One line saying what came of it.
         summary: String,
+        /// The tool's structured result (its `data`), for renderers that show more than a
+        /// line, e.g. the diff of an edit.
+        #[serde(default)]
+        data: Value,
     },
     /// The action of a `tool_call` waits for the user's approval (the approval mode does not
     /// allow its kind). The tool runs only after `approval_decided` says `once` or `always`.
@@ -190,6 +194,12 @@ pub enum Event {
         /// Why the summary could not be made, when it failed for another reason.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Local estimate of the system prompt plus history before compaction, in tokens.
+        #[serde(default)]
+        tokens_before: u64,
+        /// The same after compaction.
+        #[serde(default)]
+        tokens_after: u64,
     },
     /// Something the user should know that does not stop the round (a skipped torn line in the
     /// session file, an oversized CODE_LAW.md, ...).

