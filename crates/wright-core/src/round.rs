@@ -356,8 +356,8 @@ impl Agent {
         events: Events<'_>,
     ) -> Result<(), (FailureCode, String)> {
         events(Event::CompactionStarted {
-            estimated_tokens: estimated_tokens,
-            threshold: threshold,
+            estimated_tokens,
+            threshold,
         });
         let tokens_before = HistoryView::new(&self.history).estimate(&self.system);
         let archived = self.history.to_archive(&plan).to_vec();
