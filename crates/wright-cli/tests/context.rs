@@ -496,3 +496,47 @@ fn retained_rounds_past_the_threshold_have_their_tool_results_compressed_harder(
         );
     }
 }
+
+#[test]
+fn the_local_estimate_is_calibrated_by_the_providers_own_count() {
+    let project = Project::new();
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nmax_output_tokens = 500\n",
+    );
+    numbered_file(&project, "a.txt", 700);
+    numbered_file(&project, "b.txt", 700);
+    let counted = |response: ScriptedResponse| ScriptedResponse {
+        usage_from_request: true,
+        ..response
+    };
+    // Same set-up as the fallback test above, but the provider counts about 4 bytes a token,
+    // fewer tokens than `len // 3` says: both observations now fit whole.
+    let server = serve(vec![
+        counted(read("a.txt")),
+        counted(read("b.txt")),
+        counted(finish("done")),
+    ]);
+    let run = Run::from(
+        project
+            .command(&server, "openai")
+            .env("WRIGHT_CONTEXT_WINDOW", "20000")
+            .args(["exec", "read both"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let third = messages(&server.requests()[2]);
+    let observations: Vec<&String> = third
+        .iter()
+        .filter(|(_, c)| c.starts_with("Observation: "))
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(observations.len(), 2);
+    assert!(
+        observations
+            .iter()
+            .all(|o| o.contains("line number    700")),
+        "both whole"
+    );
+}

@@ -27,6 +27,9 @@ use crate::trim::history_step_text;
 pub const DEFAULT_MAX_STEPS: u32 = 50;
 /// Malformed replies in a row that end a round (DESIGN §2).
 pub const MAX_MALFORMED_REPLIES: u32 = 3;
+/// Bounds of the factor that calibrates the local `len // 3` estimate against the provider's
+/// own count of the last request (tokenizers differ: about 3 to 4 characters a token).
+const CALIBRATION_RANGE: (f64, f64) = (0.5, 2.0);
 
 /// How a round is run.
 #[derive(Debug, Clone, Default)]
@@ -81,6 +84,9 @@ pub struct Agent {
     config: AgentConfig,
     history: HistoryManager,
     approvals: Approvals,
+    /// Provider tokens per locally estimated token, from the last request whose usage came
+    /// back; 1.0 until one has.
+    calibration: f64,
 }
 
 impl Agent {
@@ -112,6 +118,7 @@ impl Agent {
             config,
             history,
             approvals: Approvals::default(),
+            calibration: 1.0,
         })
     }
 
@@ -219,11 +226,14 @@ impl Agent {
                 Ok(request) => request,
                 Err(message) => return self.fail((FailureCode::ContextOverflow, message), events),
             };
-            let completion = match self.call_model(&request, events).await {
-                Ok(completion) => completion,
+            let (completion, continued) = match self.call_model(&request, events).await {
+                Ok(called) => called,
                 Err(outcome) => return self.fail(outcome, events),
             };
             if let Some(call_usage) = completion.usage {
+                if !continued {
+                    self.calibrate(&request, &call_usage);
+                }
                 round.usage.add(&call_usage);
                 events(Event::usage(&call_usage));
                 let model = &self.llm.config().model;
@@ -317,17 +327,14 @@ impl Agent {
         events: Events<'_>,
     ) -> Result<(), (FailureCode, String)> {
         let settings = &self.config.context;
-        let last_total = match self.history.last_usage() {
-            Some(usage) => usage.total_tokens,
-            // A provider that reports no usage: estimate what the next request would hold.
-            None => estimate_request(&HistoryView::new(&self.history).request(
-                &self.system,
-                None,
-                "",
-                &[],
-                None,
-            )),
-        };
+        let last_total =
+            match self.history.last_usage() {
+                Some(usage) => usage.total_tokens,
+                // A provider that reports no usage: estimate what the next request would hold.
+                None => self.calibrated(estimate_request(
+                    &HistoryView::new(&self.history).request(&self.system, None, "", &[], None),
+                )),
+            };
         let retained: Vec<Message> = self
             .history
             .retained()
@@ -418,8 +425,14 @@ impl Agent {
         let limit = settings
             .context_window
             .saturating_sub(u64::from(self.llm.config().max_output_tokens));
+        // DESIGN §9.3: the retained rounds alone past the threshold, with nothing left that
+        // compaction could archive, are compressed harder.
         let threshold = settings.threshold();
-        if !view.is_tight() && view.estimate(&self.system) >= threshold {
+        let nothing_to_archive = plan_compaction(view.messages(), settings.retain_rounds).is_none();
+        if !view.is_tight()
+            && nothing_to_archive
+            && self.calibrated(view.estimate(&self.system)) >= threshold
+        {
             view.tighten();
         }
         loop {
@@ -430,7 +443,7 @@ impl Agent {
                 &round.scratchpad,
                 recap.as_deref(),
             );
-            let estimated = estimate_request(&request);
+            let estimated = self.calibrated(estimate_request(&request));
             if estimated <= limit {
                 return Ok(request);
             }
@@ -447,6 +460,20 @@ impl Agent {
                     self.llm.config().max_output_tokens
                 ));
             }
+        }
+    }
+
+    /// The local estimate scaled by the provider's own count of the last request.
+    fn calibrated(&self, estimate: u64) -> u64 {
+        (estimate as f64 * self.calibration) as u64
+    }
+
+    /// Learns how the provider's token count relates to the local estimate of `request`.
+    fn calibrate(&mut self, request: &ChatRequest, usage: &Usage) {
+        let estimate = estimate_request(request);
+        if usage.prompt_tokens > 0 && estimate > 0 {
+            let (low, high) = CALIBRATION_RANGE;
+            self.calibration = (usage.prompt_tokens as f64 / estimate as f64).clamp(low, high);
         }
     }
 
@@ -474,13 +501,15 @@ impl Agent {
         }
     }
 
-    /// One model call, streaming its thought to `events`.
+    /// One model call, streaming its thought to `events`; also says whether the reply was
+    /// continued after hitting the output limit (its usage then covers several requests).
     async fn call_model(
         &self,
         request: &ChatRequest,
         events: Events<'_>,
-    ) -> Result<wright_llm::Completion, (FailureCode, String)> {
+    ) -> Result<(wright_llm::Completion, bool), (FailureCode, String)> {
         let mut stream = ReplyStream::new();
+        let mut continued = false;
         let mut on_event = |event: StreamEvent| match event {
             StreamEvent::Text(piece) => {
                 if let Some(thought) = stream.push(&piece) {
@@ -504,7 +533,10 @@ impl Agent {
                     delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                 });
             }
-            StreamEvent::Continuation { attempt } => events(Event::Continuation { attempt }),
+            StreamEvent::Continuation { attempt } => {
+                continued = true;
+                events(Event::Continuation { attempt });
+            }
         };
         let result = tokio::select! {
             result = self.llm.complete(request, &mut on_event) => result,
@@ -516,7 +548,7 @@ impl Agent {
                 text: rest.to_string(),
             });
         }
-        Ok(completion)
+        Ok((completion, continued))
     }
 
     /// Runs a tool call (unknown tools included: the registry answers those with an error),

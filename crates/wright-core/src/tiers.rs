@@ -43,6 +43,11 @@ impl HistoryView {
         }
     }
 
+    /// The retained messages as this view renders them.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
     /// Whether the tool results are at the tight tier.
     pub fn is_tight(&self) -> bool {
         self.tight
