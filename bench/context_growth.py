@@ -74,6 +74,9 @@ def main():
                     sys.exit(f"round {i} failed: {out.stderr}")
                 compactions += sum(1 for line in out.stdout.splitlines()
                                    if '"type":"compaction_finished"' in line)
+                if os.environ.get("VERBOSE"):
+                    kinds = [json.loads(line)["type"] for line in out.stdout.splitlines()]
+                    print(i, [k for k in kinds if k not in ("assistant_delta", "usage")], file=sys.stderr)
             wait_for_recorder(record)
             import time
             time.sleep(0.1)
@@ -106,6 +109,8 @@ def main():
             overflow_round = i + 1
         history += user + step + obs + finish_step
 
+    if os.environ.get("VERBOSE"):
+        print("request sizes (k tokens):", [len(r["body"]) // BYTES_PER_TOKEN // 1000 for r in requests])
     print(f"rounds: {ROUNDS}, requests: {len(main_requests)} + {len(summary_requests)} summary calls")
     print(f"compactions: {compactions}")
     print(f"largest request: {max(sizes)} bytes (~{max(sizes) // BYTES_PER_TOKEN} tokens; window {WINDOW})")

@@ -250,6 +250,7 @@ mod tests {
             usage,
             kind,
             model: model.map(str::to_string),
+            local_estimate: None,
         }
     }
 

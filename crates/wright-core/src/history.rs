@@ -40,6 +40,7 @@ pub struct HistoryManager {
     /// The usage of the last step (summary calls do not count: the trigger is about the
     /// conversation's size, spec A6).
     last_usage: Option<Usage>,
+    calibration: Option<f64>,
     /// Every usage record of the session, of every kind, in order (for `/cost`).
     usage_records: Vec<Record>,
     /// Index of the running round's user message.
@@ -65,12 +66,7 @@ impl HistoryManager {
                     at: *at,
                     message: message.clone(),
                 }),
-                Record::Usage { usage, kind, .. } => {
-                    if *kind == UsageKind::Step {
-                        history.last_usage = Some(*usage);
-                    }
-                    history.usage_records.push(record.clone());
-                }
+                Record::Usage { .. } => history.note_usage(record),
                 Record::Compaction(compaction) => history.adopt(compaction),
                 Record::Meta(_) | Record::RoundEnd { .. } => {}
             }
@@ -215,17 +211,52 @@ impl HistoryManager {
         kind: UsageKind,
         model: &str,
     ) -> Result<(), StoreError> {
-        if kind == UsageKind::Step {
-            self.last_usage = Some(usage);
-        }
+        self.record_usage_estimated(usage, kind, model, None)
+    }
+
+    /// [`record_usage`](Self::record_usage) with wright's own estimate of the request, which
+    /// calibrates later estimates (see [`calibration`](Self::calibration)).
+    pub fn record_usage_estimated(
+        &mut self,
+        usage: Usage,
+        kind: UsageKind,
+        model: &str,
+        local_estimate: Option<u64>,
+    ) -> Result<(), StoreError> {
         let record = Record::Usage {
             at: Utc::now(),
             usage,
             kind,
             model: Some(model.to_string()),
+            local_estimate,
         };
-        self.usage_records.push(record.clone());
+        self.note_usage(&record);
         self.write(&record)
+    }
+
+    /// Takes in a usage record, live or replayed.
+    fn note_usage(&mut self, record: &Record) {
+        if let Record::Usage {
+            usage,
+            kind: UsageKind::Step,
+            local_estimate,
+            ..
+        } = record
+        {
+            self.last_usage = Some(*usage);
+            if let Some(estimate) = local_estimate.filter(|e| *e > 0)
+                && usage.prompt_tokens > 0
+            {
+                self.calibration = Some(usage.prompt_tokens as f64 / estimate as f64);
+            }
+        }
+        self.usage_records.push(record.clone());
+    }
+
+    /// Provider tokens per locally estimated token, from the last step whose usage and
+    /// estimate were both recorded.
+    pub fn calibration(&self) -> Option<f64> {
+        self.calibration
     }
 
     /// Every usage record of the session, replayed ones included, in order: what

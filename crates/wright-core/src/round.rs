@@ -116,9 +116,9 @@ impl Agent {
             ctx,
             system,
             config,
+            calibration: history.calibration().map_or(1.0, clamp_calibration),
             history,
             approvals: Approvals::default(),
-            calibration: 1.0,
         })
     }
 
@@ -231,15 +231,20 @@ impl Agent {
                 Err(outcome) => return self.fail(outcome, events),
             };
             if let Some(call_usage) = completion.usage {
-                if !continued {
-                    self.calibrate(&request, &call_usage);
+                // A continued reply's usage covers several requests: no calibration from it.
+                let estimate = (!continued).then(|| estimate_request(&request));
+                if let Some(estimate) = estimate {
+                    self.calibrate(estimate, &call_usage);
                 }
                 round.usage.add(&call_usage);
                 events(Event::usage(&call_usage));
                 let model = &self.llm.config().model;
-                let recorded = self
-                    .history
-                    .record_usage(call_usage, UsageKind::Step, model);
+                let recorded = self.history.record_usage_estimated(
+                    call_usage,
+                    UsageKind::Step,
+                    model,
+                    estimate,
+                );
                 self.warn_on_store_error(recorded, events);
             }
             let (text, observation, compressed, malformed) = match parse_reply(&completion.text) {
@@ -469,11 +474,9 @@ impl Agent {
     }
 
     /// Learns how the provider's token count relates to the local estimate of `request`.
-    fn calibrate(&mut self, request: &ChatRequest, usage: &Usage) {
-        let estimate = estimate_request(request);
+    fn calibrate(&mut self, estimate: u64, usage: &Usage) {
         if usage.prompt_tokens > 0 && estimate > 0 {
-            let (low, high) = CALIBRATION_RANGE;
-            self.calibration = (usage.prompt_tokens as f64 / estimate as f64).clamp(low, high);
+            self.calibration = clamp_calibration(usage.prompt_tokens as f64 / estimate as f64);
         }
     }
 
@@ -660,6 +663,11 @@ fn format_error(problem: &str) -> (String, String) {
     })
     .to_string();
     (observation, compressed)
+}
+
+fn clamp_calibration(factor: f64) -> f64 {
+    let (low, high) = CALIBRATION_RANGE;
+    factor.clamp(low, high)
 }
 
 fn interrupted() -> (FailureCode, String) {

@@ -91,6 +91,10 @@ pub enum Record {
         /// The model that was called, when recorded (older files: the session's model).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// wright's own estimate of the request's prompt tokens, so that a continued session
+        /// can calibrate its estimates against the provider's count from the start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        local_estimate: Option<u64>,
     },
     /// Older rounds were archived.
     Compaction(CompactionRecord),
@@ -144,6 +148,7 @@ mod tests {
             },
             kind: UsageKind::Summary,
             model: Some("small".into()),
+            local_estimate: None,
         };
         let line = serde_json::to_string(&record).unwrap();
         assert_eq!(
@@ -170,6 +175,7 @@ mod tests {
                     ..Usage::default()
                 },
                 kind: UsageKind::Step,
+                local_estimate: None,
                 model: None,
             }
         );

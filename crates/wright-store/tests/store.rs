@@ -41,6 +41,7 @@ fn appended_records_load_back_in_order() {
             },
             kind: UsageKind::Step,
             model: Some("m".into()),
+            local_estimate: Some(12),
         },
         Record::RoundEnd {
             at: Utc::now(),

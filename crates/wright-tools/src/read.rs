@@ -315,9 +315,11 @@ struct LineScan {
     at_line_start: bool,
     /// The window line being read.
     current: LineHead,
+    /// The window so far, as in [`Listing`].
     content: String,
     last: usize,
     long_lines_cut: usize,
+    /// Undecodable bytes in the file so far.
     invalid_bytes: usize,
     /// The start of a character cut by the block boundary, completed by the next block.
     carry: Vec<u8>,
@@ -333,6 +335,7 @@ struct LineHead {
 }
 
 impl LineHead {
+    /// Adds the next piece of the line (no `\n` in it).
     fn push(&mut self, piece: &str) {
         if piece.is_empty() {
             return;
@@ -423,6 +426,8 @@ impl LineScan {
         self.carry.extend_from_slice(cut);
     }
 
+    /// Takes the next decoded text: skips lines before the window, keeps those in it and
+    /// counts those after it.
     fn push_text(&mut self, text: &str) {
         let Some(&last_byte) = text.as_bytes().last() else {
             return;
@@ -450,6 +455,7 @@ impl LineScan {
         self.at_line_start = last_byte == b'\n';
     }
 
+    /// Whether the line being read is one the window keeps.
     fn in_window(&self) -> bool {
         (self.first..self.end).contains(&self.line)
     }
@@ -504,7 +510,8 @@ fn count_newlines(bytes: &[u8]) -> usize {
         let in_run = run.iter().fold(0u8, |n, &byte| n + u8::from(byte == b'\n'));
         newlines += usize::from(in_run);
     }
-    newlines + runs.remainder().iter().filter(|&&byte| byte == b'\n').count()
+    let rest = runs.remainder();
+    newlines + rest.iter().filter(|&&byte| byte == b'\n').count()
 }
 
 /// The length of the valid but unfinished UTF-8 character `bytes` end with (0 to 3): the next
