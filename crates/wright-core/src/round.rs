@@ -247,11 +247,9 @@ impl Agent {
                 );
                 self.warn_on_store_error(recorded, events);
             }
-            let (text, observation, compressed, malformed) = match parse_reply(&completion.text) {
+            let step_record = match parse_reply(&completion.text) {
                 Reply::Answer(answer) if answer.is_empty() => {
-                    let problem = "your reply was empty.".to_string();
-                    let (observation, compressed) = format_error(&problem);
-                    (completion.text.clone(), observation, compressed, true)
+                    StepRecord::format_error(completion.text.clone(), "your reply was empty.")
                 }
                 Reply::Answer(answer) => {
                     self.store(Message::assistant(answer.clone()), step, None, events);
@@ -274,38 +272,37 @@ impl Agent {
                         return self.fail(interrupted(), events);
                     };
                     let malformed = is_malformed_call(&result);
-                    let compressed = wright_tools::compress_to_string(&call.tool, &result);
-                    let stored_text = history_step_text(&text, &call);
-                    self.store(Message::assistant(stored_text), step, None, events);
-                    self.store(tool_message(&compressed), step, Some(&call.tool), events);
-                    let observation = if malformed {
-                        format!("{}\n{FORMAT_REMINDER}", result.text)
-                    } else {
-                        result.text
-                    };
-                    round.scratchpad.push(ScratchStep {
-                        assistant: text,
-                        observation,
-                        compressed,
-                        use_compressed: false,
-                    });
-                    round.note_reply(malformed);
-                    if let Some(outcome) = round.too_many_malformed() {
-                        return self.fail(outcome, events);
+                    StepRecord {
+                        stored_text: history_step_text(&text, &call),
+                        compressed: wright_tools::compress_to_string(&call.tool, &result),
+                        observation: if malformed {
+                            format!("{}\n{FORMAT_REMINDER}", result.text)
+                        } else {
+                            result.text
+                        },
+                        text,
+                        tool: Some(call.tool),
+                        malformed,
                     }
-                    continue;
                 }
                 Reply::Malformed { text, problem } => {
                     events(Event::FormatError {
                         step,
                         message: problem.clone(),
                     });
-                    let (observation, compressed) = format_error(&problem);
-                    (text, observation, compressed, true)
+                    StepRecord::format_error(text, &problem)
                 }
             };
-            self.store(Message::assistant(text.clone()), step, None, events);
-            self.store(tool_message(&compressed), step, None, events);
+            let StepRecord {
+                text,
+                stored_text,
+                observation,
+                compressed,
+                tool,
+                malformed,
+            } = step_record;
+            self.store(Message::assistant(stored_text), step, None, events);
+            self.store(tool_message(&compressed), step, tool.as_deref(), events);
             round.scratchpad.push(ScratchStep {
                 assistant: text,
                 observation,
@@ -654,15 +651,44 @@ impl RoundState {
     }
 }
 
-/// The observation for a reply that could not be read, and its history form.
-fn format_error(problem: &str) -> (String, String) {
-    let observation = format!("Error: your action could not be read: {problem}\n{FORMAT_REMINDER}");
-    let compressed = serde_json::json!({
-        "status": ToolStatus::Error,
-        "error": {"code": ErrorCode::InvalidArguments, "message": format!("your action could not be read: {problem}")},
-    })
-    .to_string();
-    (observation, compressed)
+/// One step as the round keeps it: the text the model wrote, its history form, and the
+/// observation with its compressed form.
+struct StepRecord {
+    /// The step as written (scratchpad).
+    text: String,
+    /// The step as history stores it (DESIGN §9.2).
+    stored_text: String,
+    /// The full observation.
+    observation: String,
+    /// Its history form (spec C1).
+    compressed: String,
+    /// The tool that ran, if one did.
+    tool: Option<String>,
+    /// Whether the reply counts as malformed.
+    malformed: bool,
+}
+
+impl StepRecord {
+    /// A reply that could not be read: the observation restates the format, and history keeps
+    /// an error result.
+    fn format_error(text: String, problem: &str) -> Self {
+        let message = format!("your action could not be read: {problem}");
+        let observation = format!("Error: {message}\n{FORMAT_REMINDER}");
+        let compressed = serde_json::json!({
+            "status": ToolStatus::Error,
+            "data": null,
+            "error": {"code": ErrorCode::InvalidArguments, "message": message},
+        })
+        .to_string();
+        Self {
+            stored_text: text.clone(),
+            text,
+            observation,
+            compressed,
+            tool: None,
+            malformed: true,
+        }
+    }
 }
 
 fn clamp_calibration(factor: f64) -> f64 {
@@ -689,8 +715,10 @@ mod tests {
 
     #[test]
     fn format_errors_are_stored_as_error_tool_results() {
-        let (observation, compressed) = format_error("bad json");
-        assert!(observation.contains(FORMAT_REMINDER));
+        let record = StepRecord::format_error("Action: Read{".into(), "bad json");
+        assert!(record.malformed);
+        assert!(record.observation.contains(FORMAT_REMINDER));
+        let compressed = record.compressed;
         let value: serde_json::Value = serde_json::from_str(&compressed).unwrap();
         assert_eq!(value["status"], "error");
         assert_eq!(value["error"]["code"], "invalid_arguments");
