@@ -18,6 +18,7 @@ use wright_llm::{
     DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
     ProviderKind,
 };
+use wright_tools::safety::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 
 /// Model used against OpenAI's own endpoint when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
@@ -68,6 +69,25 @@ pub struct FileConfig {
     /// `input`, `output` and optionally `cached_input`; they win over the built-in prices.
     #[serde(default)]
     pub pricing: HashMap<String, Price>,
+    /// `[bash]`: what the dangerous-command checker refuses or lets through beyond its builtin
+    /// rules (issue 6).
+    #[serde(default)]
+    pub bash: BashConfig,
+}
+
+/// The `[bash]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BashConfig {
+    /// Command patterns let through the checker's overridable rules, e.g.
+    /// `["sudo apt-get install*"]`; a `*` matches any run of characters.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Command patterns always refused, e.g. `["git push*"]`; deny wins over allow.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Branches `git push --force` and `--delete` may not touch; default `["main", "master"]`.
+    pub protected_branches: Option<Vec<String>>,
 }
 
 impl FileConfig {
@@ -114,6 +134,22 @@ pub struct Settings {
     /// The configured prices, by model name; a file's entry wins over a lower file's entry for
     /// the same model. The built-in prices apply to models not named here.
     pub prices: HashMap<String, Price>,
+    /// What the dangerous-command checker applies to Bash commands (see [`command_policy`]).
+    pub command_policy: CommandPolicy,
+}
+
+/// The `[bash]` tables of the settings files (highest first) as one policy: every file's
+/// `allow` and `deny` patterns, and `protected_branches` from the highest file that sets it.
+pub fn command_policy(files: &[FileConfig]) -> CommandPolicy {
+    let protected_branches = files
+        .iter()
+        .find_map(|f| f.bash.protected_branches.clone())
+        .unwrap_or_else(|| DEFAULT_PROTECTED_BRANCHES.map(String::from).to_vec());
+    CommandPolicy::new(
+        files.iter().flat_map(|f| f.bash.allow.clone()).collect(),
+        files.iter().flat_map(|f| f.bash.deny.clone()).collect(),
+        protected_branches,
+    )
 }
 
 /// The `[pricing]` tables of the settings files (highest first) merged per model.
@@ -371,6 +407,7 @@ pub fn resolve(
         agent,
         approval: files.iter().find_map(|f| f.approval),
         prices: prices(files)?,
+        command_policy: command_policy(files),
     })
 }
 

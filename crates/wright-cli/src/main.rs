@@ -3,6 +3,7 @@
 
 mod config;
 mod context_cmd;
+mod interactive;
 mod render;
 mod session;
 mod session_view;
@@ -53,6 +54,10 @@ struct Cli {
     /// Continue this project's most recent session.
     #[arg(long = "continue")]
     continue_latest: bool,
+    /// Which actions the interactive session runs without asking: `ask` (the default),
+    /// `auto-edit` (file changes) or `auto` (everything). Default: `approval` in config.toml.
+    #[arg(long, value_name = "MODE")]
+    approval: Option<ApprovalMode>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -129,6 +134,15 @@ fn main() -> ExitCode {
             )
             .exit();
     }
+    if cli.command.is_some() && cli.approval.is_some() {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--approval before a subcommand sets the interactive session's mode only; \
+                 for exec put it after: `wright exec --approval MODE \"...\"`",
+            )
+            .exit();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -153,18 +167,12 @@ fn main() -> ExitCode {
             Some(Command::Context(args)) => context(&root, &args),
             Some(Command::Sessions(args)) => sessions_cmd::run(&root, &args),
             None => {
-                if cli.resume.is_some() || cli.continue_latest {
-                    let selected =
-                        sessions_cmd::report_selection(&root, cli.resume, cli.continue_latest);
-                    if let Err(code) = selected {
-                        return code;
-                    }
-                }
-                eprintln!(
-                    "wright: the interactive session is not available yet; use `wright exec \"...\"`.\n\
-                     Run `wright --help` for more."
-                );
-                EXIT_USAGE
+                let args = interactive::InteractiveArgs {
+                    resume: cli.resume,
+                    continue_latest: cli.continue_latest,
+                    approval: cli.approval,
+                };
+                interactive::run(&root, args).await
             }
         }
     });
@@ -245,7 +253,9 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     };
     let cancel = CancellationToken::new();
     let ctx = match ToolContext::new(root) {
-        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
+        Ok(ctx) => ctx
+            .with_cancellation(cancel.clone())
+            .with_command_policy(settings.command_policy.clone()),
         Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
     };
     if let Some(todos) = session.history.last_todo_list() {
@@ -357,12 +367,21 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let env = |name: &str| std::env::var(name).ok();
+    let policy = match config::load_files(root, &env) {
+        Ok(files) => config::command_policy(&files),
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let cancel = CancellationToken::new();
     // Each `wright tool` run is a fresh process with no Read behind it, so the
     // read-before-edit rule would refuse every edit; a file changed since a Read still is.
     let ctx = match ToolContext::new(root) {
         Ok(ctx) => ctx
             .with_cancellation(cancel.clone())
+            .with_command_policy(policy)
             .allowing_unread_edits(),
         Err(e) => {
             eprintln!("wright: cannot open the project {}: {e}", root.display());

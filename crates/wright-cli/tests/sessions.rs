@@ -287,7 +287,7 @@ fn rm_refuses_a_session_that_a_running_wright_is_writing() {
 }
 
 #[test]
-fn resume_and_continue_pick_a_session_until_the_interactive_mode_exists() {
+fn resume_and_continue_without_a_terminal_name_the_session_and_ask_for_one() {
     let project = Project::new();
     round(&project, "older", "q", "a", 10);
     round(&project, "newer", "q", "a", 10);
@@ -300,7 +300,7 @@ fn resume_and_continue_pick_a_session_until_the_interactive_mode_exists() {
     assert!(
         resume
             .stderr
-            .contains("interactive session is not available yet"),
+            .contains("interactive session needs a terminal"),
         "{}",
         resume.stderr
     );
@@ -319,7 +319,7 @@ fn resume_and_continue_pick_a_session_until_the_interactive_mode_exists() {
     assert_eq!(missing.stdout, "");
     assert!(missing.stderr.contains("\"nope\""), "{}", missing.stderr);
     assert!(
-        !missing.stderr.contains("not available yet"),
+        !missing.stderr.contains("needs a terminal"),
         "{}",
         missing.stderr
     );

@@ -71,6 +71,34 @@ fn paths_outside_the_project_are_refused() {
 }
 
 #[test]
+fn a_dangerous_bash_command_is_refused_before_it_runs() {
+    let project = Project::new();
+    let run = tool(
+        &project,
+        &[
+            "--json",
+            "Bash",
+            r#"{"command": "git push --force origin main"}"#,
+        ],
+    );
+    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["error"]["code"], "refused", "{result}");
+}
+
+#[test]
+fn the_bash_deny_patterns_of_the_settings_apply() {
+    let project = Project::new();
+    project.write(".wright/config.toml", "[bash]\ndeny = [\"touch*\"]\n");
+    let run = tool(
+        &project,
+        &["--json", "Bash", r#"{"command": "touch made.txt"}"#],
+    );
+    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["error"]["code"], "refused", "{result}");
+    assert!(!project.path().join("made.txt").exists());
+}
+
+#[test]
 fn unknown_tool_and_bad_json_are_usage_errors() {
     let project = Project::new();
     let run = tool(&project, &["Nope", "{}"]);

@@ -56,6 +56,9 @@ pub enum ErrorCode {
     InvalidPattern,
     /// The user did not allow the action, so it was not run.
     Denied,
+    /// The safety check refused to run the command: it could do damage that cannot be undone
+    /// (`rm -rf ~`, `curl … | sh`, `git push --force` to main, …).
+    Refused,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -80,6 +83,7 @@ impl ErrorCode {
             ErrorCode::StaleFile => "stale_file",
             ErrorCode::InvalidPattern => "invalid_pattern",
             ErrorCode::Denied => "denied",
+            ErrorCode::Refused => "refused",
             ErrorCode::Other => "other",
         }
     }
@@ -198,6 +202,7 @@ mod tests {
             ErrorCode::StaleFile,
             ErrorCode::InvalidPattern,
             ErrorCode::Denied,
+            ErrorCode::Refused,
             ErrorCode::Other,
         ] {
             assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));

@@ -1,5 +1,8 @@
 //! The Bash tool: one `bash -c` in its own process group, bounded by a timeout and Ctrl-C.
 //!
+//! Before it runs, the command goes through the dangerous-command checker ([`crate::safety`]);
+//! a refused command never starts, and the model is told why and what to do instead.
+//!
 //! The command runs in a new process group (CRATES.md gotcha 8), so the terminal's Ctrl-C does
 //! not reach it and the whole group — grandchildren included — can be stopped at once: on
 //! timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on cancellation (SIGKILL), when the
@@ -18,7 +21,7 @@ use tokio::time::Instant;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, error_result, failure, safety};
 
 /// Timeout when the model gives none.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -88,6 +91,9 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     if args.command.trim().is_empty() {
         return Err(invalid("Bash", "`command` is empty", SHAPE));
     }
+    // Issue 6: the checker runs before every command, whatever the approval mode.
+    safety::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy())
+        .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string()))?;
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),

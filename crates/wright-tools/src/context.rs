@@ -1,4 +1,5 @@
-//! What every tool call gets: the project root, the Ctrl-C token, and the mtime record (spec A8).
+//! What every tool call gets: the project root, the Ctrl-C token, the mtime record (spec A8),
+//! and the policy the dangerous-command checker applies to Bash (issue 6).
 
 use std::collections::HashMap;
 use std::io;
@@ -8,6 +9,8 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
+
+use crate::safety::CommandPolicy;
 
 /// The environment of every tool call.
 ///
@@ -24,6 +27,10 @@ pub struct ToolContext {
     /// Whether Edit/MultiEdit may change a file the agent has not read (see
     /// [`ToolContext::allowing_unread_edits`]).
     unread_edits: bool,
+    /// The settings' allow/deny rules and protected branches for Bash commands.
+    command_policy: Arc<CommandPolicy>,
+    /// The user's home directory, which `~` and `$HOME` in a Bash command stand for.
+    home: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -44,7 +51,25 @@ impl ToolContext {
             mtimes: Arc::default(),
             todos: Arc::default(),
             unread_edits: false,
+            command_policy: Arc::default(),
+            home: home_dir(),
         })
+    }
+
+    /// Checks Bash commands with `policy` (the `[bash]` settings) instead of the default one.
+    pub fn with_command_policy(mut self, policy: CommandPolicy) -> Self {
+        self.command_policy = Arc::new(policy);
+        self
+    }
+
+    /// The policy the dangerous-command checker applies to Bash commands.
+    pub fn command_policy(&self) -> &CommandPolicy {
+        &self.command_policy
+    }
+
+    /// The user's home directory (`$HOME`, canonicalised when it exists), if known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// Uses `cancel` (cancelled on Ctrl-C) instead of the context's own token.
@@ -186,6 +211,14 @@ impl ToolContext {
             .insert(abs.to_path_buf(), mtime)
             .is_some_and(|previous| previous != mtime)
     }
+}
+
+/// The home directory from the environment, canonicalised like the project root so that the
+/// two compare; `None` when unset or empty.
+fn home_dir() -> Option<PathBuf> {
+    let name = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    let home = PathBuf::from(std::env::var_os(name).filter(|h| !h.is_empty())?);
+    Some(home.canonicalize().unwrap_or(home))
 }
 
 /// How a file on disk compares with the agent's last look at it ([`ToolContext::freshness`]).
@@ -444,6 +477,16 @@ mod tests {
             ctx.check_fresh(&path, SystemTime::UNIX_EPOCH, "src/main.rs"),
             Ok(())
         );
+    }
+
+    #[test]
+    fn the_command_policy_defaults_and_can_be_replaced() {
+        let (_dir, ctx) = project();
+        assert_eq!(ctx.command_policy(), &CommandPolicy::default());
+        let policy = CommandPolicy::new(vec!["cargo test*".into()], vec![], vec![]);
+        let ctx = ctx.with_command_policy(policy.clone());
+        assert_eq!(ctx.command_policy(), &policy);
+        assert_eq!(ctx.clone().command_policy(), &policy);
     }
 
     #[test]

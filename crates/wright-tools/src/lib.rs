@@ -31,6 +31,7 @@ mod matching;
 mod multi_edit;
 mod read;
 mod registry;
+pub mod safety;
 mod text_file;
 mod todo_write;
 mod walk;

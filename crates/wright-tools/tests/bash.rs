@@ -8,6 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_tools::safety::CommandPolicy;
 use wright_tools::{ToolContext, ToolRegistry};
 
 fn project() -> (tempfile::TempDir, ToolContext) {
@@ -196,4 +197,55 @@ async fn mistyped_timeout_is_invalid_arguments_naming_the_field() {
     let result = bash(&ctx, json!({"command": "ls", "timeout_ms": "5s"})).await;
     assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
     assert!(result.error.unwrap().message.contains("field `timeout_ms`"));
+}
+
+// The dangerous-command checker (issue 6). Every command below is harmless if it did run.
+
+#[tokio::test]
+async fn a_refused_command_never_runs_and_says_why_and_what_to_do() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "git push --force origin main"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Refused));
+    assert_eq!(result.data, Value::Null, "nothing ran");
+    assert_eq!(
+        result.text,
+        "Error (refused): the safety check refused this command (rule `force-push`): \
+         `git push --force origin main` force-pushes main, and the protected branches \
+         (main, master) must not lose history. Instead, push your work to a branch of its own \
+         (e.g. `git push --force-with-lease origin my-branch`) and let the user merge it. Only \
+         the user can allow it, with an `allow` pattern under [bash] in .wright/config.toml."
+    );
+}
+
+#[tokio::test]
+async fn a_deny_pattern_of_the_policy_refuses_an_ordinary_command() {
+    let (dir, ctx) = project();
+    let policy = CommandPolicy::new(vec![], vec!["touch*".into()], vec![]);
+    let ctx = ctx.with_command_policy(policy);
+    let result = bash(&ctx, json!({"command": "echo hi && touch made.txt"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Refused));
+    assert!(result.text.contains("rule `denied`"), "{}", result.text);
+    assert!(!dir.path().join("made.txt").exists());
+}
+
+#[tokio::test]
+async fn an_allow_pattern_of_the_policy_lets_an_overridable_refusal_through() {
+    let (_dir, ctx) = project();
+    let policy = CommandPolicy::new(
+        vec!["git push --force origin main*".into()],
+        vec![],
+        vec!["main".into()],
+    );
+    let ctx = ctx.with_command_policy(policy);
+    let result = bash(
+        &ctx,
+        json!({"command": "git push --force origin main 2>/dev/null"}),
+    )
+    .await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_ne!(
+        result.data["exit_code"],
+        json!(0),
+        "not a repository: git fails"
+    );
 }

@@ -183,6 +183,50 @@ fn unknown_keys_are_rejected() {
 }
 
 #[test]
+fn a_bash_table_reads_into_the_whole_struct() {
+    let parsed = file(
+        r#"
+        [bash]
+        allow = ["cargo test*", "sudo apt-get install*"]
+        deny = ["git push*"]
+        protected_branches = ["main", "release/*"]
+        "#,
+    );
+    assert_eq!(
+        parsed,
+        FileConfig {
+            bash: BashConfig {
+                allow: vec!["cargo test*".into(), "sudo apt-get install*".into()],
+                deny: vec!["git push*".into()],
+                protected_branches: Some(vec!["main".into(), "release/*".into()]),
+            },
+            ..FileConfig::default()
+        }
+    );
+}
+
+#[test]
+fn the_command_policy_joins_every_file_and_takes_the_highest_protected_branches() {
+    let project = file("[bash]\nallow = [\"make*\"]\ndeny = [\"git push*\"]");
+    let user = file("[bash]\nallow = [\"cargo*\"]\nprotected_branches = [\"trunk\"]");
+    assert_eq!(
+        command_policy(&[project, user]),
+        CommandPolicy::new(
+            vec!["make*".into(), "cargo*".into()],
+            vec!["git push*".into()],
+            vec!["trunk".into()],
+        )
+    );
+    assert_eq!(command_policy(&[]), CommandPolicy::default());
+}
+
+#[test]
+fn unknown_keys_in_the_bash_table_are_rejected() {
+    let error = toml::from_str::<FileConfig>("[bash]\nalow = []").unwrap_err();
+    assert!(error.to_string().contains("alow"), "{error}");
+}
+
+#[test]
 fn nothing_configured_is_an_error_naming_the_variables() {
     let error = resolve(&Flags::default(), &env_of(&[]), &[]).unwrap_err();
     let message = error.to_string();

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The dangerous-command checker against its corpus (issue 6): the share of
+# crates/wright-tools/tests/data/dangerous_commands.txt it refuses (goal: 100%) and the share of
+# ordinary_commands.txt it refuses by mistake (goal: at most 2%), with every command that misses
+# either goal listed. Nothing in the corpus is run: the checker only reads the commands.
+#
+# Usage: bash bench/command_corpus.sh
+# Exit status: 0 when both goals are met.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+output=$(cargo test -p wright-tools --test command_corpus -- --nocapture --test-threads=1 2>&1) ||
+    status=$?
+# The test harness prints "test NAME ... " in front of a test's first line of output.
+printf '%s\n' "$output" |
+    sed -E 's/^test [a-z_]+ \.\.\. //' |
+    grep -E '^(dangerous|ordinary) commands:|^  (NOT REFUSED|FALSE POSITIVE)|^    the safety' ||
+    true
+if [ "$status" -ne 0 ]; then
+    echo "a goal is missed (or the test failed to build):" >&2
+    printf '%s\n' "$output" | tail -20 >&2
+fi
+exit "$status"

@@ -1,0 +1,103 @@
+//! `wright` with no subcommand: resolves settings and the session to continue, then hands the
+//! terminal to `wright_tui::app`.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use chrono::Local;
+use wright_core::approval::ApprovalMode;
+use wright_store::{LoadedSession, SessionStore, SessionSummary, StoreError};
+use wright_tui::app::{EXIT_USAGE, Launch};
+
+use crate::config::{self, Flags};
+use crate::context_cmd;
+use crate::session;
+use crate::session_view::session_table;
+use crate::sessions_cmd;
+
+/// What the command line says about the interactive session.
+#[derive(Debug, Default)]
+pub struct InteractiveArgs {
+    /// `--resume [ID|NAME]`.
+    pub resume: Option<Option<String>>,
+    /// `--continue`.
+    pub continue_latest: bool,
+    /// `--approval MODE`; else `approval` in the settings, else `ask`.
+    pub approval: Option<ApprovalMode>,
+}
+
+/// Runs the interactive session in the project at `root`; returns the exit code.
+pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        // Still say which session `--resume` / `--continue` would pick: a dry run for scripts.
+        if args.resume.is_some() || args.continue_latest {
+            let selected = sessions_cmd::report_selection(root, args.resume, args.continue_latest);
+            if let Err(code) = selected {
+                return code;
+            }
+        }
+        eprintln!(
+            "wright: the interactive session needs a terminal, and stdin or stdout is not one.\n\
+             For scripts and pipes use `wright exec \"...\"` (see `wright exec --help`)."
+        );
+        return EXIT_USAGE;
+    }
+    let settings = match config::load(root, &Flags::default()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let env = |name: &str| std::env::var(name).ok();
+    let home = match config::wright_home(&env) {
+        Ok(home) => home,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let store = SessionStore::new(&home, root);
+    let session = match session::select(&store, args.resume, args.continue_latest) {
+        Ok(session) => session,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            if matches!(e, StoreError::NotFound { .. }) {
+                eprintln!("`wright sessions list` shows this project's sessions.");
+            }
+            return EXIT_USAGE;
+        }
+    };
+    let launch = Launch {
+        root: root.to_path_buf(),
+        home,
+        llm: settings.llm,
+        agent: settings.agent,
+        store,
+        session,
+        approval: args
+            .approval
+            .or(settings.approval)
+            .unwrap_or(ApprovalMode::Ask),
+        prices: settings.prices,
+        command_policy: settings.command_policy,
+        context_report,
+        session_table: local_session_table,
+    };
+    wright_tui::app::run(launch).await
+}
+
+/// `/context`: the `wright context` report.
+fn context_report(
+    root: &Path,
+    session: Option<&LoadedSession>,
+    settings: &wright_core::compaction::ContextSettings,
+    full: bool,
+) -> String {
+    context_cmd::report(root, session, settings, full)
+}
+
+/// `/sessions`: the `wright sessions list` table in local time.
+fn local_session_table(summaries: &[SessionSummary]) -> String {
+    session_table(summaries, &Local)
+}

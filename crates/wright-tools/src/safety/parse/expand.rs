@@ -1,0 +1,130 @@
+//! Word nodes evaluated in the walk: their substitutions' commands walked, variables looked up
+//! in the scope.
+
+use tree_sitter::Node;
+
+use super::{Walker, children, named_children};
+use crate::safety::script::{Cwd, Scope, Word};
+use crate::safety::words::{
+    MAX_ALTERNATIVES, Part, ansi_c, expand_braces, strip, unescape_double_quoted, unquoted,
+};
+
+impl Walker<'_> {
+    /// Evaluates one word node (walking the commands of its substitutions).
+    pub(super) fn word(&mut self, node: Node<'_>, scope: &mut Scope) -> Word {
+        let start = self.next_index();
+        let part = self.part(node, scope, true);
+        let raw = self.text(node).to_string();
+        let mut values = part.values;
+        let mut dynamic = part.dynamic;
+        if raw.contains('{') && raw.contains(',') && raw.contains('}') {
+            values = values.iter().flat_map(|v| expand_braces(v)).collect();
+            // Braces expand before tildes: `{dist,~}` holds the home directory.
+            for value in &mut values {
+                let tilde = unquoted(value, true, self.env.home);
+                if value.starts_with('~') {
+                    dynamic |= tilde.dynamic;
+                    *value = tilde.values.into_iter().next().unwrap_or_default();
+                }
+            }
+        }
+        if values.len() > MAX_ALTERNATIVES {
+            values.truncate(MAX_ALTERNATIVES);
+            dynamic = true;
+        }
+        Word {
+            raw,
+            values,
+            dynamic,
+            glob: part.glob,
+            subs: start..self.next_index(),
+        }
+    }
+
+    fn part(&mut self, node: Node<'_>, scope: &mut Scope, first: bool) -> Part {
+        if !self.descend() {
+            return Part::unknown(self.text(node));
+        }
+        let part = self.part_at_depth(node, scope, first);
+        self.depth -= 1;
+        part
+    }
+
+    fn part_at_depth(&mut self, node: Node<'_>, scope: &mut Scope, first: bool) -> Part {
+        let text = self.text(node);
+        match node.kind() {
+            "word" => unquoted(text, first, self.env.home),
+            "number" | "brace_expression" | "string_content" | "heredoc_content" => {
+                Part::known(text.to_string())
+            }
+            "raw_string" => Part::known(strip(text, "'", "'").to_string()),
+            "ansi_c_string" => Part::known(ansi_c(strip(text, "$'", "'"))),
+            "string" | "translated_string" => {
+                let mut part = Part::known(String::new());
+                for child in named_children(node) {
+                    let inner = if child.kind() == "string_content" {
+                        Part::known(unescape_double_quoted(self.text(child)))
+                    } else {
+                        self.part(child, scope, false)
+                    };
+                    part = part.then(inner);
+                }
+                part.glob = false;
+                part
+            }
+            "concatenation" => {
+                let mut part = Part::known(String::new());
+                for (i, child) in named_children(node).into_iter().enumerate() {
+                    let inner = self.part(child, scope, first && i == 0);
+                    part = part.then(inner);
+                }
+                part
+            }
+            "simple_expansion" => {
+                let name = named_children(node).first().map_or("", |n| self.text(*n));
+                self.variable(name, text, scope)
+            }
+            "expansion" => {
+                let inner = named_children(node);
+                let plain = inner.len() == 1
+                    && inner[0].kind() == "variable_name"
+                    && children(node).len() == 3;
+                if plain {
+                    self.variable(self.text(inner[0]), text, scope)
+                } else {
+                    self.sequence(node, &mut scope.clone());
+                    Part::unknown(text)
+                }
+            }
+            "command_substitution" => {
+                let inner = strip(strip(text, "$(", ")"), "`", "`").trim();
+                let pwd = inner == "pwd";
+                self.sequence(node, &mut scope.clone());
+                match (&scope.cwd, pwd) {
+                    (Cwd::Known(dirs), true) => {
+                        Part::any(dirs.iter().map(|d| d.display().to_string()))
+                    }
+                    _ => Part::unknown(text),
+                }
+            }
+            _ => {
+                self.sequence(node, &mut scope.clone());
+                Part::unknown(text)
+            }
+        }
+    }
+
+    /// `$NAME`: assigned earlier in the script, `HOME`, `PWD`, or unknown.
+    fn variable(&self, name: &str, text: &str, scope: &Scope) -> Part {
+        match scope.vars.get(name) {
+            Some(Some(values)) => return Part::any(values.iter().cloned()),
+            Some(None) => return Part::unknown(text),
+            None => {}
+        }
+        match (name, self.env.home, &scope.cwd) {
+            ("HOME", Some(home), _) => Part::known(home.display().to_string()),
+            ("PWD", _, Cwd::Known(dirs)) => Part::any(dirs.iter().map(|d| d.display().to_string())),
+            _ => Part::unknown(text),
+        }
+    }
+}

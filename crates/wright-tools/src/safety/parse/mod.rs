@@ -1,0 +1,482 @@
+//! Bash source turned into a [`Script`]: tree-sitter-bash's syntax tree walked into simple
+//! commands whose words are evaluated as far as can be known without running anything.
+//!
+//! Every command is found wherever it sits: in lists, pipelines, subshells, `{ }` blocks, loops,
+//! functions, command and process substitutions. Words are unquoted and unescaped; `~`, `$HOME`,
+//! `$PWD`, `$(pwd)` and variables assigned earlier in the same script are expanded; anything
+//! else (`$X`, `$(date)`) leaves the word marked as dynamic. `cd` is followed, so a later
+//! relative path is resolved against the right directory; where it is uncertain whether a `cd`
+//! happened (`cd x; rm -rf *`, `cd x || …`), both directories are kept as possibilities.
+
+use std::path::Path;
+
+use tree_sitter::{Node, Parser};
+
+mod expand;
+mod redirect;
+
+use super::paths::normalize;
+use super::script::{
+    Cwd, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand, union_values,
+};
+
+/// How deeply nested (`((((…))))`, `$($($(…)))`) a command may be before the walk stops: deeper
+/// recursion could overflow the stack of the thread the Bash tool runs on.
+const MAX_TREE_DEPTH: usize = 100;
+
+/// The parser could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the bash parser could not be started: {0}")]
+pub(crate) struct ParserUnavailable(String);
+
+/// Parses `text` as bash, starting in `scope`.
+pub(crate) fn parse(
+    text: &str,
+    env: Env<'_>,
+    mut scope: Scope,
+) -> Result<Script, ParserUnavailable> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .map_err(|e| ParserUnavailable(e.to_string()))?;
+    let tree = parser
+        .parse(text, None)
+        .ok_or_else(|| ParserUnavailable("the parse was cancelled".into()))?;
+    let root = tree.root_node();
+    let mut walker = Walker {
+        src: text,
+        env,
+        depth: 0,
+        script: Script {
+            has_error: root.has_error(),
+            ..Script::default()
+        },
+    };
+    walker.sequence(root, &mut scope);
+    Ok(walker.script)
+}
+
+/// Which simple commands a statement starts and ends with: the one reading a pipe into it, and
+/// the one whose output leaves it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ends {
+    first: Option<usize>,
+    last: Option<usize>,
+}
+
+impl Ends {
+    fn one(index: usize) -> Self {
+        Self {
+            first: Some(index),
+            last: Some(index),
+        }
+    }
+}
+
+fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+fn children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+fn is_redirect(kind: &str) -> bool {
+    matches!(
+        kind,
+        "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+    )
+}
+
+struct Walker<'a> {
+    src: &'a str,
+    env: Env<'a>,
+    /// How deep the walk is in the syntax tree (see [`MAX_TREE_DEPTH`]).
+    depth: usize,
+    script: Script,
+}
+
+impl<'a> Walker<'a> {
+    fn text(&self, node: Node<'_>) -> &'a str {
+        self.src.get(node.byte_range()).unwrap_or("")
+    }
+
+    fn next_index(&self) -> usize {
+        self.script.commands.len()
+    }
+
+    /// Runs the statements among `node`'s children in order: a program, a block, a subshell's
+    /// body, a `do` group. A statement ended by `&` runs in the background; after one ended by
+    /// `;` or a newline, a `cd` in it may or may not have happened.
+    fn sequence(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        if !self.descend() {
+            return Ends::default();
+        }
+        let ends = self.sequence_at_depth(node, scope);
+        self.depth -= 1;
+        ends
+    }
+
+    /// Goes one level deeper into the tree, unless that is too deep: then the script is marked
+    /// and the walk goes no further down.
+    fn descend(&mut self) -> bool {
+        if self.depth >= MAX_TREE_DEPTH {
+            self.script.too_deep = true;
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn sequence_at_depth(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        let all = children(node);
+        let mut ends = Ends::default();
+        for (i, child) in all.iter().enumerate() {
+            if !child.is_named() || child.kind() == "comment" {
+                continue;
+            }
+            let start = self.next_index();
+            let before = scope.clone();
+            let these = self.statement(*child, scope);
+            ends.first = ends.first.or(these.first);
+            ends.last = these.last.or(ends.last);
+            let backgrounded = all[i + 1..]
+                .iter()
+                .find(|n| n.kind() != "comment")
+                .is_some_and(|n| n.kind() == "&");
+            if backgrounded {
+                for command in &mut self.script.commands[start..] {
+                    command.background = true;
+                }
+                *scope = before;
+            } else if scope.cwd != before.cwd {
+                scope.cwd = scope.cwd.union(&before.cwd);
+            }
+        }
+        ends
+    }
+
+    fn statement(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        match node.kind() {
+            "command" => Ends::one(self.command(node, scope)),
+            "redirected_statement" => self.redirected(node, scope),
+            "pipeline" => {
+                let text = self.text(node);
+                self.pipeline(text, Ends::default(), named_children(node), scope)
+            }
+            "list" => self.list(node, scope),
+            "subshell" => self.sequence(node, &mut scope.clone()),
+            "compound_statement" | "do_group" | "negated_command" | "program" => {
+                self.sequence(node, scope)
+            }
+            "variable_assignment" => {
+                self.assign(node, scope);
+                Ends::default()
+            }
+            "variable_assignments" | "declaration_command" => {
+                for child in named_children(node) {
+                    if child.kind() == "variable_assignment" {
+                        self.assign(child, scope);
+                    } else {
+                        self.word(child, scope);
+                    }
+                }
+                Ends::default()
+            }
+            "unset_command" => {
+                for child in named_children(node) {
+                    scope.vars.insert(self.text(child).to_string(), None);
+                }
+                Ends::default()
+            }
+            "function_definition" => {
+                self.function(node, scope);
+                Ends::default()
+            }
+            "for_statement" => self.for_loop(node, scope),
+            "while_statement" | "c_style_for_statement" => self.endless_loop(node, scope),
+            "if_statement" | "case_statement" | "elif_clause" | "else_clause" | "case_item" => {
+                let mut inner = scope.clone();
+                let ends = self.sequence(node, &mut inner);
+                scope.merge(&inner);
+                ends
+            }
+            kind if is_redirect(kind) => {
+                self.redirect(node, scope, None);
+                Ends::default()
+            }
+            "word"
+            | "string"
+            | "raw_string"
+            | "concatenation"
+            | "simple_expansion"
+            | "expansion"
+            | "command_substitution"
+            | "process_substitution"
+            | "number"
+            | "ansi_c_string"
+            | "translated_string"
+            | "arithmetic_expansion" => {
+                self.word(node, scope);
+                Ends::default()
+            }
+            _ => self.sequence(node, scope),
+        }
+    }
+
+    /// `a && b`, `a || b`: with `&&`, `b` runs where `a` left off; with `||`, `b` runs only if
+    /// `a` failed, so a `cd` in `a` may not have happened.
+    fn list(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        let mut ends = Ends::default();
+        let mut before = scope.clone();
+        let mut operator = "";
+        for child in children(node) {
+            if !child.is_named() {
+                operator = child.kind();
+                continue;
+            }
+            if child.kind() == "comment" {
+                continue;
+            }
+            if operator == "||" {
+                scope.cwd = scope.cwd.union(&before.cwd);
+            }
+            before = scope.clone();
+            let these = self.statement(child, scope);
+            ends.first = ends.first.or(these.first);
+            ends.last = these.last.or(ends.last);
+        }
+        ends
+    }
+
+    /// Each stage runs in its own subshell and reads the previous stage's output. `first` is a
+    /// stage already walked (a heredoc's command whose pipeline tree-sitter nests inside it).
+    fn pipeline(&mut self, text: &str, first: Ends, stages: Vec<Node<'_>>, scope: &Scope) -> Ends {
+        let pipeline = self.script.pipelines.len();
+        self.script.pipelines.push(Pipeline {
+            text: text.to_string(),
+        });
+        let start = first.first.unwrap_or_else(|| self.next_index());
+        let mut ends = first;
+        let mut previous = first.last;
+        let mut stage_start = self.next_index();
+        for stage in stages {
+            if stage.kind() == "comment" {
+                continue;
+            }
+            let these = self.statement(stage, &mut scope.clone());
+            if let Some(reader) = these.first.and_then(|i| self.script.commands.get_mut(i)) {
+                reader.upstream = Some(start..stage_start);
+                reader.pipe_from = previous;
+                reader.pipeline = Some(pipeline);
+            }
+            ends.first = ends.first.or(these.first);
+            ends.last = these.last.or(ends.last);
+            previous = these.last;
+            stage_start = self.next_index();
+        }
+        for command in &mut self.script.commands[start..] {
+            command.piped = true;
+        }
+        ends
+    }
+
+    fn command(&mut self, node: Node<'_>, scope: &mut Scope) -> usize {
+        let mut argv = Vec::new();
+        let mut redirects = Vec::new();
+        for child in named_children(node) {
+            match child.kind() {
+                "variable_assignment" => {
+                    // `X=1 cmd` sets X for cmd only: evaluated for its substitutions, not kept.
+                    if let Some(value) = child.child_by_field_name("value") {
+                        self.word(value, scope);
+                    }
+                }
+                "command_name" => {
+                    if let Some(name) = child.named_child(0) {
+                        argv.push(self.word(name, scope));
+                    }
+                }
+                "comment" => {}
+                kind if is_redirect(kind) => redirects.push(child),
+                _ => argv.push(self.word(child, scope)),
+            }
+        }
+        let index = self.next_index();
+        self.script.commands.push(SimpleCommand {
+            argv,
+            cwd: scope.cwd.clone(),
+            text: self.text(node).to_string(),
+            stdin: None,
+            upstream: None,
+            pipe_from: None,
+            pipeline: None,
+            piped: false,
+            background: false,
+        });
+        for redirect in redirects {
+            self.redirect(redirect, scope, Some(index));
+        }
+        self.change_directory(index, scope);
+        index
+    }
+
+    /// Follows `cd DIR` / `pushd DIR` / `popd` for the commands after it.
+    fn change_directory(&self, index: usize, scope: &mut Scope) {
+        let argv = &self.script.commands[index].argv;
+        let Some(name) = argv.first().filter(|w| !w.dynamic) else {
+            return;
+        };
+        match name.text() {
+            "cd" | "pushd" => {}
+            "popd" => {
+                scope.cwd = Cwd::Unknown;
+                return;
+            }
+            _ => return,
+        }
+        let target = argv[1..]
+            .iter()
+            .find(|w| w.dynamic || !w.text().starts_with('-') || w.text() == "-");
+        scope.cwd = match (target, &scope.cwd) {
+            (None, _) => match self.env.home {
+                Some(home) => Cwd::Known(vec![home.to_path_buf()]),
+                None => Cwd::Unknown,
+            },
+            (Some(word), _) if word.dynamic || word.is("-") || word.text().starts_with('+') => {
+                Cwd::Unknown
+            }
+            (Some(word), _) if word.values.iter().all(|v| v.starts_with('/')) => Cwd::Known(
+                word.values
+                    .iter()
+                    .map(|v| normalize(Path::new("/"), v))
+                    .collect(),
+            ),
+            (Some(_), Cwd::Unknown) => Cwd::Unknown,
+            (Some(word), Cwd::Known(bases)) => Cwd::Known(
+                bases
+                    .iter()
+                    .flat_map(|base| word.values.iter().map(|v| normalize(base, v)))
+                    .collect(),
+            ),
+        };
+    }
+
+    fn assign(&mut self, node: Node<'_>, scope: &mut Scope) {
+        let Some(name) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = self.text(name).to_string();
+        let appends = children(node).iter().any(|c| c.kind() == "+=");
+        let value = match node.child_by_field_name("value") {
+            None => Some(vec![String::new()]),
+            Some(value) => {
+                let word = self.word(value, scope);
+                (!word.dynamic && !appends).then_some(word.values)
+            }
+        };
+        scope.vars.insert(name, value);
+    }
+
+    fn function(&mut self, node: Node<'_>, scope: &Scope) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_string())
+            .unwrap_or_default();
+        let start = self.next_index();
+        if let Some(body) = node.child_by_field_name("body") {
+            self.statement(body, &mut scope.clone());
+        }
+        self.script.functions.push(Function {
+            name,
+            text: self.text(node).to_string(),
+            body: start..self.next_index(),
+        });
+    }
+
+    /// `for NAME in WORDS; do …; done`: the body sees NAME as each of the words.
+    fn for_loop(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        let mut inner = scope.clone();
+        let mut values: Option<Vec<String>> = Some(Vec::new());
+        let mut name = None;
+        let mut body = None;
+        for (i, child) in children(node).into_iter().enumerate() {
+            let field = u32::try_from(i)
+                .ok()
+                .and_then(|i| node.field_name_for_child(i));
+            match field {
+                Some("variable") => name = Some(self.text(child).to_string()),
+                Some("value") => {
+                    let word = self.word(child, &mut inner);
+                    values = match values {
+                        Some(known) if !word.dynamic && !word.glob => {
+                            Some(union_values(known, &word.values))
+                        }
+                        _ => None,
+                    };
+                }
+                Some("body") => body = Some(child),
+                _ => {}
+            }
+        }
+        if let Some(name) = name {
+            inner.vars.insert(name, values);
+        }
+        let ends = body.map_or_else(Ends::default, |b| self.statement(b, &mut inner));
+        scope.merge(&inner);
+        ends
+    }
+
+    /// `while`, `until` and C-style `for` loops, recorded with whether they never end by
+    /// themselves.
+    fn endless_loop(&mut self, node: Node<'_>, scope: &mut Scope) -> Ends {
+        let text = self.text(node);
+        let endless = match node.kind() {
+            "c_style_for_statement" => {
+                let header = text.split("))").next().unwrap_or("");
+                header
+                    .split(';')
+                    .nth(1)
+                    .is_some_and(|c| c.trim().is_empty())
+            }
+            _ => {
+                let condition: String = children(node)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| {
+                        u32::try_from(*i)
+                            .ok()
+                            .and_then(|i| node.field_name_for_child(i))
+                            == Some("condition")
+                    })
+                    .map(|(_, c)| self.text(c).trim_end_matches(';').trim().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let until = text.trim_start().starts_with("until");
+                if until {
+                    matches!(condition.trim(), "false" | "[ 0 ]" | "((0))")
+                } else {
+                    matches!(
+                        condition.trim(),
+                        "true" | ":" | "[ 1 ]" | "[[ 1 ]]" | "((1))" | "(( 1 ))"
+                    )
+                }
+            }
+        };
+        let start = self.next_index();
+        let mut inner = scope.clone();
+        let ends = self.sequence(node, &mut inner);
+        scope.merge(&inner);
+        self.script.loops.push(Loop {
+            text: text.to_string(),
+            endless,
+            body: start..self.next_index(),
+        });
+        ends
+    }
+}
+
+#[cfg(test)]
+mod tests;

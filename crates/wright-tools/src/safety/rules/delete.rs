@@ -1,0 +1,464 @@
+//! Recursive deletes (`rm -r`, `find -delete`, `rsync --delete`, `mv` of a vital directory)
+//! and recursive permission changes, judged by where their targets are.
+
+use std::path::{Path, PathBuf};
+
+use super::{Report, Rule, Site, quote};
+use crate::safety::argv::{self, split};
+use crate::safety::paths::{Place, normalize, place};
+use crate::safety::script::{Cwd, Env, Word};
+
+/// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
+/// its starting points wholesale.
+const NARROWING_PREDICATES: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-newer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-empty",
+    "-user",
+    "-group",
+    "-perm",
+    "-inum",
+    "-samefile",
+    "-links",
+    "-lname",
+    "-ilname",
+];
+
+/// Programs whose output lists paths under their arguments (`find . | xargs rm -rf`).
+const LISTERS: &[&str] = &["find", "fd", "fdfind", "ls", "git", "rg", "grep"];
+
+/// Where one target of a delete (or permission change) lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// A known place.
+    At(Place, PathBuf),
+    /// Cannot be known; the text says why.
+    Unknown(String),
+}
+
+/// Whether the text names the home directory (`~`, `$HOME`, `${HOME}`).
+fn mentions_home(raw: &str) -> bool {
+    raw.starts_with('~') || raw.contains("$HOME") || raw.contains("${HOME}")
+}
+
+/// Whether the text is `~user` (or `~user/`): someone's home directory.
+fn names_a_users_home(raw: &str) -> bool {
+    raw.strip_prefix('~')
+        .map(|user| user.trim_end_matches('/'))
+        .is_some_and(|user| {
+            !user.is_empty()
+                && user
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "._-".contains(c))
+        })
+}
+
+/// The part of a glob before its first wildcard component, and whether that component matches
+/// everything (`*`, `.*`), which makes the glob as broad as its base.
+fn glob_base(value: &str) -> (String, bool) {
+    let components: Vec<&str> = value.split('/').collect();
+    let Some(at) = components.iter().position(|c| c.contains(['*', '?', '['])) else {
+        return (value.to_string(), false);
+    };
+    let base = components[..at].join("/");
+    let base = match (base.as_str(), value.starts_with('/')) {
+        ("", true) => "/".to_string(),
+        ("", false) => ".".to_string(),
+        _ => base,
+    };
+    let wildcard = components[at].trim_start_matches('.');
+    let everything = !wildcard.is_empty()
+        && wildcard.chars().all(|c| c == '*' || c == '?')
+        && components[at + 1..].iter().all(|c| c.is_empty());
+    (base, everything)
+}
+
+/// Where `word` lands when used as a delete target from `cwd`.
+fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
+    if word.dynamic {
+        if names_a_users_home(&word.raw) {
+            return vec![Target::At(
+                Place::Vital(format!("the home directory {}", word.raw)),
+                PathBuf::from(&word.raw),
+            )];
+        }
+        if mentions_home(&word.raw) && env.home.is_none() {
+            return vec![Target::At(
+                Place::Vital("your home directory".into()),
+                PathBuf::from("~"),
+            )];
+        }
+        return vec![Target::Unknown(format!(
+            "`{}` depends on a value that is only known when it runs",
+            word.raw
+        ))];
+    }
+    let mut out = Vec::new();
+    for value in word.values.iter().filter(|v| !v.is_empty()) {
+        let (path, everything) = if word.glob {
+            glob_base(value)
+        } else {
+            (value.clone(), true)
+        };
+        let bases: Vec<PathBuf> = match cwd {
+            _ if path.starts_with('/') => vec![normalize(Path::new("/"), &path)],
+            Cwd::Known(dirs) => dirs.iter().map(|d| normalize(d, &path)).collect(),
+            Cwd::Unknown => {
+                out.push(Target::Unknown(format!(
+                    "`{value}` is relative and it runs in a directory that cannot be told"
+                )));
+                continue;
+            }
+        };
+        for base in bases {
+            let found = match place(&base, env.root, env.home) {
+                Place::ProjectRoot | Place::GitDir if !everything => Place::Inside,
+                other => other,
+            };
+            out.push(Target::At(found, base));
+        }
+    }
+    out
+}
+
+/// What a recursive operation does to its targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Delete,
+    Permissions,
+}
+
+/// Reports the targets of a recursive `action` that are not strictly inside the project.
+/// `narrowed`: only some entries under the target are hit (`find X -name '*.o' -delete`), so
+/// a vital target is merely outside and the project root is fine.
+fn judge(site: &Site<'_>, word: &Word, action: Action, narrowed: bool, report: &mut Report) {
+    let quoted = site.quoted();
+    let root = site.env.root.display();
+    for target in targets(word, &site.command.cwd, site.env) {
+        let (rule, reason, instead) = match (target, action) {
+            (Target::At(Place::Inside, _), _) => continue,
+            (Target::At(Place::ProjectRoot | Place::GitDir, _), _) if narrowed => continue,
+            (Target::At(Place::ProjectRoot | Place::GitDir, _), Action::Permissions) => continue,
+            (Target::At(Place::Vital(what), path), action) if narrowed => (
+                action.overridable_rule(),
+                format!(
+                    "{quoted} would {} files under {} ({what}), outside the project ({root}).",
+                    action.verb(),
+                    path.display()
+                ),
+                None,
+            ),
+            (Target::At(Place::Vital(what), _), Action::Delete) => (
+                Rule::CatastrophicDelete,
+                format!("{quoted} would delete {what}."),
+                None,
+            ),
+            (Target::At(Place::Vital(what), _), Action::Permissions) => (
+                Rule::SystemPermissions,
+                format!("{quoted} would change the permissions of everything in {what}."),
+                None,
+            ),
+            (Target::At(Place::ProjectRoot, _), Action::Delete) => (
+                Rule::RecursiveDelete,
+                format!("{quoted} would delete the whole project ({root})."),
+                Some("name what to delete inside the project (e.g. `rm -rf target dist`)"),
+            ),
+            (Target::At(Place::GitDir, _), Action::Delete) => (
+                Rule::RecursiveDelete,
+                format!("{quoted} would delete the project's git history (.git)."),
+                Some("leave .git alone; change the work tree with git itself (e.g. `git clean`)"),
+            ),
+            (Target::At(Place::Outside, path), action) => (
+                action.overridable_rule(),
+                format!(
+                    "{quoted} would {} {}, which is outside the project ({root}).",
+                    action.verb(),
+                    path.display()
+                ),
+                Some(
+                    "touch only paths inside the project; if something outside it must change, \
+                     ask the user",
+                ),
+            ),
+            (Target::Unknown(why), action) => (
+                action.overridable_rule(),
+                format!("cannot tell what {quoted} would {}: {why}.", action.verb()),
+                Some(
+                    "write the path out literally (e.g. `rm -rf target/tmp`) so it can be checked",
+                ),
+            ),
+        };
+        let mut finding = super::Finding::new(rule, reason, site.sources());
+        if let Some(instead) = instead {
+            finding = finding.instead(instead);
+        }
+        report.findings.push(finding);
+    }
+}
+
+impl Action {
+    /// The overridable rule for an outside or unknown target.
+    fn overridable_rule(self) -> Rule {
+        match self {
+            Action::Delete => Rule::RecursiveDelete,
+            Action::Permissions => Rule::RecursivePermissions,
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            Action::Delete => "delete",
+            Action::Permissions => "change the permissions of",
+        }
+    }
+}
+
+/// A literal path that interpreter code deletes recursively (`shutil.rmtree('/')`).
+pub(super) fn deletes_tree(site: &Site<'_>, path: &str, report: &mut Report) {
+    let word = Word::synthetic(path.to_string(), false);
+    judge(site, &word, Action::Delete, false, report);
+}
+
+/// `rm -r TARGET…`.
+pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
+    let args = split(site.args(), &[]);
+    if args.has("--no-preserve-root", None) {
+        site.find(
+            report,
+            Rule::CatastrophicDelete,
+            format!("{} turns off rm's guard against deleting /.", site.quoted()),
+        );
+    }
+    let recursive = args.has("--recursive", Some('r')) || args.has("--recursive", Some('R'));
+    if !recursive {
+        return;
+    }
+    if site.invocation.args_from_stdin && !fed_by_project_listing(site) {
+        site.find(
+            report,
+            Rule::RecursiveDelete,
+            format!(
+                "cannot tell what {} would delete: it takes its targets from its input.",
+                site.quoted()
+            ),
+        );
+    }
+    for word in args.operands {
+        judge(site, word, Action::Delete, false, report);
+    }
+}
+
+/// Whether the command reads its arguments from a `find`/`ls`/`git ls-files` listing of
+/// places inside the project (`find . -name '*.o' | xargs rm -rf`).
+fn fed_by_project_listing(site: &Site<'_>) -> bool {
+    let Some(producer) = site
+        .command
+        .pipe_from
+        .and_then(|i| site.script.commands.get(i))
+    else {
+        return false;
+    };
+    let invocation = argv::unwrap(&producer.argv);
+    let Some(program) = invocation.argv.first().and_then(argv::program) else {
+        return false;
+    };
+    if !LISTERS.contains(&program) {
+        return false;
+    }
+    let operands = invocation.argv[1..]
+        .iter()
+        .take_while(|w| program != "find" || !w.text().starts_with(['-', '(', '!']))
+        .filter(|w| w.dynamic || !w.text().starts_with('-'));
+    for word in operands {
+        let inside = targets(word, &producer.cwd, site.env)
+            .iter()
+            .all(|t| matches!(t, Target::At(Place::Inside | Place::ProjectRoot, _)));
+        if !inside {
+            return false;
+        }
+    }
+    matches!(&producer.cwd, Cwd::Known(dirs) if dirs.iter().all(|d| d.starts_with(site.env.root)))
+}
+
+/// `find START… EXPRESSION` with `-delete` or `-exec rm …`.
+pub(super) fn find(site: &Site<'_>, report: &mut Report) {
+    let args = site.args();
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            text if text.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let rest = args.get(i..).unwrap_or(&[]);
+    let starts: Vec<&Word> = rest
+        .iter()
+        .take_while(|w| w.dynamic || !w.text().starts_with(['-', '(', '!', ')']))
+        .collect();
+    let expression = &rest[starts.len()..];
+    let mut deletes = false;
+    let mut narrowed = false;
+    for (at, word) in expression.iter().enumerate() {
+        let text = word.text();
+        if text == "-delete" {
+            deletes = true;
+        }
+        if NARROWING_PREDICATES.contains(&text) {
+            narrowed = true;
+        }
+        if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let command: Vec<Word> = expression[at + 1..]
+                .iter()
+                .take_while(|w| !w.is(";") && !w.is("+"))
+                .cloned()
+                .collect();
+            let inner = argv::unwrap(&command);
+            match inner.argv.first().and_then(argv::program) {
+                Some("rm" | "unlink" | "shred" | "rmdir") => deletes = true,
+                _ => super::exec::shell_scripts(site, inner.argv, report),
+            }
+        }
+    }
+    if !deletes {
+        return;
+    }
+    let dot = Word::synthetic(".".into(), false);
+    let starts = if starts.is_empty() {
+        vec![&dot]
+    } else {
+        starts
+    };
+    for start in starts {
+        judge(site, start, Action::Delete, narrowed, report);
+    }
+}
+
+/// `rsync --delete SRC DEST`: deletes whatever in DEST is not in SRC.
+pub(super) fn rsync(site: &Site<'_>, report: &mut Report) {
+    let args = split(
+        site.args(),
+        &["-e", "--rsh", "-f", "--filter", "--exclude", "--include"],
+    );
+    if !args.has_prefix("--delete") && !args.has_prefix("--del") {
+        return;
+    }
+    let Some(destination) = args.operands.last().filter(|_| args.operands.len() > 1) else {
+        return;
+    };
+    let remote = destination
+        .text()
+        .split_once(':')
+        .is_some_and(|(host, _)| !host.contains('/'));
+    if !remote {
+        judge(site, destination, Action::Delete, false, report);
+    }
+}
+
+/// `mv SOURCE… DEST` where a source is `/`, home, a directory holding the project, or a
+/// system directory: moving it away breaks the machine as surely as deleting it.
+pub(super) fn mv(site: &Site<'_>, report: &mut Report) {
+    let args = split(site.args(), &["-t", "--target-directory", "-S", "--suffix"]);
+    let sources = match args.value_of(&["-t", "--target-directory"]) {
+        Some(_) => &args.operands[..],
+        None => &args.operands[..args.operands.len().saturating_sub(1)],
+    };
+    for source in sources {
+        for target in targets(source, &site.command.cwd, site.env) {
+            match target {
+                Target::At(Place::Vital(what), _) => site.find(
+                    report,
+                    Rule::CatastrophicDelete,
+                    format!("{} would move away {what}.", site.quoted()),
+                ),
+                Target::At(Place::ProjectRoot | Place::GitDir, path) => site.find(
+                    report,
+                    Rule::RecursiveDelete,
+                    format!(
+                        "{} would move away {}, the project (or its history) itself.",
+                        site.quoted(),
+                        path.display()
+                    ),
+                ),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `chmod -R` / `chown -R` / `chgrp -R`.
+pub(super) fn permissions(site: &Site<'_>, report: &mut Report) {
+    let args = split(site.args(), &["--from"]);
+    let recursive = args.has("--recursive", Some('R'));
+    if !recursive {
+        return;
+    }
+    // The mode or owner comes first, unless it is taken from a reference file. A chmod mode
+    // like `-w` reads as a flag, and then there is no mode operand to skip.
+    let mode_as_flag = args
+        .flags
+        .iter()
+        .any(|f| f.len() > 1 && f[1..].chars().all(|c| "rwxXst".contains(c)) && *f != "-R");
+    let skip = usize::from(!(args.has_prefix("--reference") || mode_as_flag));
+    for word in args.operands.iter().skip(skip) {
+        judge(site, word, Action::Permissions, false, report);
+    }
+}
+
+/// A command whose name is not known (`$CMD -rf /`), aimed at a vital place.
+pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Report) {
+    for word in site.args() {
+        if word.text().starts_with('-') && !word.dynamic {
+            continue;
+        }
+        let vital = targets(word, &site.command.cwd, site.env)
+            .into_iter()
+            .find_map(|t| match t {
+                Target::At(Place::Vital(what), _) => Some(what),
+                _ => None,
+            });
+        if let Some(what) = vital {
+            site.find(
+                report,
+                Rule::RecursiveDelete,
+                format!(
+                    "{} runs a command whose name is only known when it runs ({}) on {what}.",
+                    site.quoted(),
+                    quote(&program.raw)
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_glob_is_as_broad_as_its_base_only_when_it_matches_everything() {
+        assert_eq!(glob_base("*"), (".".into(), true));
+        assert_eq!(glob_base("/*"), ("/".into(), true));
+        assert_eq!(glob_base("dist/*"), ("dist".into(), true));
+        assert_eq!(glob_base(".*"), (".".into(), true));
+        assert_eq!(glob_base("*.tmp"), (".".into(), false));
+        assert_eq!(glob_base("/usr/lib*"), ("/usr".into(), false));
+        assert_eq!(glob_base("*/target"), (".".into(), false));
+    }
+}

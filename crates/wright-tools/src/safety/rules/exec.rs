@@ -1,0 +1,553 @@
+//! Code run from text: command strings handed to another shell (`bash -c`, `eval`, heredocs),
+//! downloads or decoded data piped into an interpreter (`curl … | sh`), and fork bombs.
+
+use super::{Finding, Report, Rule, Site, quote, words_text};
+use crate::safety::argv::{self, split};
+use crate::safety::script::{Script, Word};
+
+/// Shells: they run a `-c` string, a script file, or their standard input.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash",
+];
+
+/// Programs that fetch data from the network.
+const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "lynx",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "iwr",
+    "irm",
+    "invoke-webrequest",
+    "invoke-restmethod",
+];
+
+/// Words of interpreter code that, next to `fork`, make a loop of forks.
+const LOOP_WORDS: &[&str] = &[
+    "while", "loop", "for ", "for(", "iter(", "until", "repeat", "each",
+];
+
+/// Calls in interpreter code that delete a directory tree given as their first argument.
+const TREE_DELETERS: &[&str] = &[
+    "rmtree(",
+    "rm_rf(",
+    "rm_r(",
+    "rmSync(",
+    "rimraf(",
+    "remove_dir_all(",
+    "rmdirSync(",
+];
+
+/// Calls in interpreter code that run their string argument as a shell command.
+const COMMAND_RUNNERS: &[&str] = &[
+    "system",
+    "popen",
+    "exec",
+    "execSync",
+    "run",
+    "call",
+    "check_call",
+    "check_output",
+    "Popen",
+    "getoutput",
+    "getstatusoutput",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "spawnSync",
+];
+
+/// An interpreter's option that takes code (`python -c`, `perl -e`), if `program` is one.
+fn code_options(program: &str) -> Option<&'static [&'static str]> {
+    match program {
+        p if p.starts_with("python") || p.starts_with("pypy") => Some(&["-c", "-m"]),
+        "perl" | "ruby" => Some(&["-e", "-E"]),
+        "node" | "nodejs" | "bun" | "deno" => Some(&["-e", "--eval", "-p", "--print"]),
+        "php" => Some(&["-r"]),
+        "lua" | "luajit" => Some(&["-e"]),
+        _ => None,
+    }
+}
+
+/// How a shell invocation gets its code.
+#[derive(Debug)]
+struct ShellUse<'w> {
+    /// The `-c` command string.
+    script: Option<&'w Word>,
+    /// Whether it reads its code from standard input.
+    reads_stdin: bool,
+}
+
+/// How `SHELL ARGS` gets its code: with `-c`, the first operand is the command string;
+/// without, an operand is a script file, and none (or `-s`, or `-`) means standard input.
+fn shell_use(args: &[Word]) -> ShellUse<'_> {
+    let mut command_string = false;
+    let mut stdin = false;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let text = word.text();
+        if word.dynamic || text == "-" || !(text.starts_with('-') || text.starts_with('+')) {
+            return match (command_string, text) {
+                (true, _) => ShellUse {
+                    script: Some(word),
+                    reads_stdin: false,
+                },
+                (false, "-" | "/dev/stdin") => ShellUse {
+                    script: None,
+                    reads_stdin: true,
+                },
+                (false, _) => ShellUse {
+                    script: None,
+                    reads_stdin: stdin,
+                },
+            };
+        }
+        match text {
+            "--" => break,
+            "--rcfile" | "--init-file" => {
+                words.next();
+            }
+            "--command" => command_string = true,
+            _ if text.starts_with("--") => {}
+            _ => {
+                command_string |= text.contains('c');
+                stdin |= text.contains('s');
+                if text.contains('o') || text.contains('O') {
+                    words.next();
+                }
+            }
+        }
+    }
+    let rest: Vec<&Word> = words.collect();
+    match (command_string, rest.first()) {
+        (true, Some(word)) => ShellUse {
+            script: Some(word),
+            reads_stdin: false,
+        },
+        (_, None) => ShellUse {
+            script: None,
+            reads_stdin: !command_string,
+        },
+        (false, Some(_)) => ShellUse {
+            script: None,
+            reads_stdin: stdin,
+        },
+    }
+}
+
+/// A string literal of interpreter code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Literal<'c> {
+    /// The code before its opening quote.
+    before: &'c str,
+    /// Its text (escapes are not decoded).
+    text: &'c str,
+    /// Its quote: `'`, `"` or `` ` ``.
+    quote: char,
+}
+
+impl Literal<'_> {
+    /// Whether the code runs it as a shell command: a backquoted string (perl, ruby), or the
+    /// first argument of `system(…)`, `subprocess.run(…)`, `execSync(…)`, ….
+    fn is_command(&self) -> bool {
+        if self.quote == '`' {
+            return true;
+        }
+        let Some(call) = self.before.trim_end().strip_suffix('(') else {
+            return false;
+        };
+        let name = call
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        COMMAND_RUNNERS.contains(&name)
+    }
+}
+
+/// The string literals of interpreter code, in order.
+fn string_literals(code: &str) -> Vec<Literal<'_>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(start) = code[from..].find(['\'', '"', '`']).map(|i| from + i) {
+        let quote = char::from(code.as_bytes()[start]);
+        let after = start + 1;
+        let Some(end) = code[after..].find(quote).map(|i| after + i) else {
+            break;
+        };
+        out.push(Literal {
+            before: &code[..start],
+            text: &code[after..end],
+            quote,
+        });
+        from = end + 1;
+    }
+    out
+}
+
+/// Interpreter code (`python -c`, `perl -e`, …): the shell commands it runs
+/// (`os.system('rm -rf ~')`) are checked, and so are the paths it deletes as trees
+/// (`shutil.rmtree('/')`).
+fn interpreter_code(site: &Site<'_>, code: &Word, report: &mut Report) {
+    for value in &code.values {
+        let literals = string_literals(value);
+        for literal in literals.iter().filter(|l| l.is_command()) {
+            site.nest(
+                report,
+                &Word::synthetic(literal.text.to_string(), code.dynamic),
+            );
+        }
+        for literal in &literals {
+            let call = literal.before.trim_end();
+            if TREE_DELETERS.iter().any(|d| call.ends_with(d)) {
+                super::delete::deletes_tree(site, literal.text, report);
+            }
+        }
+    }
+}
+
+/// What runs the code a command reads from standard input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StdinCode {
+    /// Not code: the input is data.
+    No,
+    /// A shell (or `source /dev/stdin`): the input is bash, and can be checked as such.
+    Shell,
+    /// Another interpreter (`python3`, `perl`): the input is code that cannot be checked here.
+    Interpreter,
+}
+
+/// Whether `argv` runs code it reads from standard input, and in what language.
+fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
+    let invocation = argv::unwrap(argv);
+    let argv = invocation.argv;
+    let Some(program) = argv.first().and_then(argv::program) else {
+        return StdinCode::No;
+    };
+    let args = &argv[1..];
+    if invocation.args_from_stdin && SHELLS.contains(&program) {
+        // `xargs sh -c` takes its script from the input, `xargs -I{} sh -c '{}'` too.
+        let script = shell_use(args).script;
+        if script.is_none_or(|s| s.text().contains("{}"))
+            && args
+                .iter()
+                .any(|w| w.text().starts_with('-') && w.text().contains('c'))
+        {
+            return StdinCode::Shell;
+        }
+    }
+    let shell = SHELLS.contains(&program) && shell_use(args).reads_stdin
+        || matches!(program, "source" | ".")
+            && args
+                .first()
+                .is_some_and(|w| w.is("/dev/stdin") || w.is("-"));
+    if shell {
+        return StdinCode::Shell;
+    }
+    let Some(code) = code_options(program) else {
+        return StdinCode::No;
+    };
+    let parsed = split(args, code);
+    let reads = parsed.value_of(code).is_none()
+        && parsed
+            .operands
+            .first()
+            .is_none_or(|w| w.is("-") || w.is("/dev/stdin"));
+    if reads {
+        StdinCode::Interpreter
+    } else {
+        StdinCode::No
+    }
+}
+
+/// Whether the command fetches data from the network.
+fn downloads(argv: &[Word]) -> bool {
+    let invocation = argv::unwrap(argv);
+    invocation
+        .argv
+        .first()
+        .and_then(argv::program)
+        .is_some_and(|p| DOWNLOADERS.contains(&p.to_ascii_lowercase().as_str()))
+}
+
+/// Whether the command decodes hidden text (`base64 -d`, `xxd -r`, `rev`).
+fn decodes(argv: &[Word]) -> bool {
+    let invocation = argv::unwrap(argv);
+    let Some(program) = invocation.argv.first().and_then(argv::program) else {
+        return false;
+    };
+    let args = split(&invocation.argv[1..], &[]);
+    match program {
+        "base64" | "base32" | "basenc" => {
+            args.has("--decode", Some('d')) || args.has("--decode", Some('D'))
+        }
+        "xxd" => args.has("-revert", Some('r')),
+        "openssl" => args.has("-d", None) || args.has("-base64", None),
+        "uudecode" | "rev" => true,
+        _ => false,
+    }
+}
+
+/// What a run of commands feeds into code: downloads, decoded text, or nothing suspicious.
+fn feeds(script: &Script, commands: std::ops::Range<usize>) -> Option<&'static str> {
+    let commands = script.commands.get(commands).unwrap_or(&[]);
+    if commands.iter().any(|c| downloads(&c.argv)) {
+        Some("runs what it downloads, which cannot be checked before it runs")
+    } else if commands.iter().any(|c| decodes(&c.argv)) {
+        Some("runs text it decodes, which cannot be checked before it runs")
+    } else {
+        None
+    }
+}
+
+/// Command strings in `word` run by another shell: checked in turn, and refused outright when
+/// they come from a download.
+pub(super) fn nested(site: &Site<'_>, word: &Word, report: &mut Report) {
+    if let Some(what) = feeds(site.script, word.subs.clone()) {
+        site.find(
+            report,
+            Rule::PipeToShell,
+            format!("{} {what}.", site.quoted()),
+        );
+    }
+    site.nest(report, word);
+}
+
+/// A command reading a pipe (or a heredoc) as code: `curl … | sh`, `echo 'rm -rf /' | bash`,
+/// `bash <<EOF … EOF`.
+pub(super) fn pipe_input(site: &Site<'_>, report: &mut Report) {
+    let command = site.command;
+    let language = reads_code_from_stdin(&command.argv);
+    if language == StdinCode::No {
+        return;
+    }
+    if let Some(stdin) = &command.stdin {
+        if language == StdinCode::Shell {
+            nested(site, stdin, report);
+        }
+        return;
+    }
+    let Some(upstream) = command.upstream.clone() else {
+        return;
+    };
+    if let Some(what) = feeds(site.script, upstream) {
+        let pipeline = command
+            .pipeline
+            .and_then(|p| site.script.pipelines.get(p))
+            .map_or(&command.text, |p| &p.text);
+        report.findings.push(Finding::new(
+            Rule::PipeToShell,
+            format!("{} {what}.", quote(pipeline)),
+            vec![pipeline.clone(), command.text.clone()],
+        ));
+        return;
+    }
+    // Text written by echo/printf or a heredoc into a shell is as good as a command string.
+    if language != StdinCode::Shell {
+        return;
+    }
+    let Some(producer) = command.pipe_from.and_then(|i| site.script.commands.get(i)) else {
+        return;
+    };
+    let invocation = argv::unwrap(&producer.argv);
+    match invocation.argv.first().and_then(argv::program) {
+        Some("echo" | "printf") => {
+            let words: Vec<&Word> = invocation.argv[1..]
+                .iter()
+                .skip_while(|w| matches!(w.text(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            let text = words.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
+            let dynamic = words.iter().any(|w| w.dynamic);
+            site.nest(report, &Word::synthetic(text.replace("\\n", "\n"), dynamic));
+        }
+        Some("cat") => {
+            if let Some(stdin) = &producer.stdin {
+                site.nest(report, stdin);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The rules of this module for one command, by program.
+pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
+    let args = site.args();
+    if SHELLS.contains(&program) {
+        shell_scripts(site, site.invocation.argv, report);
+    } else if program == "eval" {
+        let text = words_text(args);
+        let dynamic = args.iter().any(|w| w.dynamic);
+        let start = args.first().map_or(0, |w| w.subs.start);
+        let end = args.last().map_or(0, |w| w.subs.end);
+        let mut joined = Word::synthetic(text, dynamic);
+        joined.subs = start..end.max(start);
+        nested(site, &joined, report);
+    } else if program == "alias" {
+        // An alias body is a command string, whenever it ends up being used.
+        for word in args {
+            if let Some((_, body)) = word.text().split_once('=') {
+                site.nest(report, &Word::synthetic(body.to_string(), word.dynamic));
+            }
+        }
+    } else if let Some(code) = code_options(program) {
+        let parsed = split(args, code);
+        if let Some(code) = parsed.value_of(code) {
+            fork_loop(site, code, report);
+            interpreter_code(site, code, report);
+        }
+    }
+    let runs_files = SHELLS.contains(&program)
+        || code_options(program).is_some()
+        || matches!(program, "source" | ".");
+    if runs_files {
+        // `bash <(curl …)`, `source <(wget -O- …)`, `python -c "$(curl …)"`.
+        for word in args {
+            if let Some(what) = feeds(site.script, word.subs.clone()) {
+                site.find(
+                    report,
+                    Rule::PipeToShell,
+                    format!("{} {what}.", site.quoted()),
+                );
+            }
+        }
+    }
+}
+
+/// The `-c` string of a shell command (`bash -c '…'`), checked in turn.
+pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report) {
+    let Some(program) = argv.first().and_then(argv::program) else {
+        return;
+    };
+    if !SHELLS.contains(&program) {
+        return;
+    }
+    if let Some(script) = shell_use(&argv[1..]).script {
+        nested(site, script, report);
+    }
+}
+
+/// `$(curl …)` as the program: runs whatever the download says.
+pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Report) {
+    if let Some(what) = feeds(site.script, program.subs.clone()) {
+        site.find(
+            report,
+            Rule::PipeToShell,
+            format!("{} {what}.", site.quoted()),
+        );
+    }
+}
+
+/// Interpreter code that forks in a loop (`perl -e 'fork while fork'`).
+fn fork_loop(site: &Site<'_>, code: &Word, report: &mut Report) {
+    let text = code.text().to_ascii_lowercase();
+    if text.contains("fork") && LOOP_WORDS.iter().any(|w| text.contains(w)) {
+        site.find(
+            report,
+            Rule::ForkBomb,
+            format!(
+                "{} forks in a loop: a fork bomb that can freeze the machine.",
+                site.quoted()
+            ),
+        );
+    }
+}
+
+/// Functions that start copies of themselves in a pipe or the background (`:(){ :|:& };:`),
+/// and endless loops that start background processes.
+pub(super) fn fork_bombs(script: &Script, report: &mut Report) {
+    for function in &script.functions {
+        let replicates = script
+            .commands
+            .get(function.body.clone())
+            .unwrap_or(&[])
+            .iter()
+            .any(|c| {
+                (c.piped || c.background) && c.argv.first().is_some_and(|w| w.is(&function.name))
+            });
+        if replicates {
+            report.findings.push(Finding::new(
+                Rule::ForkBomb,
+                format!(
+                    "{} defines `{}`, which starts copies of itself without end: a fork bomb \
+                     that can freeze the machine.",
+                    quote(&function.text),
+                    function.name
+                ),
+                vec![function.text.clone()],
+            ));
+        }
+    }
+    for endless in script.loops.iter().filter(|l| l.endless) {
+        let spawns = script
+            .commands
+            .get(endless.body.clone())
+            .unwrap_or(&[])
+            .iter()
+            .any(|c| c.background);
+        if spawns {
+            report.findings.push(Finding::new(
+                Rule::ForkBomb,
+                format!(
+                    "{} starts background processes in a loop that never ends: a fork bomb.",
+                    quote(&endless.text)
+                ),
+                vec![endless.text.clone()],
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn words(text: &str) -> Vec<Word> {
+        text.split_whitespace()
+            .map(|w| Word::synthetic(w.to_string(), false))
+            .collect()
+    }
+
+    #[test]
+    fn shells_and_interpreters_read_code_from_stdin_only_without_a_script() {
+        let reads = |command: &str| reads_code_from_stdin(&words(command));
+        assert_eq!(reads("sh"), StdinCode::Shell);
+        assert_eq!(reads("bash -s -- --yes"), StdinCode::Shell);
+        assert_eq!(reads("bash -"), StdinCode::Shell);
+        assert_eq!(reads("sudo -E bash"), StdinCode::Shell);
+        assert_eq!(reads("source /dev/stdin"), StdinCode::Shell);
+        assert_eq!(reads("bash -c ls"), StdinCode::No);
+        assert_eq!(reads("bash script.sh"), StdinCode::No);
+        assert_eq!(reads("python3"), StdinCode::Interpreter);
+        assert_eq!(reads("python3 -m json.tool"), StdinCode::No);
+        assert_eq!(reads("jq ."), StdinCode::No);
+    }
+
+    #[test]
+    fn only_literals_given_to_a_command_runner_are_commands() {
+        let code = r#"os.system('rm -rf ~'); print("a b"); `ls`; subprocess.run( "x y")"#;
+        let commands: Vec<&str> = string_literals(code)
+            .into_iter()
+            .filter(Literal::is_command)
+            .map(|l| l.text)
+            .collect();
+        assert_eq!(commands, vec!["rm -rf ~", "ls", "x y"]);
+    }
+
+    #[test]
+    fn the_command_string_of_a_shell_is_found_after_its_options() {
+        let argv = words("-euo pipefail -c ls");
+        assert_eq!(shell_use(&argv).script.map(Word::text), Some("ls"));
+        let argv = words("-lc ls");
+        assert_eq!(shell_use(&argv).script.map(Word::text), Some("ls"));
+        let argv = words("--login -c ls");
+        assert_eq!(shell_use(&argv).script.map(Word::text), Some("ls"));
+    }
+}

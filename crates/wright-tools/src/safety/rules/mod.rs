@@ -1,0 +1,298 @@
+//! The builtin rules: what each refuses and why, judged over a parsed [`Script`].
+//!
+//! Each rule looks at one simple command (after wrappers such as `sudo` or `xargs` are peeled
+//! off), a redirection, or the script's functions and loops, and reports [`Finding`]s. Command
+//! strings that another shell will run (`bash -c`, `eval`, a heredoc fed to `sh`, …) are handed
+//! back as [`Nested`] scripts for the caller to check in turn.
+
+mod delete;
+mod exec;
+mod git;
+mod system;
+
+use super::CommandPolicy;
+use super::argv::{self, Invocation};
+use super::script::{Cwd, Env, Script, SimpleCommand, Word};
+
+/// Longest piece of a command quoted in a refusal; longer ones are cut.
+const MAX_QUOTED_CHARS: usize = 120;
+
+/// The builtin rules. Some guard against losses nothing can undo and cannot be allowed in
+/// settings ([`Rule::overridable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// A recursive delete of `/`, a top-level directory, the home directory, a directory that
+    /// holds the project, or a system directory.
+    CatastrophicDelete,
+    /// A self-replicating process (`:(){ :|:& };:`).
+    ForkBomb,
+    /// Writing to, formatting or wiping a disk device (`mkfs /dev/sda`, `dd of=/dev/sda`).
+    DiskWipe,
+    /// A recursive permission change of `/`, home or a system directory.
+    SystemPermissions,
+    /// A recursive delete outside the project, of the whole project, of `.git`, or of a
+    /// target that cannot be known.
+    RecursiveDelete,
+    /// A recursive permission change outside the project.
+    RecursivePermissions,
+    /// Formatting or partitioning something that is not a device (an image file).
+    DiskFormat,
+    /// Shutting down, rebooting, suspending, or signalling every process.
+    Power,
+    /// Running downloaded (or decoded) text as code (`curl … | sh`).
+    PipeToShell,
+    /// Writing into a system directory (`/etc`, `/boot`, `/usr`, …).
+    SystemWrite,
+    /// A force push or delete of a protected branch.
+    ForcePush,
+    /// Running as another user (`sudo`, `doas`, `su`).
+    Privilege,
+    /// Command strings nested deeper than the checker follows.
+    Nesting,
+    /// The command could not be parsed at all.
+    Unparsable,
+    /// A `[bash] deny` rule of the settings.
+    Denied,
+}
+
+impl Rule {
+    /// The rule's stable name, shown to the model.
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::CatastrophicDelete => "catastrophic-delete",
+            Rule::ForkBomb => "fork-bomb",
+            Rule::DiskWipe => "disk-wipe",
+            Rule::SystemPermissions => "system-permissions",
+            Rule::RecursiveDelete => "recursive-delete",
+            Rule::RecursivePermissions => "recursive-permissions",
+            Rule::DiskFormat => "disk-format",
+            Rule::Power => "power",
+            Rule::PipeToShell => "pipe-to-shell",
+            Rule::SystemWrite => "system-write",
+            Rule::ForcePush => "force-push",
+            Rule::Privilege => "privilege",
+            Rule::Nesting => "nesting",
+            Rule::Unparsable => "unparsable",
+            Rule::Denied => "denied",
+        }
+    }
+
+    /// Whether an `allow` rule of the settings can let the command through.
+    pub fn overridable(self) -> bool {
+        !matches!(
+            self,
+            Rule::CatastrophicDelete
+                | Rule::ForkBomb
+                | Rule::DiskWipe
+                | Rule::SystemPermissions
+                | Rule::Denied
+        )
+    }
+
+    /// What to do instead, unless a finding says something more specific.
+    fn instead(self) -> &'static str {
+        match self {
+            Rule::CatastrophicDelete | Rule::RecursiveDelete => {
+                "delete only what you mean to, by its path inside the project (e.g. `rm -rf target`)"
+            }
+            Rule::ForkBomb => {
+                "to run work in parallel, start a bounded number of processes (e.g. `xargs -P 4`)"
+            }
+            Rule::DiskWipe | Rule::DiskFormat => {
+                "work on an image file inside the project (e.g. `dd if=/dev/zero of=./disk.img \
+                 bs=1M count=10`); real disks are for the user to handle"
+            }
+            Rule::SystemPermissions | Rule::RecursivePermissions => {
+                "change permissions only of files inside the project (e.g. `chmod +x script.sh`)"
+            }
+            Rule::Power => {
+                "leave the machine's power state to the user; to stop a process you started, \
+                 kill it by its PID"
+            }
+            Rule::PipeToShell => {
+                "download to a file inside the project (e.g. `curl -fsSL URL -o install.sh`), \
+                 Read it, and run it only if it is safe"
+            }
+            Rule::SystemWrite => {
+                "write inside the project (or under /tmp); system files are for the user to change"
+            }
+            Rule::ForcePush => {
+                "push your work to a branch of its own (e.g. `git push --force-with-lease origin \
+                 my-branch`) and let the user merge it"
+            }
+            Rule::Privilege => {
+                "run the command without sudo; if it really needs root, give the user the command \
+                 to run themselves"
+            }
+            Rule::Nesting => "run the innermost command directly",
+            Rule::Unparsable => "simplify the command into plain commands joined by `&&`",
+            Rule::Denied => "do it another way, or ask the user",
+        }
+    }
+}
+
+/// One thing a rule refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Finding {
+    /// The rule.
+    pub rule: Rule,
+    /// What the command would do, quoting it.
+    pub reason: String,
+    /// What to do instead.
+    pub instead: String,
+    /// The texts an `allow` rule is matched against: the command as written and as words.
+    pub sources: Vec<String>,
+}
+
+impl Finding {
+    /// A finding with the rule's usual advice.
+    pub fn new(rule: Rule, reason: String, sources: Vec<String>) -> Self {
+        Self {
+            rule,
+            reason,
+            instead: rule.instead().to_string(),
+            sources,
+        }
+    }
+
+    fn instead(mut self, instead: &str) -> Self {
+        self.instead = instead.to_string();
+        self
+    }
+}
+
+/// A command string another shell will run, to be checked in turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Nested {
+    /// The script.
+    pub text: String,
+    /// Where it runs.
+    pub cwd: Cwd,
+}
+
+/// What the rules found in one script.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Report {
+    /// Everything refused.
+    pub findings: Vec<Finding>,
+    /// Scripts to check next.
+    pub nested: Vec<Nested>,
+}
+
+/// What a rule sees of one command.
+struct Site<'a> {
+    script: &'a Script,
+    command: &'a SimpleCommand,
+    /// The command once wrappers are peeled off.
+    invocation: Invocation<'a>,
+    env: Env<'a>,
+    policy: &'a CommandPolicy,
+}
+
+impl Site<'_> {
+    /// The command as quoted in a refusal.
+    fn quoted(&self) -> String {
+        quote(&self.command.text)
+    }
+
+    /// The texts `allow` rules are matched against (see [`Finding::sources`]).
+    fn sources(&self) -> Vec<String> {
+        vec![
+            self.command.text.clone(),
+            words_text(&self.command.argv),
+            words_text(self.invocation.argv),
+        ]
+    }
+
+    /// The invocation's words after the program.
+    fn args(&self) -> &[Word] {
+        self.invocation.argv.get(1..).unwrap_or(&[])
+    }
+
+    fn find(&self, report: &mut Report, rule: Rule, reason: String) {
+        report
+            .findings
+            .push(Finding::new(rule, reason, self.sources()));
+    }
+
+    fn nest(&self, report: &mut Report, word: &Word) {
+        for text in &word.values {
+            report.nested.push(Nested {
+                text: text.clone(),
+                cwd: self.command.cwd.clone(),
+            });
+        }
+    }
+}
+
+/// `text` on one line, cut to [`MAX_QUOTED_CHARS`], in backticks.
+pub(crate) fn quote(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= MAX_QUOTED_CHARS {
+        format!("`{line}`")
+    } else {
+        let cut: String = line.chars().take(MAX_QUOTED_CHARS).collect();
+        format!("`{cut}…`")
+    }
+}
+
+/// The words' first values joined by spaces: how the command reads once unquoted.
+pub(crate) fn words_text(words: &[Word]) -> String {
+    words.iter().map(Word::text).collect::<Vec<_>>().join(" ")
+}
+
+/// Runs every rule over `script`.
+pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Report {
+    let mut report = Report::default();
+    for command in &script.commands {
+        let site = Site {
+            script,
+            command,
+            invocation: argv::unwrap(&command.argv),
+            env,
+            policy,
+        };
+        check_command(&site, &mut report);
+    }
+    for redirect in &script.redirects {
+        system::redirect(redirect, &mut report);
+    }
+    exec::fork_bombs(script, &mut report);
+    report
+}
+
+fn check_command(site: &Site<'_>, report: &mut Report) {
+    if let Some(wrapper) = &site.invocation.privileged {
+        site.find(
+            report,
+            Rule::Privilege,
+            format!(
+                "{} runs as another user (through `{wrapper}`).",
+                site.quoted()
+            ),
+        );
+    }
+    for script in &site.invocation.scripts {
+        exec::nested(site, script, report);
+    }
+    exec::pipe_input(site, report);
+    let Some(first) = site.invocation.argv.first() else {
+        return;
+    };
+    let Some(program) = argv::program(first) else {
+        exec::unknown_program(site, first, report);
+        delete::unknown_program(site, first, report);
+        return;
+    };
+    match program {
+        "rm" => delete::rm(site, report),
+        "find" => delete::find(site, report),
+        "rsync" => delete::rsync(site, report),
+        "mv" => delete::mv(site, report),
+        "chmod" | "chown" | "chgrp" => delete::permissions(site, report),
+        "git" => git::push(site, report),
+        _ => {}
+    }
+    system::command(site, program, report);
+    exec::command(site, program, report);
+}

@@ -1,0 +1,172 @@
+//! What a command line runs, as the checker's rules see it: simple commands with evaluated
+//! words, where each runs, how they are piped, and the functions, loops and redirections
+//! around them. [`super::parse`] builds it from bash source.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use super::words::MAX_ALTERNATIVES;
+pub(crate) use super::words::Word;
+
+/// What `~` means and where the project is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Env<'a> {
+    /// The canonical project root.
+    pub root: &'a Path,
+    /// The user's home directory, if known.
+    pub home: Option<&'a Path>,
+}
+
+/// The directories a command may run in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cwd {
+    /// One of these (usually exactly one).
+    Known(Vec<PathBuf>),
+    /// Somewhere that cannot be told (`cd "$DIR"`, `cd -`).
+    Unknown,
+}
+
+impl Cwd {
+    /// Every directory either `self` or `other` may be.
+    pub(super) fn union(&self, other: &Cwd) -> Cwd {
+        match (self, other) {
+            (Cwd::Known(a), Cwd::Known(b)) => {
+                let mut all = a.clone();
+                all.extend(b.iter().filter(|d| !a.contains(d)).cloned());
+                if all.len() > MAX_ALTERNATIVES {
+                    Cwd::Unknown
+                } else {
+                    Cwd::Known(all)
+                }
+            }
+            _ => Cwd::Unknown,
+        }
+    }
+}
+
+/// What the shell knows at one point of a script: where it is and which variables it set.
+#[derive(Debug, Clone)]
+pub(crate) struct Scope {
+    /// The working directory.
+    pub cwd: Cwd,
+    /// Variables assigned in the script: their possible values, `None` when not known.
+    pub(super) vars: HashMap<String, Option<Vec<String>>>,
+}
+
+impl Scope {
+    /// A fresh shell in `cwd` that has set no variables.
+    pub fn at(cwd: Cwd) -> Self {
+        Self {
+            cwd,
+            vars: HashMap::new(),
+        }
+    }
+
+    /// Keeps everything that `self` or `other` may be (after a branch that may not have run).
+    pub(super) fn merge(&mut self, other: &Scope) {
+        self.cwd = self.cwd.union(&other.cwd);
+        for (name, value) in &other.vars {
+            let merged = match (self.vars.get(name), value) {
+                (Some(Some(a)), Some(b)) => Some(union_values(a.clone(), b)),
+                (Some(None), _) | (_, None) | (None, _) => None,
+            };
+            self.vars.insert(name.clone(), merged);
+        }
+    }
+}
+
+pub(super) fn union_values(mut a: Vec<String>, b: &[String]) -> Vec<String> {
+    for value in b {
+        if !a.contains(value) {
+            a.push(value.clone());
+        }
+    }
+    a
+}
+
+/// Standard input given in the script itself: a heredoc or a here-string.
+pub(crate) type Stdin = Word;
+
+/// One simple command as it would run.
+#[derive(Debug, Clone)]
+pub(crate) struct SimpleCommand {
+    /// Its words, the command name first (prefix assignments left out).
+    pub argv: Vec<Word>,
+    /// Where it runs.
+    pub cwd: Cwd,
+    /// Its source text.
+    pub text: String,
+    /// A heredoc or here-string it reads.
+    pub stdin: Option<Stdin>,
+    /// The commands of the earlier stages of its pipeline, when it reads a pipe.
+    pub upstream: Option<Range<usize>>,
+    /// The command whose output it reads directly, when that is a simple command.
+    pub pipe_from: Option<usize>,
+    /// The pipeline it is a stage of (index into [`Script::pipelines`]).
+    pub pipeline: Option<usize>,
+    /// Whether it is part of a pipeline.
+    pub piped: bool,
+    /// Whether it runs in the background (`&`).
+    pub background: bool,
+}
+
+/// An output redirection (`> file`, `>> file`, `&> file`).
+#[derive(Debug, Clone)]
+pub(crate) struct Redirect {
+    /// Where the output goes.
+    pub target: Word,
+    /// The directory a relative target is taken from.
+    pub cwd: Cwd,
+    /// The redirection's source text.
+    pub text: String,
+}
+
+/// A pipeline, for its source text.
+#[derive(Debug, Clone)]
+pub(crate) struct Pipeline {
+    /// Its source text.
+    pub text: String,
+}
+
+/// A shell function definition.
+#[derive(Debug, Clone)]
+pub(crate) struct Function {
+    /// Its name.
+    pub name: String,
+    /// Its source text.
+    pub text: String,
+    /// The commands of its body.
+    pub body: Range<usize>,
+}
+
+/// A `while`, `until` or C-style `for` loop.
+#[derive(Debug, Clone)]
+pub(crate) struct Loop {
+    /// Its source text.
+    pub text: String,
+    /// Whether its condition never ends it (`while true`, `until false`, `for ((;;))`).
+    pub endless: bool,
+    /// The commands of its body.
+    pub body: Range<usize>,
+}
+
+/// Everything a command line runs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Script {
+    /// Every simple command, in the order they were found (a command after the commands of the
+    /// substitutions in its words).
+    pub commands: Vec<SimpleCommand>,
+    /// Every output redirection.
+    pub redirects: Vec<Redirect>,
+    /// Every pipeline.
+    pub pipelines: Vec<Pipeline>,
+    /// Every function definition.
+    pub functions: Vec<Function>,
+    /// Every `while`/`until`/C-style `for` loop.
+    pub loops: Vec<Loop>,
+    /// Whether tree-sitter had to recover from a syntax error.
+    pub has_error: bool,
+    /// Whether the command nests deeper than the walk follows; what lies deeper was not seen.
+    pub too_deep: bool,
+}

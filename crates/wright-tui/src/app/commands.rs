@@ -1,0 +1,169 @@
+//! Slash commands: what the prompt does instead of sending a message when the input starts
+//! with `/name`.
+
+/// A command typed at the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashCommand {
+    /// `/help`: list the commands and keys.
+    Help,
+    /// `/clear`: start a new session.
+    Clear,
+    /// `/compact`: summarise older rounds now.
+    Compact,
+    /// `/context`: what the next request would contain.
+    Context,
+    /// `/todo`: the agent's todo list.
+    Todo,
+    /// `/sessions`: this project's sessions.
+    Sessions,
+    /// `/resume ID|NAME`: continue another session.
+    Resume(String),
+    /// `/model NAME`: talk to another model from the next round on; without a name, say which.
+    Model(Option<String>),
+    /// `/cost`: tokens and cost of the session.
+    Cost,
+    /// `/exit`: leave.
+    Exit,
+}
+
+/// Every command: name, argument, what it does.
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    ("/help", "", "list commands and keys"),
+    ("/clear", "", "start a new session"),
+    ("/compact", "", "summarise older rounds now to free context"),
+    (
+        "/context",
+        "",
+        "show what the next request would contain, layer by layer",
+    ),
+    ("/todo", "", "show the agent's todo list"),
+    ("/sessions", "", "list this project's sessions"),
+    (
+        "/resume",
+        "ID|NAME",
+        "continue another session of this project",
+    ),
+    ("/model", "[NAME]", "switch the model for the next rounds"),
+    ("/cost", "", "tokens and cost of this session"),
+    ("/exit", "", "leave wright"),
+];
+
+/// The keys, for `/help`.
+pub const KEYS: &[(&str, &str)] = &[
+    ("Enter", "send"),
+    ("Alt-Enter, or \\ at the end of a line", "new line"),
+    ("Up / Down", "earlier input"),
+    ("Tab", "complete a /command or an @path"),
+    (
+        "Ctrl-C",
+        "stop the model or tool; twice on an empty prompt: exit",
+    ),
+    ("Ctrl-D", "exit (on an empty prompt)"),
+];
+
+/// Reads `input` as a command: `None` when it is a message (it does not start with `/`, or
+/// its first word looks like a path such as `/etc/hosts`); `Err` for an unknown command or a
+/// missing argument.
+pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
+    let input = input.trim();
+    let rest = input.strip_prefix('/')?;
+    let (name, arg) = match rest.split_once(char::is_whitespace) {
+        Some((name, arg)) => (name, arg.trim()),
+        None => (rest, ""),
+    };
+    if name.contains('/') {
+        return None;
+    }
+    let arg = (!arg.is_empty()).then(|| arg.to_string());
+    let command = match name {
+        "help" | "?" => SlashCommand::Help,
+        "clear" | "new" => SlashCommand::Clear,
+        "compact" => SlashCommand::Compact,
+        "context" => SlashCommand::Context,
+        "todo" | "todos" => SlashCommand::Todo,
+        "sessions" => SlashCommand::Sessions,
+        "resume" => match arg {
+            Some(query) => SlashCommand::Resume(query),
+            None => {
+                return Some(Err(
+                    "/resume needs a session: /resume ID|NAME (/sessions lists them)".to_string(),
+                ));
+            }
+        },
+        "model" => SlashCommand::Model(arg),
+        "cost" => SlashCommand::Cost,
+        "exit" | "quit" | "q" => SlashCommand::Exit,
+        _ => {
+            return Some(Err(format!(
+                "unknown command /{name}; /help lists the commands"
+            )));
+        }
+    };
+    Some(Ok(command))
+}
+
+/// The commands whose names start with `prefix` (which starts with `/`).
+pub fn matching(prefix: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    COMMANDS
+        .iter()
+        .filter(|(name, _, _)| name.starts_with(prefix))
+        .copied()
+        .collect()
+}
+
+/// The `/help` text.
+pub fn help() -> String {
+    let mut text = String::from("Commands:\n");
+    for (name, arg, what) in COMMANDS {
+        let usage = if arg.is_empty() {
+            (*name).to_string()
+        } else {
+            format!("{name} {arg}")
+        };
+        text.push_str(&format!("  {usage:<18} {what}\n"));
+    }
+    text.push_str("Keys:\n");
+    for (keys, what) in KEYS {
+        text.push_str(&format!("  {keys:<38} {what}\n"));
+    }
+    text.push_str("Mention a file with @path (Tab completes it) to have the model read it.\n");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn commands_and_their_arguments_are_read() {
+        assert_eq!(parse("/help"), Some(Ok(SlashCommand::Help)));
+        assert_eq!(
+            parse(" /resume  feature-x "),
+            Some(Ok(SlashCommand::Resume("feature-x".into())))
+        );
+        assert_eq!(
+            parse("/model gpt-4o"),
+            Some(Ok(SlashCommand::Model(Some("gpt-4o".into()))))
+        );
+        assert_eq!(parse("/model"), Some(Ok(SlashCommand::Model(None))));
+    }
+
+    #[test]
+    fn messages_and_paths_are_not_commands() {
+        assert_eq!(parse("fix the bug"), None);
+        assert_eq!(parse("/etc/hosts has a typo"), None);
+    }
+
+    #[test]
+    fn unknown_commands_and_missing_arguments_are_errors() {
+        assert!(parse("/frobnicate").unwrap().is_err());
+        assert!(parse("/resume").unwrap().is_err());
+    }
+
+    #[test]
+    fn completion_candidates_share_the_prefix() {
+        let names: Vec<_> = matching("/c").iter().map(|c| c.0).collect();
+        assert_eq!(names, ["/clear", "/compact", "/context", "/cost"]);
+    }
+}

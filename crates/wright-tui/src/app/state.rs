@@ -1,0 +1,433 @@
+//! The interactive session as a state machine, free of the terminal: keys, pastes and the
+//! agent's replies go in; lines for the scrollback and requests for the agent come out, and
+//! [`view`](super::view) draws the rest. Tests drive it directly.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::text::Line;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use wright_core::approval::{ApprovalRequest, Decision};
+
+use super::commands::{self, SlashCommand};
+use super::complete::{self, Completion, FileIndex};
+use super::history::InputHistory;
+use super::input::{Composer, Edit};
+use super::transcript::{Transcript, plural, styled};
+use super::worker::{Notice, Reply, Request, SessionOpened};
+use crate::render::palette::{DIM, WARNING};
+use crate::render::{self, StatusInfo, Theme};
+
+/// A second Ctrl-C on an empty prompt within this long exits.
+pub const EXIT_CONFIRM_WINDOW: Duration = Duration::from_secs(2);
+
+/// What the agent's side is doing.
+pub(super) struct Busy {
+    pub(super) cancel: CancellationToken,
+    pub(super) started: Instant,
+    pub(super) stopping: bool,
+}
+
+/// An action waiting for the user's decision.
+pub(super) struct Question {
+    pub(super) request: ApprovalRequest,
+    answer: Option<oneshot::Sender<Decision>>,
+    /// After `n`: the reason being typed.
+    pub(super) reason: Option<Composer>,
+}
+
+/// Where the session is.
+pub(super) enum Mode {
+    /// Waiting for input.
+    Idle,
+    /// The agent is working; input is still taken (and queued).
+    Busy(Busy),
+    /// The agent waits for an approval.
+    Asking(Busy, Box<Question>),
+}
+
+/// The interactive session's state.
+pub struct App {
+    pub(super) theme: Theme,
+    pub(super) width: u16,
+    pub(super) now: Instant,
+    pub(super) composer: Composer,
+    files: FileIndex,
+    pub(super) completion: Option<Completion>,
+    transcript: Transcript,
+    pub(super) mode: Mode,
+    pub(super) queued: VecDeque<String>,
+    pub(super) status: Option<StatusInfo>,
+    /// Shown in the footer until the given time (e.g. "Ctrl-C again to exit").
+    pub(super) hint: Option<(String, Instant)>,
+    ctrl_c_at: Option<Instant>,
+    output: Vec<Line<'static>>,
+    requests: Vec<Request>,
+    exit: bool,
+}
+
+impl App {
+    /// A session at an empty prompt; `width` is the terminal's.
+    pub fn new(theme: Theme, width: u16, history: InputHistory, files: FileIndex) -> Self {
+        Self {
+            theme,
+            width,
+            now: Instant::now(),
+            composer: Composer::new(history),
+            files,
+            completion: None,
+            transcript: Transcript::new(theme),
+            mode: Mode::Idle,
+            queued: VecDeque::new(),
+            status: None,
+            hint: None,
+            ctrl_c_at: None,
+            output: Vec::new(),
+            requests: Vec::new(),
+            exit: false,
+        }
+    }
+
+    /// Lines to write into the scrollback, oldest first; they are handed out once.
+    pub fn take_output(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.output)
+    }
+
+    /// Requests for the agent, oldest first; they are handed out once.
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.requests)
+    }
+
+    /// Whether the user asked to leave.
+    pub fn should_exit(&self) -> bool {
+        self.exit
+    }
+
+    /// Whether the agent is working.
+    pub fn is_busy(&self) -> bool {
+        !matches!(self.mode, Mode::Idle)
+    }
+
+    /// Whether something on screen moves with time (spinners, elapsed times).
+    pub fn is_animated(&self) -> bool {
+        self.is_busy() || self.hint.is_some()
+    }
+
+    /// Moves the clock (spinners, elapsed times, the Ctrl-C window) to `now`.
+    pub fn tick(&mut self, now: Instant) {
+        self.now = now;
+        if self.hint.as_ref().is_some_and(|(_, until)| now >= *until) {
+            self.hint = None;
+        }
+    }
+
+    /// The live lines above the prompt.
+    pub(super) fn live(&self) -> Vec<Line<'static>> {
+        self.transcript.live(self.now)
+    }
+
+    /// Handles something the terminal reported.
+    pub fn handle_terminal(&mut self, event: TermEvent) {
+        match event {
+            TermEvent::Key(key) if key.kind != KeyEventKind::Release => self.handle_key(key),
+            TermEvent::Paste(text) => {
+                match &mut self.mode {
+                    Mode::Asking(_, question) if question.reason.is_some() => {
+                        if let Some(reason) = &mut question.reason {
+                            reason.paste(&text);
+                        }
+                    }
+                    _ => self.composer.paste(&text),
+                }
+                self.update_completion();
+            }
+            TermEvent::Resize(width, _) => self.width = width,
+            _ => {}
+        }
+    }
+
+    /// Handles a key.
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
+                return self.request_exit();
+            }
+            _ => {}
+        }
+        if let Mode::Asking(_, question) = &mut self.mode {
+            let decision = match &mut question.reason {
+                None => match key.code {
+                    KeyCode::Char('y' | 'Y') => Some(Decision::Once),
+                    KeyCode::Char('a' | 'A') => Some(Decision::Always),
+                    KeyCode::Char('n' | 'N') => {
+                        let mut reason = Composer::new(InputHistory::in_memory(Vec::new()));
+                        reason.set_placeholder("why not? (optional; Enter to send)");
+                        question.reason = Some(reason);
+                        None
+                    }
+                    KeyCode::Esc => Some(Decision::Deny { reason: None }),
+                    _ => None,
+                },
+                Some(reason) => match key.code {
+                    KeyCode::Esc => Some(Decision::Deny { reason: None }),
+                    KeyCode::Enter if key.modifiers.is_empty() => {
+                        let text = reason.text().trim().to_string();
+                        Some(Decision::Deny {
+                            reason: (!text.is_empty()).then_some(text),
+                        })
+                    }
+                    _ => {
+                        reason.key(key);
+                        None
+                    }
+                },
+            };
+            if let Some(decision) = decision {
+                self.answer(decision);
+            }
+            return;
+        }
+        if self.completion.is_some() {
+            match key.code {
+                KeyCode::Tab => return self.accept_completion(),
+                KeyCode::Up => return self.select_completion(-1),
+                KeyCode::Down | KeyCode::BackTab => return self.select_completion(1),
+                KeyCode::Esc => {
+                    self.completion = None;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if key.code == KeyCode::Tab {
+            self.update_completion();
+            if self
+                .completion
+                .as_ref()
+                .is_some_and(|c| c.candidates.len() == 1)
+            {
+                self.accept_completion();
+            }
+            return;
+        }
+        match self.composer.key(key) {
+            Edit::Submitted(text) => {
+                self.completion = None;
+                self.submit(text);
+            }
+            Edit::Changed => self.update_completion(),
+            Edit::Ignored => {}
+        }
+    }
+
+    fn select_completion(&mut self, delta: isize) {
+        if let Some(completion) = &mut self.completion {
+            completion.select(delta);
+        }
+    }
+
+    fn accept_completion(&mut self) {
+        if let Some(completion) = self.completion.take()
+            && let Some(chosen) = completion.chosen()
+        {
+            self.composer
+                .replace_word(completion.start, &chosen.replacement);
+        }
+    }
+
+    /// Opens, updates or closes the list of completions for the word at the cursor.
+    fn update_completion(&mut self) {
+        let (row, _) = self.composer.cursor();
+        self.completion = self.composer.word_at_cursor().and_then(|(start, word)| {
+            complete::complete(&word, start, row == 0 && start == 0, &mut self.files)
+        });
+    }
+
+    fn ctrl_c(&mut self) {
+        match &mut self.mode {
+            Mode::Busy(busy) | Mode::Asking(busy, _) => {
+                if busy.stopping {
+                    // Stopping takes too long: leave anyway.
+                    self.exit = true;
+                    return;
+                }
+                busy.stopping = true;
+                busy.cancel.cancel();
+                if let Mode::Asking(busy, question) = std::mem::replace(&mut self.mode, Mode::Idle)
+                {
+                    drop(question);
+                    self.mode = Mode::Busy(busy);
+                }
+                self.queued.clear();
+            }
+            Mode::Idle if !self.composer.is_empty() => {
+                self.composer.clear();
+                self.completion = None;
+            }
+            Mode::Idle => {
+                if self
+                    .ctrl_c_at
+                    .is_some_and(|at| self.now.saturating_duration_since(at) < EXIT_CONFIRM_WINDOW)
+                {
+                    self.exit = true;
+                } else {
+                    self.ctrl_c_at = Some(self.now);
+                    self.hint = Some((
+                        "Press Ctrl-C again to exit".to_string(),
+                        self.now + EXIT_CONFIRM_WINDOW,
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Leaves: at once when idle, after stopping the agent otherwise.
+    fn request_exit(&mut self) {
+        if let Mode::Busy(busy) | Mode::Asking(busy, _) = &mut self.mode {
+            busy.stopping = true;
+            busy.cancel.cancel();
+        }
+        self.exit = true;
+    }
+
+    fn answer(&mut self, decision: Decision) {
+        if let Mode::Asking(busy, mut question) = std::mem::replace(&mut self.mode, Mode::Idle) {
+            if let Some(answer) = question.answer.take() {
+                let _ = answer.send(decision);
+            }
+            self.mode = Mode::Busy(busy);
+        }
+    }
+
+    /// Sends `text` (a message or a command), or queues it while the agent works.
+    pub fn submit(&mut self, text: String) {
+        let command = commands::parse(&text);
+        let immediate = matches!(
+            command,
+            Some(Ok(SlashCommand::Help | SlashCommand::Exit) | Err(_))
+        );
+        if command.is_some() && (immediate || !self.is_busy()) {
+            // Commands open no round, which would show them; a queued one shows when it runs.
+            self.output
+                .push(styled(format!("› {}", text.trim()), DIM, &self.theme));
+        }
+        match command {
+            Some(Ok(SlashCommand::Help)) => {
+                self.info(&commands::help());
+                return;
+            }
+            Some(Ok(SlashCommand::Exit)) => return self.request_exit(),
+            Some(Err(message)) => {
+                self.output.extend(render::error(&message, &self.theme));
+                return;
+            }
+            _ => {}
+        }
+        if self.is_busy() {
+            self.queued.push_back(text);
+            return;
+        }
+        let cancel = CancellationToken::new();
+        let request = match command {
+            Some(Ok(SlashCommand::Compact)) => Request::Compact {
+                cancel: cancel.clone(),
+            },
+            Some(Ok(command)) => Request::Command(command),
+            _ => {
+                self.files.refresh();
+                Request::Round {
+                    input: text,
+                    cancel: cancel.clone(),
+                }
+            }
+        };
+        self.requests.push(request);
+        self.mode = Mode::Busy(Busy {
+            cancel,
+            started: self.now,
+            stopping: false,
+        });
+    }
+
+    /// Handles what the agent's side sent.
+    pub fn handle_reply(&mut self, reply: Reply) {
+        match reply {
+            Reply::Opened(opened) => self.opened(&opened),
+            Reply::Event(event) => {
+                self.transcript
+                    .event(&event, self.now, self.width, &mut self.output);
+            }
+            Reply::Approval(request, answer) => match std::mem::replace(&mut self.mode, Mode::Idle)
+            {
+                Mode::Busy(busy) if !busy.stopping => {
+                    let question = Box::new(Question {
+                        request,
+                        answer: Some(answer),
+                        reason: None,
+                    });
+                    self.mode = Mode::Asking(busy, question);
+                }
+                other => {
+                    // Nobody to ask (stopping): the round is being cancelled anyway.
+                    let _ = answer.send(Decision::Deny { reason: None });
+                    self.mode = other;
+                }
+            },
+            Reply::Notice(Notice::Info(text)) => self.info(&text),
+            Reply::Notice(Notice::Error(text)) => {
+                self.output.extend(render::error(&text, &self.theme));
+            }
+            Reply::Done(status) => {
+                self.mode = Mode::Idle;
+                if let Some(status) = status {
+                    self.output.push(render::status_line(&status, &self.theme));
+                    self.status = Some(status);
+                }
+                if let Some(next) = self.queued.pop_front() {
+                    self.submit(next);
+                }
+            }
+        }
+    }
+
+    fn info(&mut self, text: &str) {
+        for line in text.trim_end().lines() {
+            self.output.push(Line::from(super::transcript::clean(line)));
+        }
+    }
+
+    fn opened(&mut self, opened: &SessionOpened) {
+        let name = opened
+            .name
+            .as_deref()
+            .map(|n| format!(" \"{n}\""))
+            .unwrap_or_default();
+        let what = if opened.resumed {
+            format!(
+                "resumed session {}{name} ({})",
+                opened.id,
+                plural(opened.rounds as u64, "round")
+            )
+        } else {
+            format!("new session {}{name}", opened.id)
+        };
+        self.output.push(styled(
+            format!("wright · {} · {what} · /help for commands", opened.model),
+            DIM,
+            &self.theme,
+        ));
+        for warning in &opened.warnings {
+            self.output
+                .push(styled(format!("⚠ {warning}"), WARNING, &self.theme));
+        }
+        // The status of another session does not apply to this one.
+        self.status = None;
+    }
+}
+
+#[cfg(test)]
+mod tests;

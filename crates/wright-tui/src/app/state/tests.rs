@@ -1,0 +1,279 @@
+use super::*;
+use crate::render::to_plain;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+use wright_protocol::{ActionKind, Usage};
+
+fn app() -> App {
+    App::new(
+        Theme::PLAIN,
+        80,
+        InputHistory::in_memory(Vec::new()),
+        FileIndex::of(&["src/main.rs", "src/parser.rs"]),
+    )
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.handle_key(key(KeyCode::Char(c)));
+    }
+}
+
+fn output(app: &mut App) -> String {
+    to_plain(&app.take_output())
+}
+
+/// Types `text`, presses Enter, and returns the round's cancellation token.
+fn send(app: &mut App, text: &str) -> CancellationToken {
+    type_text(app, text);
+    app.handle_key(key(KeyCode::Enter));
+    match app.take_requests().as_slice() {
+        [Request::Round { input, cancel }] => {
+            assert_eq!(input, text);
+            cancel.clone()
+        }
+        other => panic!("expected one round, got {other:?}"),
+    }
+}
+
+fn done(app: &mut App) {
+    app.handle_reply(Reply::Done(Some(StatusInfo {
+        model: "m".into(),
+        context_tokens: 1000,
+        context_window: 10_000,
+        round_tokens: 1000,
+        cost_usd: None,
+    })));
+}
+
+fn approval(step: u32) -> (ApprovalRequest, oneshot::Receiver<Decision>, Reply) {
+    let request = ApprovalRequest {
+        step,
+        tool: "Bash".into(),
+        args: json!({"command": "rm -rf target"}),
+        kind: ActionKind::Command,
+        preview: "rm -rf target".into(),
+    };
+    let (tx, rx) = oneshot::channel();
+    (request.clone(), rx, Reply::Approval(request, tx))
+}
+
+#[test]
+fn enter_sends_a_round_and_the_app_is_busy_until_done() {
+    let mut app = app();
+    send(&mut app, "fix it");
+    assert!(app.is_busy());
+    done(&mut app);
+    assert!(!app.is_busy());
+    assert!(output(&mut app).contains("m · context 1k/10k (10%)"));
+}
+
+#[test]
+fn input_sent_while_busy_is_queued_and_sent_after_the_round() {
+    let mut app = app();
+    send(&mut app, "first");
+    type_text(&mut app, "second");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(app.take_requests().is_empty());
+    done(&mut app);
+    match app.take_requests().as_slice() {
+        [Request::Round { input, .. }] => assert_eq!(input, "second"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ctrl_c_while_busy_cancels_the_round() {
+    let mut app = app();
+    let cancel = send(&mut app, "long job");
+    app.handle_key(ctrl('c'));
+    assert!(cancel.is_cancelled());
+    assert!(!app.should_exit());
+}
+
+#[test]
+fn ctrl_c_twice_on_an_empty_prompt_exits() {
+    let mut app = app();
+    app.handle_key(ctrl('c'));
+    assert!(!app.should_exit());
+    app.tick(app.now + Duration::from_millis(500));
+    app.handle_key(ctrl('c'));
+    assert!(app.should_exit());
+}
+
+#[test]
+fn ctrl_c_twice_far_apart_does_not_exit() {
+    let mut app = app();
+    app.handle_key(ctrl('c'));
+    app.tick(app.now + EXIT_CONFIRM_WINDOW + Duration::from_millis(1));
+    app.handle_key(ctrl('c'));
+    assert!(!app.should_exit());
+}
+
+#[test]
+fn ctrl_c_with_text_clears_the_prompt_first() {
+    let mut app = app();
+    type_text(&mut app, "draft");
+    app.handle_key(ctrl('c'));
+    assert!(app.composer.is_empty());
+    assert!(app.hint.is_none());
+}
+
+#[test]
+fn ctrl_d_on_an_empty_prompt_exits() {
+    let mut app = app();
+    app.handle_key(ctrl('d'));
+    assert!(app.should_exit());
+}
+
+#[test]
+fn y_allows_once() {
+    let mut app = app();
+    send(&mut app, "clean");
+    let (_, mut answer, reply) = approval(1);
+    app.handle_reply(reply);
+    app.handle_key(key(KeyCode::Char('y')));
+    assert_eq!(answer.try_recv().unwrap(), Decision::Once);
+    assert!(app.is_busy());
+}
+
+#[test]
+fn a_allows_always() {
+    let mut app = app();
+    send(&mut app, "clean");
+    let (_, mut answer, reply) = approval(1);
+    app.handle_reply(reply);
+    app.handle_key(key(KeyCode::Char('a')));
+    assert_eq!(answer.try_recv().unwrap(), Decision::Always);
+}
+
+#[test]
+fn n_then_a_reason_denies_with_the_reason() {
+    let mut app = app();
+    send(&mut app, "clean");
+    let (_, mut answer, reply) = approval(1);
+    app.handle_reply(reply);
+    app.handle_key(key(KeyCode::Char('n')));
+    type_text(&mut app, "not the target dir");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        answer.try_recv().unwrap(),
+        Decision::Deny {
+            reason: Some("not the target dir".into())
+        }
+    );
+    assert!(
+        app.composer.is_empty(),
+        "the reason is not typed into the prompt"
+    );
+}
+
+#[test]
+fn n_then_enter_denies_without_a_reason() {
+    let mut app = app();
+    send(&mut app, "clean");
+    let (_, mut answer, reply) = approval(1);
+    app.handle_reply(reply);
+    app.handle_key(key(KeyCode::Char('n')));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(answer.try_recv().unwrap(), Decision::Deny { reason: None });
+}
+
+#[test]
+fn ctrl_c_while_asked_cancels_the_round_and_drops_the_question() {
+    let mut app = app();
+    let cancel = send(&mut app, "clean");
+    let (_, mut answer, reply) = approval(1);
+    app.handle_reply(reply);
+    app.handle_key(ctrl('c'));
+    assert!(cancel.is_cancelled());
+    assert!(answer.try_recv().is_err());
+}
+
+#[test]
+fn help_is_shown_at_once_even_while_busy() {
+    let mut app = app();
+    send(&mut app, "job");
+    type_text(&mut app, "/help");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(output(&mut app).contains("/compact"));
+}
+
+#[test]
+fn an_unknown_command_is_an_error_and_sends_nothing() {
+    let mut app = app();
+    type_text(&mut app, "/nope");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(output(&mut app).contains("unknown command /nope"));
+    assert!(app.take_requests().is_empty());
+}
+
+#[test]
+fn compact_and_commands_go_to_the_agent() {
+    let mut app = app();
+    type_text(&mut app, "/compact");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(matches!(
+        app.take_requests().as_slice(),
+        [Request::Compact { .. }]
+    ));
+    done(&mut app);
+    type_text(&mut app, "/resume feature");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(matches!(
+        app.take_requests().as_slice(),
+        [Request::Command(SlashCommand::Resume(name))] if name == "feature"
+    ));
+}
+
+#[test]
+fn tab_completes_a_command_name() {
+    let mut app = app();
+    type_text(&mut app, "/comp");
+    app.handle_key(key(KeyCode::Tab));
+    assert_eq!(app.composer.text(), "/compact");
+}
+
+#[test]
+fn tab_completes_an_at_path() {
+    let mut app = app();
+    type_text(&mut app, "look at @pars");
+    assert!(app.completion.is_some(), "the list opens while typing");
+    app.handle_key(key(KeyCode::Tab));
+    assert_eq!(app.composer.text(), "look at @src/parser.rs ");
+    assert!(app.completion.is_none());
+}
+
+#[test]
+fn a_paste_lands_in_the_prompt_without_sending() {
+    let mut app = app();
+    app.handle_terminal(TermEvent::Paste("a\nb\nc".into()));
+    assert_eq!(app.composer.text(), "a\nb\nc");
+    assert!(app.take_requests().is_empty());
+}
+
+#[test]
+fn events_become_scrollback_lines() {
+    let mut app = app();
+    send(&mut app, "q");
+    app.handle_reply(Reply::Event(Event::RoundStarted { prompt: "q".into() }));
+    app.handle_reply(Reply::Event(Event::AssistantDelta {
+        text: "Thought: hm\n".into(),
+    }));
+    app.handle_reply(Reply::Event(Event::RoundFinished {
+        answer: "The **answer**.".into(),
+        steps: 1,
+        usage: Usage::default(),
+    }));
+    assert_eq!(output(&mut app), "\n› q\nThought: hm\n\nThe answer.\n");
+}
+
+use wright_protocol::Event;
