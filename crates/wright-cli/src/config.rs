@@ -12,13 +12,16 @@ use wright_core::compaction::{
     DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
 };
 use wright_core::cost::Price;
+use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
     DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
     ProviderKind,
 };
+use wright_tools::ToolSettings;
 use wright_tools::safety::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
+use wright_tools::secrets::{SecretMasker, SecretPolicy};
 
 /// Model used against OpenAI's own endpoint when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
@@ -73,6 +76,52 @@ pub struct FileConfig {
     /// rules (issue 6).
     #[serde(default)]
     pub bash: BashConfig,
+    /// `[secrets]`: masking of credentials in what the tools show the model.
+    #[serde(default)]
+    pub secrets: SecretsConfig,
+    /// `[hooks]`: shell commands run before and after tool calls.
+    #[serde(default)]
+    pub hooks: HooksConfig,
+}
+
+/// The `[secrets]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretsConfig {
+    /// Whether credentials in tool output are masked (default true).
+    pub mask: Option<bool>,
+    /// Extra regular expressions whose matches are masked.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+}
+
+/// The `[hooks]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// `[[hooks.pre_tool]]`: run before a call; exiting non-zero blocks it.
+    #[serde(default)]
+    pub pre_tool: Vec<HookConfig>,
+    /// `[[hooks.post_tool]]`: run after a call; exiting non-zero adds a note to its result.
+    #[serde(default)]
+    pub post_tool: Vec<HookConfig>,
+}
+
+/// One `[[hooks.pre_tool]]` or `[[hooks.post_tool]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// The tools it applies to, e.g. `"Bash"` or `"Write|Edit|MultiEdit"`; default every tool.
+    #[serde(default = "every_tool")]
+    pub tool: String,
+    /// The shell command, run in the project root with the call as JSON on stdin.
+    pub command: String,
+    /// Seconds it may run before it is killed (default 30).
+    pub timeout_secs: Option<u64>,
+}
+
+fn every_tool() -> String {
+    "*".to_string()
 }
 
 /// The `[bash]` table of a settings file.
@@ -134,8 +183,54 @@ pub struct Settings {
     /// The configured prices, by model name; a file's entry wins over a lower file's entry for
     /// the same model. The built-in prices apply to models not named here.
     pub prices: HashMap<String, Price>,
-    /// What the dangerous-command checker applies to Bash commands (see [`command_policy`]).
-    pub command_policy: CommandPolicy,
+    /// How the tools run: the checker's rules and the credential masker (see
+    /// [`tool_settings`]).
+    pub tools: ToolSettings,
+    /// The `pre_tool` and `post_tool` hooks of every settings file, highest file first.
+    pub hooks: Hooks,
+}
+
+/// The tool settings of the settings files (highest first): the `[bash]` policy, and the
+/// `[secrets]` masker, which also masks every API key the files or `env_vars` hold and the
+/// values of the variables in `env_vars` whose name says they are secret.
+pub fn tool_settings(
+    files: &[FileConfig],
+    env_vars: impl IntoIterator<Item = (String, String)>,
+) -> Result<ToolSettings, ConfigError> {
+    let policy = SecretPolicy {
+        enabled: files.iter().find_map(|f| f.secrets.mask).unwrap_or(true),
+        patterns: files
+            .iter()
+            .flat_map(|f| f.secrets.patterns.clone())
+            .collect(),
+        literals: files.iter().filter_map(|f| f.api_key.clone()).collect(),
+    };
+    let masker = SecretMasker::new(&policy)
+        .map_err(|e| ConfigError::Secrets(e.to_string()))?
+        .from_env(env_vars);
+    Ok(ToolSettings {
+        command_policy: command_policy(files),
+        masker,
+    })
+}
+
+/// The `[hooks]` of the settings files, highest file first.
+pub fn hooks(files: &[FileConfig]) -> Result<Hooks, ConfigError> {
+    let specs = |pick: fn(&HooksConfig) -> &Vec<HookConfig>| -> Vec<HookSpec> {
+        files
+            .iter()
+            .flat_map(|f| pick(&f.hooks).iter())
+            .map(|hook| HookSpec {
+                tool: hook.tool.clone(),
+                command: hook.command.clone(),
+                timeout: hook
+                    .timeout_secs
+                    .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
+            })
+            .collect()
+    };
+    Hooks::new(specs(|h| &h.pre_tool), specs(|h| &h.post_tool))
+        .map_err(|e| ConfigError::Hooks(e.to_string()))
 }
 
 /// The `[bash]` tables of the settings files (highest first) as one policy: every file's
@@ -264,6 +359,12 @@ pub enum ConfigError {
         /// The model whose price is wrong.
         model: String,
     },
+    /// A `[secrets]` pattern does not compile.
+    #[error("invalid `[secrets]` setting: {0}")]
+    Secrets(String),
+    /// A `[[hooks.*]]` entry's tool pattern does not compile.
+    #[error("invalid `[hooks]` setting: {0}")]
+    Hooks(String),
     /// An environment variable holds a value that does not fit.
     #[error("invalid {name}={value:?}: {expected}")]
     Env {
@@ -407,7 +508,13 @@ pub fn resolve(
         agent,
         approval: files.iter().find_map(|f| f.approval),
         prices: prices(files)?,
-        command_policy: command_policy(files),
+        tools: tool_settings(
+            files,
+            KEY_VARIABLES
+                .iter()
+                .filter_map(|name| Some((name.to_string(), env(name)?))),
+        )?,
+        hooks: hooks(files)?,
     })
 }
 
@@ -422,10 +529,23 @@ pub fn load_files(
         .collect()
 }
 
-/// Loads and resolves the settings for a project, reading the real environment.
+/// The variables that hold a provider key.
+const KEY_VARIABLES: [&str; 3] = ["WRIGHT_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/// Loads and resolves the settings for a project, reading the real environment; the values of
+/// its secret-named variables are masked in tool output.
 pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
     let env = |name: &str| std::env::var(name).ok();
-    resolve(flags, &env, &load_files(project_root, &env)?)
+    let mut settings = resolve(flags, &env, &load_files(project_root, &env)?)?;
+    settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(std::env::vars());
+    Ok(settings)
+}
+
+/// The tool settings for a project without a model (`wright tool`), from the real
+/// environment.
+pub fn load_tool_settings(project_root: &Path) -> Result<ToolSettings, ConfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    tool_settings(&load_files(project_root, &env)?, std::env::vars())
 }
 
 /// The state directory: `WRIGHT_HOME`, else the platform data directory.

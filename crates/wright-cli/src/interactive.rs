@@ -80,7 +80,8 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             .or(settings.approval)
             .unwrap_or(ApprovalMode::Ask),
         prices: settings.prices,
-        command_policy: settings.command_policy,
+        tools: settings.tools,
+        hooks: settings.hooks,
         context_report,
         session_table: local_session_table,
     };

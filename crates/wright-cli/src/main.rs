@@ -20,7 +20,6 @@ use wright_core::{Agent, RoundOutcome};
 use wright_llm::{LlmClient, ProviderKind};
 use wright_protocol::{Event, FailureCode, ToolCall};
 use wright_store::SessionStore;
-use wright_tools::{ToolContext, ToolRegistry};
 
 use crate::config::Flags;
 use crate::render::{HumanRenderer, JsonRenderer, Renderer};
@@ -252,10 +251,8 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         Err(e) => return usage_error(e.to_string()),
     };
     let cancel = CancellationToken::new();
-    let ctx = match ToolContext::new(root) {
-        Ok(ctx) => ctx
-            .with_cancellation(cancel.clone())
-            .with_command_policy(settings.command_policy.clone()),
+    let ctx = match settings.tools.context(root) {
+        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
         Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
     };
     if let Some(todos) = session.history.last_todo_list() {
@@ -264,14 +261,16 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     cancel_on_ctrl_c(cancel);
     let mut agent = match Agent::new(
         llm,
-        ToolRegistry::builtin(),
+        settings.tools.registry(),
         ctx,
         settings.agent,
         session.history,
     ) {
         Ok(agent) => {
             let approval = args.approval.or(settings.approval);
-            agent.with_approvals(approval.unwrap_or(ApprovalMode::Auto), None)
+            agent
+                .with_approvals(approval.unwrap_or(ApprovalMode::Auto), None)
+                .with_hooks(settings.hooks)
         }
         Err(e) => return usage_error(e.to_string()),
     };
@@ -345,7 +344,14 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
 }
 
 async fn tool(root: &Path, args: ToolArgs) -> u8 {
-    let registry = ToolRegistry::builtin();
+    let settings = match config::load_tool_settings(root) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let registry = settings.registry();
     if registry.get(&args.name).is_none() {
         eprintln!(
             "wright: unknown tool {:?}; the tools are: {}",
@@ -367,21 +373,12 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let env = |name: &str| std::env::var(name).ok();
-    let policy = match config::load_files(root, &env) {
-        Ok(files) => config::command_policy(&files),
-        Err(e) => {
-            eprintln!("wright: {e}");
-            return EXIT_USAGE;
-        }
-    };
     let cancel = CancellationToken::new();
     // Each `wright tool` run is a fresh process with no Read behind it, so the
     // read-before-edit rule would refuse every edit; a file changed since a Read still is.
-    let ctx = match ToolContext::new(root) {
+    let ctx = match settings.context(root) {
         Ok(ctx) => ctx
             .with_cancellation(cancel.clone())
-            .with_command_policy(policy)
             .allowing_unread_edits(),
         Err(e) => {
             eprintln!("wright: cannot open the project {}: {e}", root.display());

@@ -5,7 +5,7 @@
 //! ReAct parser, runs the tools the model asks for, and reports every step as an
 //! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round loop
 //! ([`Agent`]), asks for [`approval`] before commands and file changes the mode does not allow,
-//! and accounts for what the model calls [`cost`]. It does not talk HTTP itself (that is
+//! runs the user's [`hooks`] around tool calls, and accounts for what the model calls [`cost`]. It does not talk HTTP itself (that is
 //! `wright-llm`), run tools itself (that is `wright-tools`), or draw anything (that is
 //! `wright-cli`).
 
@@ -15,6 +15,7 @@ pub mod compaction;
 pub mod context;
 pub mod cost;
 pub mod history;
+pub mod hooks;
 pub mod mention;
 pub mod prompt;
 pub mod react;

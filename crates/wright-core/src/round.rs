@@ -15,6 +15,7 @@ use crate::code_law;
 use crate::compaction::{CompactionPlan, ContextSettings, check_trigger, plan_compaction};
 use crate::context::{ScratchStep, estimate_request};
 use crate::history::HistoryManager;
+use crate::hooks::{HookOutcome, Hooks};
 use crate::mention;
 use crate::prompt::system_prompt;
 use crate::react::{Action, FORMAT_REMINDER, Reply, ReplyStream, parse_reply};
@@ -84,6 +85,7 @@ pub struct Agent {
     config: AgentConfig,
     history: HistoryManager,
     approvals: Approvals,
+    hooks: Hooks,
     /// Provider tokens per locally estimated token, from the last request whose usage came
     /// back; 1.0 until one has.
     calibration: f64,
@@ -119,7 +121,14 @@ impl Agent {
             calibration: history.calibration().map_or(1.0, clamp_calibration),
             history,
             approvals: Approvals::default(),
+            hooks: Hooks::default(),
         })
+    }
+
+    /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
     }
 
     /// Asks `approver` before a command or a file change that `mode` does not allow (see
@@ -551,9 +560,12 @@ impl Agent {
         Ok((completion, continued))
     }
 
-    /// Runs a tool call (unknown tools included: the registry answers those with an error),
-    /// after asking for approval when the mode requires it; a denied call does not run and its
-    /// result says so. `None` when the user interrupted while asked.
+    /// Runs a tool call (unknown tools included: the registry answers those with an error).
+    /// In order: the registry's refusals (the dangerous-command checker, protected files),
+    /// the `pre_tool` hooks, approval when the mode requires it, the call, the `post_tool`
+    /// hooks. A call refused, blocked or denied does not run and its result says why; the
+    /// user is never asked about a call that would be refused anyway. `None` when the user
+    /// interrupted.
     async fn run_tool(
         &mut self,
         step: u32,
@@ -565,14 +577,34 @@ impl Agent {
             tool: call.tool.clone(),
             args: call.args.clone(),
         });
-        let gate = self
-            .approvals
-            .gate(step, call, &self.tools, &self.ctx, events)
-            .await;
-        let result = match gate {
-            Gate::Run => self.tools.run(call, &self.ctx).await,
-            Gate::Denied(result) => result,
-            Gate::Interrupted => return None,
+        let cancel = self.cancellation().clone();
+        let result = if let Some(refusal) = self.tools.check(call, &self.ctx) {
+            refusal
+        } else {
+            match self.hooks.pre_tool(call, self.ctx.root(), &cancel).await {
+                HookOutcome::Interrupted => return None,
+                HookOutcome::Failed(message) => {
+                    let message = self.tools.masker().mask(&message).into_owned();
+                    let mut blocked = ToolResult::error(ErrorCode::Blocked, message);
+                    blocked.context = call.args.clone();
+                    blocked
+                }
+                HookOutcome::Passed => {
+                    let gate = self
+                        .approvals
+                        .gate(step, call, &self.tools, &self.ctx, events)
+                        .await;
+                    match gate {
+                        Gate::Run => {
+                            let mut result = self.tools.run(call, &self.ctx).await;
+                            self.after_hooks(call, &mut result, &cancel).await;
+                            result
+                        }
+                        Gate::Denied(result) => result,
+                        Gate::Interrupted => return None,
+                    }
+                }
+            }
         };
         events(Event::ToolResult {
             step,
@@ -582,6 +614,24 @@ impl Agent {
             data: result.data.clone(),
         });
         Some(result)
+    }
+
+    /// Runs the `post_tool` hooks for a call that ran, adding the notes of those that failed
+    /// to its observation.
+    async fn after_hooks(
+        &self,
+        call: &ToolCall,
+        result: &mut ToolResult,
+        cancel: &CancellationToken,
+    ) {
+        let notes = self
+            .hooks
+            .post_tool(call, result, self.ctx.root(), cancel)
+            .await;
+        for note in notes {
+            let note = self.tools.masker().mask(&note).into_owned();
+            result.text.push_str(&format!("\n\nNote: {note}"));
+        }
     }
 
     fn finish(

@@ -16,6 +16,7 @@ use wright_core::approval::{
     denial_message,
 };
 use wright_core::history::HistoryManager;
+use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
 use wright_core::{Agent, AgentConfig, RoundOutcome};
 use wright_llm::{LlmClient, LlmConfig, ProviderKind};
 use wright_protocol::{ApprovalVerdict, Event, FailureCode, Role};
@@ -129,6 +130,17 @@ async fn run_round(
     approver: Option<Arc<dyn Approver>>,
     cancel: CancellationToken,
 ) -> Round {
+    run_round_with_hooks(dir, replies, mode, approver, cancel, Hooks::default()).await
+}
+
+async fn run_round_with_hooks(
+    dir: &Path,
+    replies: &[String],
+    mode: ApprovalMode,
+    approver: Option<Arc<dyn Approver>>,
+    cancel: CancellationToken,
+    hooks: Hooks,
+) -> Round {
     let server = TestServer::start(Script::new(
         replies.iter().map(ScriptedResponse::text).collect(),
     ))
@@ -146,7 +158,8 @@ async fn run_round(
         HistoryManager::new(None),
     )
     .unwrap()
-    .with_approvals(mode, approver);
+    .with_approvals(mode, approver)
+    .with_hooks(hooks);
     let mut events = Vec::new();
     let outcome = agent
         .run_round("change things", &mut |event| events.push(event))
@@ -428,4 +441,123 @@ async fn interrupting_while_asked_ends_the_round_as_interrupted() {
     );
     assert!(!dir.path().join("ran").exists());
     assert_eq!(round.server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_refused_command_is_never_offered_for_approval() {
+    let dir = project(&[]);
+    let approver = Scripted::answering([]);
+    let replies = [
+        action("Bash", json!({"command": "sudo touch ran"})),
+        action(
+            "Write",
+            json!({"file_path": ".wright/config.toml", "content": "[bash]\n"}),
+        ),
+        FINISH.to_string(),
+    ];
+    let round = run_round(
+        dir.path(),
+        &replies,
+        ApprovalMode::Ask,
+        Some(approver.clone()),
+        CancellationToken::new(),
+    )
+    .await;
+    assert!(finished(&round), "{:?}", round.outcome);
+    assert_eq!(approver.asked().len(), 0);
+    assert!(!dir.path().join("ran").exists());
+    assert!(!dir.path().join(".wright").exists());
+    let codes: Vec<Value> = round
+        .stored_tool_results()
+        .iter()
+        .map(|r| r["error"]["code"].clone())
+        .collect();
+    assert_eq!(codes, vec![json!("refused"), json!("protected")]);
+}
+
+fn hook(tool: &str, command: &str) -> HookSpec {
+    HookSpec {
+        tool: tool.into(),
+        command: command.into(),
+        timeout: DEFAULT_HOOK_TIMEOUT,
+    }
+}
+
+#[tokio::test]
+async fn a_blocking_pre_tool_hook_stops_the_call_before_approval_and_the_model_reads_why() {
+    let dir = project(&[]);
+    let approver = Scripted::answering([Decision::Once]);
+    let hooks = Hooks::new(
+        vec![hook(
+            "Bash",
+            "grep -q curl && { echo 'no downloads in this repo' >&2; exit 2; } || exit 0",
+        )],
+        vec![],
+    )
+    .unwrap();
+    let replies = [
+        action("Bash", json!({"command": "curl -o x http://127.0.0.1:9/x"})),
+        action("Bash", json!({"command": "touch ran"})),
+        FINISH.to_string(),
+    ];
+    let round = run_round_with_hooks(
+        dir.path(),
+        &replies,
+        ApprovalMode::Ask,
+        Some(approver.clone()),
+        CancellationToken::new(),
+        hooks,
+    )
+    .await;
+    assert!(finished(&round), "{:?}", round.outcome);
+    let asked: Vec<String> = approver.asked().into_iter().map(|r| r.preview).collect();
+    assert_eq!(
+        asked,
+        vec!["touch ran".to_string()],
+        "only the call the hook let through"
+    );
+    assert!(dir.path().join("ran").exists());
+    let observation = round.last_message_of_request(1);
+    assert!(
+        observation.contains("no downloads in this repo"),
+        "{observation}"
+    );
+    assert!(observation.contains("blocked"), "{observation}");
+}
+
+#[tokio::test]
+async fn a_failing_post_tool_hook_adds_its_complaint_to_the_observation() {
+    let dir = project(&[]);
+    let hooks = Hooks::new(
+        vec![],
+        vec![hook(
+            "Write|Edit",
+            "echo \"lint: $(cat | grep -o tab_here)\" >&2; exit 1",
+        )],
+    )
+    .unwrap();
+    let replies = [
+        action(
+            "Write",
+            json!({"file_path": "a.txt", "content": "tab_here\n"}),
+        ),
+        FINISH.to_string(),
+    ];
+    let round = run_round_with_hooks(
+        dir.path(),
+        &replies,
+        ApprovalMode::Auto,
+        None,
+        CancellationToken::new(),
+        hooks,
+    )
+    .await;
+    assert!(finished(&round), "{:?}", round.outcome);
+    assert_eq!(read_on_disk(dir.path(), "a.txt"), "tab_here\n");
+    let observation = round.last_message_of_request(1);
+    assert!(
+        observation.contains("Note: the post_tool hook"),
+        "{observation}"
+    );
+    assert!(observation.contains("lint: tab_here"), "{observation}");
 }

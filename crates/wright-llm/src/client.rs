@@ -160,11 +160,11 @@ impl LlmClient {
         loop {
             let (reason, retry_after) = match self.attempt(body.clone(), on_event).await {
                 Ok(piece) => return Ok(piece),
-                Err(AttemptError::Fatal(error)) => return Err(error),
+                Err(AttemptError::Fatal(error)) => return Err(self.redact_error(error)),
                 Err(AttemptError::Retryable {
                     reason,
                     retry_after,
-                }) => (reason, retry_after),
+                }) => (self.redact(reason), retry_after),
             };
             if attempt >= max_attempts {
                 return Err(LlmError::RetriesExhausted {
@@ -186,6 +186,55 @@ impl LlmClient {
             });
             Piece::emit_whole(finished.0, finished.1, on_event);
             tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// `text` with the API key taken out: a provider or proxy that echoes the key in an error
+    /// must not put it in events, logs or session files (issue 6).
+    fn redact(&self, text: String) -> String {
+        match self.config.api_key.as_deref().map(str::trim) {
+            Some(key) if key.len() >= 4 && text.contains(key) => {
+                text.replace(key, "[REDACTED api key]")
+            }
+            _ => text,
+        }
+    }
+
+    /// The error with the API key taken out of every text the provider could have echoed.
+    fn redact_error(&self, error: LlmError) -> LlmError {
+        match error {
+            LlmError::Http {
+                provider,
+                status,
+                message,
+                url,
+            } => LlmError::Http {
+                provider,
+                status,
+                message: self.redact(message),
+                url,
+            },
+            LlmError::Provider {
+                provider,
+                kind,
+                message,
+                url,
+            } => LlmError::Provider {
+                provider,
+                kind: self.redact(kind),
+                message: self.redact(message),
+                url,
+            },
+            LlmError::InvalidResponse {
+                provider,
+                url,
+                detail,
+            } => LlmError::InvalidResponse {
+                provider,
+                url,
+                detail: self.redact(detail),
+            },
+            other => other,
         }
     }
 

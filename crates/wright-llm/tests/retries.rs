@@ -231,3 +231,33 @@ async fn a_refused_connection_is_retried_and_then_reported() {
     }
     assert_eq!(retries(&events).len(), 1);
 }
+
+#[tokio::test]
+async fn an_api_key_echoed_by_the_provider_is_redacted_from_errors_and_retry_reasons() {
+    const KEY: &str = "sk-proj-echoedKEY0123456789abcdef";
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::status(503, format!("proxy down for key {KEY}")),
+        ScriptedResponse::status(401, format!("Incorrect API key provided: {KEY}")),
+    ]))
+    .unwrap();
+    let mut config = config(ProviderKind::OpenAi, &server);
+    config.api_key = Some(KEY.into());
+    let (result, events) = complete(config, &request()).await;
+    let error = result.unwrap_err().to_string();
+    assert!(!error.contains(KEY), "{error}");
+    assert!(
+        error.contains("Incorrect API key provided: [REDACTED api key]"),
+        "{error}"
+    );
+    let retries = retries(&events);
+    assert_eq!(retries.len(), 1);
+    assert_eq!(
+        retries[0].2,
+        "HTTP 503: proxy down for key [REDACTED api key]"
+    );
+    // The key still went where it belongs.
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}

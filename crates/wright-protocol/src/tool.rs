@@ -59,6 +59,11 @@ pub enum ErrorCode {
     /// The safety check refused to run the command: it could do damage that cannot be undone
     /// (`rm -rf ~`, `curl … | sh`, `git push --force` to main, …).
     Refused,
+    /// A `pre_tool` hook (a command the user configured) exited non-zero, so the call did not
+    /// run; the message is the hook's stderr.
+    Blocked,
+    /// The call would change a file wright protects from the model (its own settings).
+    Protected,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -84,6 +89,8 @@ impl ErrorCode {
             ErrorCode::InvalidPattern => "invalid_pattern",
             ErrorCode::Denied => "denied",
             ErrorCode::Refused => "refused",
+            ErrorCode::Blocked => "blocked",
+            ErrorCode::Protected => "protected",
             ErrorCode::Other => "other",
         }
     }

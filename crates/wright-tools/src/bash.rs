@@ -76,6 +76,21 @@ impl Tool for BashTool {
             .filter(|command| !command.trim().is_empty());
         Box::pin(std::future::ready(command))
     }
+
+    /// The dangerous-command checker, so a refused command is never offered for approval.
+    fn check(&self, args: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
+        match parse_args::<BashArgs>("Bash", args.clone(), SHAPE) {
+            Ok(args) => check_command(&args.command, ctx),
+            // Bad arguments fail the same way when the call runs, with the same message.
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+/// Issue 6: the checker runs before every command, whatever the approval mode.
+fn check_command(command: &str, ctx: &ToolContext) -> Result<(), ToolError> {
+    safety::check(command, ctx.root(), ctx.home(), ctx.command_policy())
+        .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string()))
 }
 
 /// How the wait for the command ended.
@@ -91,9 +106,7 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     if args.command.trim().is_empty() {
         return Err(invalid("Bash", "`command` is empty", SHAPE));
     }
-    // Issue 6: the checker runs before every command, whatever the approval mode.
-    safety::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy())
-        .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string()))?;
+    check_command(&args.command, ctx)?;
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),

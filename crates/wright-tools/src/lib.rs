@@ -32,6 +32,8 @@ mod multi_edit;
 mod read;
 mod registry;
 pub mod safety;
+pub mod secrets;
+mod settings;
 mod text_file;
 mod todo_write;
 mod walk;
@@ -51,7 +53,8 @@ pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
 pub use read::ReadTool;
-pub use registry::ToolRegistry;
+pub use registry::{PROTECTED_FILES, ToolRegistry};
+pub use settings::ToolSettings;
 pub use todo_write::{TodoWriteTool, todo_recap};
 pub use write::WriteTool;
 
@@ -90,6 +93,14 @@ pub trait Tool: Send + Sync {
     ) -> BoxFuture<'a, Option<String>> {
         let _ = (args, ctx);
         Box::pin(std::future::ready(None))
+    }
+
+    /// Refuses a call that must not run whoever approves it (the dangerous-command checker for
+    /// Bash), before anyone is asked: the error is the observation. The default lets every
+    /// call through; [`run`](Tool::run) still checks again, so a tool run directly is covered.
+    fn check(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<(), ToolError> {
+        let _ = (args, ctx);
+        Ok(())
     }
 }
 

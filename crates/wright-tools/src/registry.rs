@@ -1,14 +1,23 @@
 //! The set of tools the model may call, and the one place a call is run.
 
+use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
+use crate::secrets::SecretMasker;
 use crate::{
     BashTool, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool, TodoWriteTool, Tool,
-    ToolContext, WriteTool,
+    ToolContext, WriteTool, failure,
 };
+
+/// Files the model may not change, relative to the project root: wright's own settings, where
+/// an `allow` rule or a hook would let the model widen what it may do (issue 6).
+pub const PROTECTED_FILES: &[&str] = &[".wright/config.toml"];
+
+/// The tools that write the file named by their `file_path` argument.
+const FILE_WRITERS: &[&str] = &["Write", "Edit", "MultiEdit"];
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
 /// output so far) before the registry answers with a plain one.
@@ -18,6 +27,8 @@ const CANCEL_GRACE: Duration = Duration::from_millis(500);
 #[derive(Default)]
 pub struct ToolRegistry {
     tools: Vec<Box<dyn Tool>>,
+    /// Applied to every result before anyone sees it.
+    masker: SecretMasker,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -47,6 +58,18 @@ impl ToolRegistry {
         registry.register(Box::new(TodoWriteTool));
         registry.register(Box::new(BashTool));
         registry
+    }
+
+    /// Masks credentials in results with `masker` instead of the builtin patterns alone.
+    pub fn with_secrets(mut self, masker: SecretMasker) -> Self {
+        self.masker = masker;
+        self
+    }
+
+    /// What masks credentials in results (and what the caller should mask its own output
+    /// with, e.g. a hook's stderr).
+    pub fn masker(&self) -> &SecretMasker {
+        &self.masker
     }
 
     /// Adds a tool at the end, or replaces the tool of the same name in its place.
@@ -88,8 +111,9 @@ impl ToolRegistry {
     /// ends `interrupted`. `stats` gets `{"duration_ms": N}` and `context` the arguments.
     pub async fn run(&self, call: &ToolCall, ctx: &ToolContext) -> ToolResult {
         let started = Instant::now();
-        let mut result = match self.get(&call.tool) {
-            None => ToolResult::error(
+        let mut result = match (self.get(&call.tool), self.check(call, ctx)) {
+            (_, Some(refusal)) => refusal,
+            (None, None) => ToolResult::error(
                 ErrorCode::UnknownTool,
                 format!(
                     "there is no tool named `{}`; the tools are: {}",
@@ -97,8 +121,9 @@ impl ToolRegistry {
                     self.names().join(", ")
                 ),
             ),
-            Some(tool) => run_cancellable(tool, call.args.clone(), ctx).await,
+            (Some(tool), None) => run_cancellable(tool, call.args.clone(), ctx).await,
         };
+        self.masker.mask_result(&mut result);
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match &mut result.stats {
             Value::Object(stats) => {
@@ -110,11 +135,76 @@ impl ToolRegistry {
         result
     }
 
+    /// The refusal of a call that must not run whoever approves it, `None` for any other:
+    /// the tool's own [`Tool::check`] (the dangerous-command checker), and writes to
+    /// [`PROTECTED_FILES`]. Callers ask this before asking the user; [`run`](Self::run) asks
+    /// it again.
+    pub fn check(&self, call: &ToolCall, ctx: &ToolContext) -> Option<ToolResult> {
+        let refusal = protected_target(call, ctx).or_else(|| {
+            self.get(&call.tool)
+                .and_then(|tool| tool.check(&call.args, ctx).err())
+        })?;
+        let mut result = ToolResult::error(refusal.code, refusal.message);
+        result.context = call.args.clone();
+        Some(result)
+    }
+
     /// What `call` would do, without doing it (see [`Tool::preview`]): the command for Bash,
     /// the unified diff a Write, Edit or MultiEdit would make. `None` for an unknown tool, a
     /// tool with nothing to preview, or a dry run that fails.
     pub async fn preview(&self, call: &ToolCall, ctx: &ToolContext) -> Option<String> {
         self.get(&call.tool)?.preview(&call.args, ctx).await
+    }
+}
+
+/// The refusal of a file change aimed at one of the [`PROTECTED_FILES`], wherever the path
+/// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory).
+fn protected_target(call: &ToolCall, ctx: &ToolContext) -> Option<wright_protocol::ToolError> {
+    if !FILE_WRITERS.contains(&call.tool.as_str()) {
+        return None;
+    }
+    let path = call.args.get("file_path")?.as_str()?;
+    let target = resolved(&ctx.root().join(path));
+    PROTECTED_FILES
+        .iter()
+        .find(|protected| resolved(&ctx.root().join(protected)) == target)
+        .map(|protected| {
+            failure(
+                ErrorCode::Protected,
+                format!(
+                    "{protected} holds wright's own settings (allow rules, hooks), which the \
+                     model may not change. Tell the user what to change there and why; they \
+                     can edit it themselves."
+                ),
+            )
+        })
+}
+
+/// `path` with `.` and `..` taken out and its deepest existing ancestor's symlinks resolved.
+fn resolved(path: &Path) -> PathBuf {
+    let mut lexical = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            other => lexical.push(other),
+        }
+    }
+    let mut rest = Vec::new();
+    let mut base = lexical.as_path();
+    loop {
+        if let Ok(real) = base.canonicalize() {
+            return rest.iter().rev().fold(real, |path, name| path.join(name));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return lexical,
+        }
     }
 }
 
@@ -247,6 +337,101 @@ mod tests {
         };
         let (result, ()) = tokio::join!(registry.run(&call, &ctx), canceller);
         assert_eq!(result.error.map(|e| e.code), Some(ErrorCode::Interrupted));
+    }
+
+    #[tokio::test]
+    async fn the_settings_file_cannot_be_written_by_any_path_to_it() {
+        let (dir, ctx) = ctx();
+        std::fs::create_dir(dir.path().join(".wright")).unwrap();
+        std::fs::write(dir.path().join(".wright/config.toml"), "model = \"m\"\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join(".wright"), dir.path().join("alias")).unwrap();
+        let absolute = dir.path().join(".wright/config.toml");
+        let registry = ToolRegistry::builtin();
+        for (tool, path) in [
+            ("Write", ".wright/config.toml"),
+            ("Write", "./src/../.wright/config.toml"),
+            ("Write", absolute.to_str().unwrap()),
+            ("Edit", "alias/config.toml"),
+            ("MultiEdit", ".wright//config.toml"),
+        ] {
+            let call = ToolCall {
+                tool: tool.into(),
+                args: json!({
+                    "file_path": path,
+                    "content": "[bash]\nallow = [\"*\"]\n",
+                    "old_string": "model",
+                    "new_string": "x",
+                    "edits": [{"old_string": "model", "new_string": "x"}],
+                }),
+            };
+            assert!(registry.check(&call, &ctx).is_some(), "{tool} {path}");
+            let result = registry.run(&call, &ctx).await;
+            let error = result.error.unwrap();
+            assert_eq!(error.code, ErrorCode::Protected, "{tool} {path}");
+            assert!(
+                error.message.contains("edit it themselves"),
+                "{}",
+                error.message
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".wright/config.toml")).unwrap(),
+            "model = \"m\"\n"
+        );
+        // Reading it, and writing its neighbours, are fine.
+        let read = ToolCall {
+            tool: "Read".into(),
+            args: json!({"file_path": ".wright/config.toml"}),
+        };
+        assert!(registry.check(&read, &ctx).is_none());
+        let neighbour = ToolCall {
+            tool: "Write".into(),
+            args: json!({"file_path": ".wright/notes.md", "content": "x"}),
+        };
+        assert_eq!(registry.run(&neighbour, &ctx).await.error, None);
+    }
+
+    #[tokio::test]
+    async fn a_refused_command_is_refused_by_check_before_it_would_run() {
+        let (_dir, ctx) = ctx();
+        let call = ToolCall {
+            tool: "Bash".into(),
+            args: json!({"command": "sudo true"}),
+        };
+        let refusal = ToolRegistry::builtin().check(&call, &ctx).unwrap();
+        assert_eq!(refusal.error.unwrap().code, ErrorCode::Refused);
+        let fine = ToolCall {
+            tool: "Bash".into(),
+            args: json!({"command": "cargo test | tail"}),
+        };
+        assert!(ToolRegistry::builtin().check(&fine, &ctx).is_none());
+    }
+
+    #[tokio::test]
+    async fn results_are_masked_before_anyone_sees_them() {
+        let (_dir, ctx) = ctx();
+        let call = ToolCall {
+            tool: "Bash".into(),
+            args: json!({"command": "echo key=sk-proj-Abc123def456ghi789jkl012mno; echo 'opaque-value-42'"}),
+        };
+        let masker = SecretMasker::new(&crate::secrets::SecretPolicy {
+            literals: vec!["opaque-value-42".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let result = ToolRegistry::builtin()
+            .with_secrets(masker)
+            .run(&call, &ctx)
+            .await;
+        // The call's own arguments (`context`) are the model's words, not output.
+        let shown = format!("{}{}", result.text, result.data);
+        assert!(!shown.contains("sk-proj-Abc123"), "{shown}");
+        assert!(!shown.contains("opaque-value-42"), "{shown}");
+        assert!(
+            result.text.contains("key=[REDACTED openai key]"),
+            "{}",
+            result.text
+        );
     }
 
     #[tokio::test]

@@ -322,3 +322,52 @@ fn user_config_lives_under_xdg_config_home_or_home() {
     let files = config_files(root, &env_of(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]));
     assert_eq!(files[1], PathBuf::from("/x/wright/config.toml"));
 }
+
+#[test]
+fn secrets_mask_configured_patterns_file_keys_and_the_resolved_key() {
+    let project = file("[secrets]\npatterns = [\"corp-[0-9]{6}\"]");
+    let user = file("api_key = \"user-file-key-123\"\n[secrets]\nmask = true");
+    let env = env_of(&[("OPENAI_API_KEY", "env-key-abcdefgh")]);
+    let settings = resolve(&Flags::default(), &env, &[project, user]).unwrap();
+    let masker = &settings.tools.masker;
+    assert_eq!(
+        masker.mask("corp-123456 user-file-key-123 env-key-abcdefgh"),
+        "[REDACTED configured pattern] [REDACTED secret] [REDACTED secret]"
+    );
+
+    let off = file("[secrets]\nmask = false");
+    let settings = resolve(&Flags::default(), &env, &[off]).unwrap();
+    assert!(!settings.tools.masker.is_enabled());
+
+    let bad = file("[secrets]\npatterns = [\"(\"]");
+    let error = resolve(&Flags::default(), &env, &[bad]).unwrap_err();
+    assert!(
+        error.to_string().starts_with("invalid `[secrets]` setting"),
+        "{error}"
+    );
+}
+
+#[test]
+fn hooks_are_read_from_every_file_highest_first_with_their_timeouts() {
+    let project = file(
+        "[[hooks.pre_tool]]\ntool = \"Bash\"\ncommand = \"./vet.sh\"\n\n[[hooks.post_tool]]\ncommand = \"cargo fmt\"\ntimeout_secs = 5",
+    );
+    let user = file("[[hooks.pre_tool]]\ncommand = \"log-call\"");
+    assert_eq!(
+        project.hooks.pre_tool,
+        vec![HookConfig {
+            tool: "Bash".into(),
+            command: "./vet.sh".into(),
+            timeout_secs: None,
+        }]
+    );
+    assert_eq!(user.hooks.pre_tool[0].tool, "*");
+    assert!(!hooks(&[project.clone(), user]).unwrap().is_empty());
+    assert!(hooks(&[]).unwrap().is_empty());
+
+    let bad = file("[[hooks.post_tool]]\ntool = \"Write(\"\ncommand = \"x\"");
+    let error = hooks(&[bad]).unwrap_err();
+    assert!(error.to_string().contains("\"Write(\""), "{error}");
+    let typo = toml::from_str::<FileConfig>("[[hooks.pre_tool]]\ncmd = \"x\"").unwrap_err();
+    assert!(typo.to_string().contains("cmd"), "{typo}");
+}

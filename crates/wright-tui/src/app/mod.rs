@@ -33,9 +33,10 @@ use tokio::time::MissedTickBehavior;
 use wright_core::AgentConfig;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::Price;
+use wright_core::hooks::Hooks;
 use wright_llm::LlmConfig;
 use wright_store::{LoadedSession, SessionStore, project_key};
-use wright_tools::safety::CommandPolicy;
+use wright_tools::ToolSettings;
 
 pub use commands::{COMMANDS, SlashCommand};
 pub use complete::FileIndex;
@@ -76,8 +77,10 @@ pub struct Launch {
     pub approval: ApprovalMode,
     /// Configured prices, by model.
     pub prices: HashMap<String, Price>,
-    /// What the dangerous-command checker applies to Bash commands (`[bash]` in the config).
-    pub command_policy: CommandPolicy,
+    /// How the tools run (the checker's rules, the credential masker).
+    pub tools: ToolSettings,
+    /// The `pre_tool` and `post_tool` hooks.
+    pub hooks: Hooks,
     /// What `/context` prints (the `wright context` report).
     pub context_report: ContextReport,
     /// How `/sessions` lists sessions (the `wright sessions list` table).
@@ -101,7 +104,8 @@ pub async fn run(launch: Launch) -> u8 {
         store: launch.store,
         approval: launch.approval,
         prices: launch.prices,
-        command_policy: launch.command_policy,
+        tools: launch.tools,
+        hooks: launch.hooks,
         context_report: launch.context_report,
         session_table: launch.session_table,
     };

@@ -14,12 +14,12 @@ use wright_core::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
 use wright_core::compaction::ContextSettings;
 use wright_core::cost::{Price, session_cost};
 use wright_core::history::HistoryManager;
+use wright_core::hooks::Hooks;
 use wright_core::{Agent, AgentConfig, RoundOutcome};
 use wright_llm::{LlmClient, LlmConfig};
 use wright_protocol::Event;
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
-use wright_tools::safety::CommandPolicy;
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_tools::ToolSettings;
 
 use super::commands::SlashCommand;
 use crate::render::StatusInfo;
@@ -137,8 +137,10 @@ pub struct WorkerConfig {
     pub approval: ApprovalMode,
     /// Configured prices.
     pub prices: HashMap<String, Price>,
-    /// What the dangerous-command checker applies to Bash commands.
-    pub command_policy: CommandPolicy,
+    /// How the tools run.
+    pub tools: ToolSettings,
+    /// The `pre_tool` and `post_tool` hooks.
+    pub hooks: Hooks,
     /// `/context`'s report.
     pub context_report: ContextReport,
     /// `/sessions`' table.
@@ -152,7 +154,8 @@ struct AgentFactory {
     config: AgentConfig,
     store: SessionStore,
     approval: ApprovalMode,
-    command_policy: CommandPolicy,
+    tools: ToolSettings,
+    hooks: Hooks,
     replies: mpsc::UnboundedSender<Reply>,
 }
 
@@ -170,7 +173,8 @@ impl Worker {
             config: config.agent,
             store: config.store,
             approval: config.approval,
-            command_policy: config.command_policy,
+            tools: config.tools,
+            hooks: config.hooks,
             replies: replies.clone(),
         };
         let (agent, opened) = factory.open(session)?;
@@ -387,9 +391,10 @@ impl AgentFactory {
                 (HistoryManager::new(Some(file)), opened)
             }
         };
-        let ctx = ToolContext::new(&self.root)
-            .map_err(|e| format!("cannot open the project {}: {e}", self.root.display()))?
-            .with_command_policy(self.command_policy.clone());
+        let ctx = self
+            .tools
+            .context(&self.root)
+            .map_err(|e| format!("cannot open the project {}: {e}", self.root.display()))?;
         if let Some(todos) = history.last_todo_list() {
             ctx.set_todos(todos);
         }
@@ -399,13 +404,14 @@ impl AgentFactory {
         });
         let agent = Agent::new(
             llm,
-            ToolRegistry::builtin(),
+            self.tools.registry(),
             ctx,
             self.config.clone(),
             history,
         )
         .map_err(|e| e.to_string())?
-        .with_approvals(self.approval, Some(approver));
+        .with_approvals(self.approval, Some(approver))
+        .with_hooks(self.hooks.clone());
         Ok((agent, opened))
     }
 }

@@ -1,0 +1,294 @@
+//! Masking of credentials in what the tools show the model (issue 6, "Secrets").
+//!
+//! A command's output, a file the model reads, a grep hit in `.env`: any of them can carry a
+//! credential, and whatever reaches the model also reaches the session file and the provider.
+//! Every tool result passes through a [`SecretMasker`] before anyone sees it, which replaces:
+//! - the strings that look like common credentials (see [`BUILTIN_PATTERNS`]): provider API
+//!   keys, cloud and forge tokens, JWTs, private key blocks, and the values of
+//!   `UPPER_CASE_NAME=value` assignments whose name says key, secret, token or password;
+//! - the exact values it was told about: the configured provider key and the values of
+//!   environment variables whose name says they are secret (see [`SecretMasker::from_env`]);
+//! - matches of patterns the user configured (`[secrets] patterns`).
+//!
+//! A masked value becomes `[REDACTED <kind>]`, so the model knows something was there and
+//! does not mistake the marker for the value. What is not recognised is not masked: this
+//! lowers the odds of a leak, it does not make one impossible.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+use serde_json::Value;
+use wright_protocol::ToolResult;
+
+/// The shortest value masked because of its name or because it was given literally; shorter
+/// ones (`TOKEN=1`, an empty password) are not worth the false positives.
+const MIN_SECRET_LEN: usize = 8;
+
+/// Environment variable names whose values are masked wherever they appear.
+const SECRET_ENV_NAME: &str =
+    r"(?i)(api_?key|secret|token|password|passwd|credential|private_?key|access_?key|auth)";
+
+/// The credential shapes masked by default: (kind, pattern). A pattern with a capture group
+/// named `keep` keeps that part (the `NAME=` of an assignment) and masks the rest of the match.
+pub const BUILTIN_PATTERNS: &[(&str, &str)] = &[
+    (
+        "private key",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+    ),
+    ("anthropic key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    (
+        "openai key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    ),
+    (
+        "aws access key id",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+    ),
+    (
+        "aws secret key",
+        r#"(?i)(?P<keep>aws_?secret_?access_?key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+    ),
+    (
+        "github token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    ("gitlab token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    ("google api key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("stripe key", r"\b[rs]k_live_[0-9A-Za-z]{24,}"),
+    ("huggingface token", r"\bhf_[A-Za-z0-9]{34,}"),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}",
+    ),
+    (
+        "secret",
+        r#"\b(?P<keep>[A-Z][A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"'$\[][^\s"']{7,}"#,
+    ),
+];
+
+/// How masking is set up (`[secrets]` in the settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretPolicy {
+    /// Whether anything is masked at all (`mask = false` turns it off).
+    pub enabled: bool,
+    /// Extra regular expressions whose matches are masked (`patterns = ["..."]`).
+    pub patterns: Vec<String>,
+    /// Exact values masked wherever they appear (the configured API key, ...).
+    pub literals: Vec<String>,
+}
+
+impl Default for SecretPolicy {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            patterns: Vec::new(),
+            literals: Vec::new(),
+        }
+    }
+}
+
+/// A configured pattern that is not a valid regular expression.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid secret pattern {pattern:?}: {message}")]
+pub struct PatternError {
+    /// The pattern as configured.
+    pub pattern: String,
+    /// What the regex compiler said.
+    pub message: String,
+}
+
+/// Replaces credentials in text with `[REDACTED <kind>]` (see the [module](self) docs).
+#[derive(Debug, Clone)]
+pub struct SecretMasker {
+    enabled: bool,
+    patterns: Vec<(String, Regex)>,
+    /// Longest first, so a value that contains another is masked whole.
+    literals: Vec<String>,
+}
+
+impl Default for SecretMasker {
+    /// The builtin patterns, no literal values.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            patterns: builtin_patterns(),
+            literals: Vec::new(),
+        }
+    }
+}
+
+impl SecretMasker {
+    /// A masker for `policy`; fails on a pattern that does not compile.
+    pub fn new(policy: &SecretPolicy) -> Result<Self, PatternError> {
+        let mut patterns = builtin_patterns();
+        for pattern in &policy.patterns {
+            let regex = Regex::new(pattern).map_err(|e| PatternError {
+                pattern: pattern.clone(),
+                message: e.to_string(),
+            })?;
+            patterns.push(("configured pattern".to_string(), regex));
+        }
+        let mut masker = Self {
+            enabled: policy.enabled,
+            patterns,
+            literals: Vec::new(),
+        };
+        masker.add_literals(policy.literals.iter().cloned());
+        Ok(masker)
+    }
+
+    /// A masker that changes nothing.
+    pub fn disabled() -> Self {
+        Self {
+            enabled: false,
+            patterns: Vec::new(),
+            literals: Vec::new(),
+        }
+    }
+
+    /// Adds the values of the variables in `vars` whose name says they are secret
+    /// (`*_API_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, …) as literals.
+    pub fn from_env(mut self, vars: impl IntoIterator<Item = (String, String)>) -> Self {
+        let Ok(secret_name) = Regex::new(SECRET_ENV_NAME) else {
+            return self;
+        };
+        let values = vars
+            .into_iter()
+            .filter(|(name, _)| secret_name.is_match(name))
+            .map(|(_, value)| value);
+        self.add_literals(values);
+        self
+    }
+
+    fn add_literals(&mut self, values: impl IntoIterator<Item = String>) {
+        for value in values {
+            let value = value.trim().to_string();
+            if value.chars().count() >= MIN_SECRET_LEN && !self.literals.contains(&value) {
+                self.literals.push(value);
+            }
+        }
+        self.literals
+            .sort_by_key(|value| std::cmp::Reverse(value.len()));
+    }
+
+    /// Whether this masker changes anything.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// `text` with every credential replaced; borrowed when there was none.
+    pub fn mask<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if !self.enabled {
+            return Cow::Borrowed(text);
+        }
+        let mut text = Cow::Borrowed(text);
+        for literal in &self.literals {
+            if text.contains(literal.as_str()) {
+                text = Cow::Owned(text.replace(literal.as_str(), "[REDACTED secret]"));
+            }
+        }
+        for (kind, regex) in &self.patterns {
+            let replaced = regex.replace_all(&text, |caps: &Captures<'_>| {
+                let keep = caps.name("keep").map_or("", |m| m.as_str());
+                format!("{keep}[REDACTED {kind}]")
+            });
+            if let Cow::Owned(replaced) = replaced {
+                text = Cow::Owned(replaced);
+            }
+        }
+        text
+    }
+
+    /// Masks every string inside `value`, keys left alone.
+    ///
+    /// Strings are visited in document order, and a private key block that one string opens
+    /// and does not close (a Grep hit, one line of a listing) masks the key material of the
+    /// strings after it until one holds the `-----END` line.
+    pub fn mask_json(&self, value: &mut Value) {
+        if self.enabled {
+            self.mask_json_in(value, &mut false);
+        }
+    }
+
+    fn mask_json_in(&self, value: &mut Value, in_key_block: &mut bool) {
+        match value {
+            Value::String(s) => {
+                if *in_key_block {
+                    if let Some(end) = END_OF_KEY_BLOCK.as_ref()
+                        && end.is_match(s)
+                    {
+                        *in_key_block = false;
+                        *s = end.replace(s, "[REDACTED private key]").into_owned();
+                        return;
+                    }
+                    if matches(&KEY_MATERIAL, s) {
+                        *s = "[REDACTED private key]".to_string();
+                        return;
+                    }
+                }
+                let opens_block = matches(&OPEN_KEY_BLOCK, s);
+                if let Cow::Owned(masked) = self.mask(s) {
+                    *s = masked;
+                }
+                if opens_block {
+                    *in_key_block = true;
+                }
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|item| self.mask_json_in(item, in_key_block)),
+            Value::Object(fields) => fields
+                .values_mut()
+                .for_each(|item| self.mask_json_in(item, in_key_block)),
+            _ => {}
+        }
+    }
+
+    /// Masks what a result shows: its text, its data and its error message.
+    pub fn mask_result(&self, result: &mut ToolResult) {
+        if !self.enabled {
+            return;
+        }
+        if let Cow::Owned(masked) = self.mask(&result.text) {
+            result.text = masked;
+        }
+        self.mask_json(&mut result.data);
+        if let Some(error) = &mut result.error
+            && let Cow::Owned(masked) = self.mask(&error.message)
+        {
+            error.message = masked;
+        }
+    }
+}
+
+/// A string that begins a private key block and does not end it.
+static OPEN_KEY_BLOCK: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-[^-]|--[^-]|---[^-]|----[^-]|-----[^E])*\z").ok()
+});
+
+/// The part of a string up to and including a block's `-----END … PRIVATE KEY-----` line.
+static END_OF_KEY_BLOCK: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok());
+
+/// What the lines inside a key block look like: base64, or a PEM header such as `DEK-Info:`.
+static KEY_MATERIAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment):.*)\s*$").ok()
+});
+
+/// Whether `regex` (one of the constant patterns above, tested to compile) matches `text`.
+fn matches(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
+    regex.as_ref().is_some_and(|regex| regex.is_match(text))
+}
+
+fn builtin_patterns() -> Vec<(String, Regex)> {
+    BUILTIN_PATTERNS
+        .iter()
+        // The builtin patterns are tested to compile; one that did not would be skipped.
+        .filter_map(|(kind, pattern)| Some((kind.to_string(), Regex::new(pattern).ok()?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
