@@ -19,9 +19,9 @@ use wright_llm::{
     DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
     ProviderKind,
 };
-use wright_tools::ToolSettings;
 use wright_tools::safety::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
+use wright_tools::{SandboxPolicy, ToolSettings};
 
 /// Model used against OpenAI's own endpoint when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
@@ -82,6 +82,27 @@ pub struct FileConfig {
     /// `[hooks]`: shell commands run before and after tool calls.
     #[serde(default)]
     pub hooks: HooksConfig,
+    /// Directories outside the project the tools may use too (`~/` is the home directory,
+    /// relative paths are from the project root).
+    #[serde(default)]
+    pub allow_outside_project: Vec<String>,
+    /// `[sandbox]`: how Bash commands are confined.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
+}
+
+/// The `[sandbox]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// Whether Bash commands are confined (default true).
+    pub enabled: Option<bool>,
+    /// Paths commands may write besides the project, the temporary directory and the
+    /// `allow_outside_project` roots, e.g. `["~/.cargo"]`.
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// Whether commands may use the network (default true).
+    pub network: Option<bool>,
 }
 
 /// The `[secrets]` table of a settings file.
@@ -190,11 +211,13 @@ pub struct Settings {
     pub hooks: Hooks,
 }
 
-/// The tool settings of the settings files (highest first): the `[bash]` policy, and the
-/// `[secrets]` masker, which also masks every API key the files or `env_vars` hold and the
+/// The tool settings of the settings files (highest first): the `[bash]` policy, the
+/// `[sandbox]` and `allow_outside_project` (every file's paths), and the `[secrets]` masker, which also masks every API key the files or `env_vars` hold and the
 /// values of the variables in `env_vars` whose name says they are secret.
 pub fn tool_settings(
     files: &[FileConfig],
+    project_root: &Path,
+    home: Option<&Path>,
     env_vars: impl IntoIterator<Item = (String, String)>,
 ) -> Result<ToolSettings, ConfigError> {
     let policy = SecretPolicy {
@@ -211,7 +234,33 @@ pub fn tool_settings(
     Ok(ToolSettings {
         command_policy: command_policy(files),
         masker,
+        sandbox: SandboxPolicy {
+            enabled: files.iter().find_map(|f| f.sandbox.enabled).unwrap_or(true),
+            writable: files
+                .iter()
+                .flat_map(|f| f.sandbox.writable.iter())
+                .map(|path| expand_path(path, project_root, home))
+                .collect(),
+            network: files.iter().find_map(|f| f.sandbox.network).unwrap_or(true),
+        },
+        extra_roots: files
+            .iter()
+            .flat_map(|f| f.allow_outside_project.iter())
+            .map(|path| expand_path(path, project_root, home))
+            .collect(),
     })
+}
+
+/// A configured path: `~` and `~/…` from `home`, relative paths from the project root.
+fn expand_path(path: &str, project_root: &Path, home: Option<&Path>) -> PathBuf {
+    let expanded = match (path.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home.to_path_buf(),
+        (Some(rest), Some(home)) if rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => PathBuf::from(path),
+    };
+    project_root.join(expanded)
 }
 
 /// The `[hooks]` of the settings files, highest file first.
@@ -410,6 +459,7 @@ pub fn resolve(
     flags: &Flags,
     env: &dyn Fn(&str) -> Option<String>,
     files: &[FileConfig],
+    project_root: &Path,
 ) -> Result<Settings, ConfigError> {
     let env = |name: &str| env(name).filter(|value| !value.is_empty());
     let from_files = |pick: &dyn Fn(&FileConfig) -> Option<String>| files.iter().find_map(pick);
@@ -510,6 +560,8 @@ pub fn resolve(
         prices: prices(files)?,
         tools: tool_settings(
             files,
+            project_root,
+            env("HOME").as_deref().map(Path::new),
             KEY_VARIABLES
                 .iter()
                 .filter_map(|name| Some((name.to_string(), env(name)?))),
@@ -536,7 +588,7 @@ const KEY_VARIABLES: [&str; 3] = ["WRIGHT_API_KEY", "OPENAI_API_KEY", "ANTHROPIC
 /// its secret-named variables are masked in tool output.
 pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
     let env = |name: &str| std::env::var(name).ok();
-    let mut settings = resolve(flags, &env, &load_files(project_root, &env)?)?;
+    let mut settings = resolve(flags, &env, &load_files(project_root, &env)?, project_root)?;
     settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(std::env::vars());
     Ok(settings)
 }
@@ -545,7 +597,13 @@ pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError>
 /// environment.
 pub fn load_tool_settings(project_root: &Path) -> Result<ToolSettings, ConfigError> {
     let env = |name: &str| std::env::var(name).ok();
-    tool_settings(&load_files(project_root, &env)?, std::env::vars())
+    let home = env("HOME").map(PathBuf::from);
+    tool_settings(
+        &load_files(project_root, &env)?,
+        project_root,
+        home.as_deref(),
+        std::env::vars(),
+    )
 }
 
 /// The state directory: `WRIGHT_HOME`, else the platform data directory.

@@ -255,6 +255,9 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         Ok(ctx) => ctx.with_cancellation(cancel.clone()),
         Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
     };
+    if let Some(note) = ctx.sandbox_status().note() {
+        eprintln!("wright: {note}");
+    }
     if let Some(todos) = session.history.last_todo_list() {
         ctx.set_todos(todos);
     }

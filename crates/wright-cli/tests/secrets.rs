@@ -97,7 +97,14 @@ fn credentials_in_command_output_and_files_are_masked_before_the_model_sees_them
         assert_no_secret(&format!("request {n}"), &request.body);
     }
     let bash = last_message(&requests[1]);
-    assert!(bash.contains("[REDACTED secret]"), "{bash}");
+    assert!(
+        bash.contains("MY_SERVICE_TOKEN=[REDACTED secret]"),
+        "{bash}"
+    );
+    assert!(
+        !bash.contains("WRIGHT_API_KEY"),
+        "not passed to commands: {bash}"
+    );
     assert!(bash.contains("[REDACTED private key]"), "{bash}");
     assert!(bash.contains("[REDACTED aws access key id]"), "{bash}");
     let read = last_message(&requests[2]);

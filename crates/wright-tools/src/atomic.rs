@@ -1,23 +1,94 @@
 //! Replacing a file's content atomically: a temporary file beside it, then a rename (DESIGN §5).
 //!
 //! A reader (the user's editor, a compiler) sees either the old content or the new one, never a
-//! half-written file, and a crash mid-write leaves the original untouched.
+//! half-written file, and a crash mid-write leaves the original untouched. On Unix both steps are
+//! made relative to an open directory, so that the tools' confined write
+//! ([`crate::ToolContext::write_file_atomically`]) cannot be redirected by a symlink.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+#[cfg(any(test, not(unix)))]
+use std::path::Path;
 
-/// Writes `bytes` to `path` atomically, off the async runtime (see [`write_atomic`]).
-pub(crate) async fn write_file_atomically(path: PathBuf, bytes: Vec<u8>) -> io::Result<()> {
-    tokio::task::spawn_blocking(move || write_atomic(&path, &bytes))
-        .await
-        .map_err(io::Error::other)?
-}
-
-/// Writes `bytes` to a temporary file in `path`'s directory and renames it over `path`.
+/// Writes `bytes` to the file `name` in the open directory `dir`: a temporary file created there
+/// (never through a symlink), then `renameat` over `name`. When `name` is a symlink the link
+/// itself is replaced, not its target.
 ///
 /// An existing file keeps its permissions (an executable script stays executable); a new file
-/// gets the usual `0o666` minus the umask rather than the temporary file's private `0o600`. The
-/// parent directory must exist. On failure the temporary file is removed.
+/// gets the usual `0o666` minus the umask rather than the temporary file's private `0o600`. On
+/// failure the temporary file is removed.
+#[cfg(unix)]
+pub(crate) fn write_atomic_in(
+    dir: &std::os::fd::OwnedFd,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+) -> io::Result<()> {
+    use nix::fcntl::{AtFlags, renameat};
+    use nix::sys::stat::{Mode, SFlag, fchmod, fstatat};
+    use nix::unistd::{UnlinkatFlags, unlinkat};
+
+    let existing_mode = fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+        .ok()
+        .filter(|stat| SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG)
+        .map(|stat| Mode::from_bits_truncate(stat.st_mode));
+    // Passed to open(2), so the umask applies as it would for any new file.
+    let create_mode = match existing_mode {
+        Some(_) => Mode::from_bits_truncate(0o600),
+        None => Mode::from_bits_truncate(0o666),
+    };
+    let (temp_name, file) = create_temporary(dir, create_mode)?;
+    let written = (|| -> io::Result<()> {
+        let mut file = std::fs::File::from(file);
+        file.write_all(bytes)?;
+        if let Some(mode) = existing_mode {
+            fchmod(&file, mode)?;
+        }
+        file.sync_all()?;
+        renameat(dir, temp_name.as_str(), dir, name)?;
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = unlinkat(dir, temp_name.as_str(), UnlinkatFlags::NoRemoveDir);
+    }
+    written
+}
+
+/// Creates a new, empty temporary file in `dir` (`O_EXCL`, so never an existing file or link).
+#[cfg(unix)]
+fn create_temporary(
+    dir: &std::os::fd::OwnedFd,
+    mode: nix::sys::stat::Mode,
+) -> io::Result<(String, std::os::fd::OwnedFd)> {
+    use nix::errno::Errno;
+    use nix::fcntl::{OFlag, openat};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// Attempts before giving up on finding a free name.
+    const ATTEMPTS: u32 = 100;
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    for _ in 0..ATTEMPTS {
+        let name = format!(
+            ".wright-{}-{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        match openat(dir, name.as_str(), flags, mode) {
+            Ok(file) => return Ok((name, file)),
+            Err(Errno::EEXIST) => continue,
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "no free name for a temporary file",
+    ))
+}
+
+/// Writes `bytes` to `path` atomically, following the directories of `path` as they are (the
+/// tools write through [`crate::ToolContext::write_file_atomically`] instead). The parent
+/// directory must exist.
+#[cfg(any(test, not(unix)))]
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().ok_or_else(|| {
         io::Error::new(
@@ -25,23 +96,35 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
             format!("{} has no parent directory", path.display()),
         )
     })?;
-    let existing = std::fs::metadata(path).ok().filter(|meta| meta.is_file());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".wright-").suffix(".tmp");
     #[cfg(unix)]
-    if existing.is_none() {
-        use std::os::unix::fs::PermissionsExt;
-        // Passed to open(2), so the umask applies as it would for any new file.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    {
+        use nix::fcntl::{OFlag, open};
+        use nix::sys::stat::Mode;
+        let name = path.file_name().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{} has no file name", path.display()),
+            )
+        })?;
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let dir = open(dir, flags, Mode::empty())?;
+        write_atomic_in(&dir, name, bytes)
     }
-    let mut temp = builder.tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    if let Some(meta) = existing {
-        temp.as_file().set_permissions(meta.permissions())?;
+    #[cfg(not(unix))]
+    {
+        let existing = std::fs::metadata(path).ok().filter(|meta| meta.is_file());
+        let mut temp = tempfile::Builder::new()
+            .prefix(".wright-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        temp.write_all(bytes)?;
+        if let Some(meta) = existing {
+            temp.as_file().set_permissions(meta.permissions())?;
+        }
+        temp.as_file().sync_all()?;
+        temp.persist(path).map_err(|err| err.error)?;
+        Ok(())
     }
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|err| err.error)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,10 @@
 //! not reach it and the whole group — grandchildren included — can be stopped at once: on
 //! timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on cancellation (SIGKILL), when the
 //! command ends (SIGKILL to whatever it left in the background) and when the future is dropped.
+//!
+//! On Linux the command is confined by the context's sandbox ([`crate::sandbox`]): it may write
+//! only to the project, the extra roots, the temporary directory and the configured paths, and
+//! the network can be off. Where that is not possible the first result says so, once.
 
 use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
@@ -132,12 +136,33 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         // Nothing can answer a prompt or page output: make git and friends not try.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat");
+        .env("GIT_PAGER", "cat")
+        // wright's own key is for wright; a command has no use for it.
+        .env_remove("WRIGHT_API_KEY");
     #[cfg(unix)]
     command.process_group(0);
-    let mut child = command
-        .spawn()
-        .map_err(|err| failure(ErrorCode::Io, format!("could not start bash: {err}")))?;
+    let sandbox = ctx.sandbox();
+    sandbox
+        .confine(&mut command, &ctx.writable_roots())
+        .map_err(|err| {
+            failure(
+                ErrorCode::Io,
+                format!("the command was not run because it could not be confined: {err}"),
+            )
+        })?;
+    let mut child = command.spawn().map_err(|err| {
+        let confined = match sandbox.policy().enabled {
+            true => " in its sandbox",
+            false => "",
+        };
+        failure(
+            ErrorCode::Io,
+            format!("could not start bash{confined}: {err}"),
+        )
+    })?;
+    if let Some(note) = sandbox.first_note() {
+        notes.push(format!("Note: {note}."));
+    }
     let mut group = ProcessGroup::of(&child);
     let mut running = Running {
         stdout: child.stdout.take(),
@@ -207,8 +232,38 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         notes.push(result.text);
     }
     notes.push(report);
+    if let Some(hint) = sandbox_hint(sandbox, &stderr) {
+        notes.push(hint);
+    }
     result.text = notes.join("\n");
     Ok(result)
+}
+
+/// What to tell the model when a confined command failed the way the sandbox makes commands
+/// fail, so it asks the user instead of working around the sandbox.
+fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<String> {
+    let confining = sandbox.policy().enabled
+        && matches!(
+            sandbox.status(),
+            crate::SandboxStatus::Confined | crate::SandboxStatus::Partial { .. }
+        );
+    let write_denied =
+        stderr.contains("Permission denied") || stderr.contains("Read-only file system");
+    let network_denied = !sandbox.policy().network && stderr.contains("Operation not permitted");
+    if !confining || !(write_denied || network_denied) {
+        return None;
+    }
+    let network = if sandbox.policy().network {
+        ""
+    } else {
+        ", and may not use the network (`[sandbox] network = false`)"
+    };
+    Some(format!(
+        "Note: commands run in a sandbox: they may write only inside the project, the temporary \
+         directory and the paths in `[sandbox] writable`{network}. If this command needs more, \
+         do not work around it: tell the user what it needs, which they can allow in \
+         .wright/config.toml."
+    ))
 }
 
 /// `<stdout>\n...\n</stdout>`, or `<stdout></stdout>` when empty.

@@ -1,5 +1,6 @@
 //! What every tool call gets: the project root, the Ctrl-C token, the mtime record (spec A8),
-//! and the policy the dangerous-command checker applies to Bash (issue 6).
+//! the policy the dangerous-command checker applies to Bash, and confinement (issue 6): which
+//! paths the file tools may touch, how they write without being redirected, and Bash's sandbox.
 
 use std::collections::HashMap;
 use std::io;
@@ -11,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
 use crate::safety::CommandPolicy;
+use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
 
 /// The environment of every tool call.
 ///
@@ -31,6 +33,10 @@ pub struct ToolContext {
     command_policy: Arc<CommandPolicy>,
     /// The user's home directory, which `~` and `$HOME` in a Bash command stand for.
     home: Option<PathBuf>,
+    /// Canonical directories outside the project the tools may use too (`allow_outside_project`).
+    extra_roots: Arc<[PathBuf]>,
+    /// How Bash commands are confined.
+    sandbox: Arc<Sandbox>,
 }
 
 impl ToolContext {
@@ -53,7 +59,76 @@ impl ToolContext {
             unread_edits: false,
             command_policy: Arc::default(),
             home: home_dir(),
+            extra_roots: Arc::new([]),
+            sandbox: Arc::new(Sandbox::new(SandboxPolicy::default())),
         })
+    }
+
+    /// Also allows the directories `roots` (`allow_outside_project`) to every tool: paths in
+    /// them resolve, can be written, and Bash commands may write there. Each root is
+    /// canonicalised; one that does not exist or is not a directory is an error naming it.
+    pub fn with_extra_roots(mut self, roots: Vec<PathBuf>) -> io::Result<Self> {
+        let mut canonical = Vec::with_capacity(roots.len());
+        for root in roots {
+            let path = root.canonicalize().map_err(|err| {
+                io::Error::new(
+                    err.kind(),
+                    format!(
+                        "allow_outside_project: {} cannot be used: {err}",
+                        root.display()
+                    ),
+                )
+            })?;
+            if !path.is_dir() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    format!(
+                        "allow_outside_project: {} is not a directory",
+                        root.display()
+                    ),
+                ));
+            }
+            canonical.push(path);
+        }
+        self.extra_roots = canonical.into();
+        Ok(self)
+    }
+
+    /// The canonical `allow_outside_project` directories.
+    pub fn extra_roots(&self) -> &[PathBuf] {
+        &self.extra_roots
+    }
+
+    /// Confines Bash commands as `policy` says instead of the default (confined, network on).
+    pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = Arc::new(Sandbox::new(policy));
+        self
+    }
+
+    /// The policy Bash commands are confined by.
+    pub fn sandbox_policy(&self) -> &SandboxPolicy {
+        self.sandbox.policy()
+    }
+
+    /// How Bash commands are confined on this machine (probed once per context), for the CLI
+    /// to tell the user once; [`SandboxStatus::note`] gives the line to print.
+    pub fn sandbox_status(&self) -> &SandboxStatus {
+        self.sandbox.status()
+    }
+
+    pub(crate) fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// The directories a Bash command may write under: the project, the extra roots and the
+    /// temporary directory (`std::env::temp_dir()` and `/tmp`).
+    pub(crate) fn writable_roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.root.clone()];
+        roots.extend(self.extra_roots.iter().cloned());
+        roots.push(std::env::temp_dir());
+        #[cfg(unix)]
+        roots.push(PathBuf::from("/tmp"));
+        roots
     }
 
     /// Checks Bash commands with `policy` (the `[bash]` settings) instead of the default one.
@@ -96,12 +171,16 @@ impl ToolContext {
         &self.cancel
     }
 
-    /// Resolves a model-given path to an absolute path inside the project.
+    /// Resolves a model-given path to an absolute path inside the project (or an extra root).
     ///
     /// Relative paths are taken from the root; absolute paths are allowed only if they lie
-    /// inside it. Symlinks of the existing prefix of the path are resolved, so `..` escapes,
-    /// absolute paths elsewhere and symlinks pointing out are all refused with
+    /// inside it or an extra root. Symlinks of the existing prefix of the path are resolved, so
+    /// `..` escapes, absolute paths elsewhere and symlinks pointing out are all refused with
     /// `path_outside_project`. A target that does not exist yet is fine (for a later Write).
+    ///
+    /// The check is made now; a write made later goes through
+    /// [`write_file_atomically`](Self::write_file_atomically), which does not follow a symlink
+    /// swapped in meanwhile.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
         if path.trim().is_empty() {
             return Err(ToolError {
@@ -110,18 +189,61 @@ impl ToolContext {
             });
         }
         let resolved = walk(self.root.clone(), Path::new(path), 0);
-        if resolved.starts_with(&self.root) {
-            Ok(resolved)
-        } else {
-            Err(ToolError {
-                code: ErrorCode::PathOutsideProject,
-                message: format!(
-                    "{path} resolves to {}, which is outside the project root; only paths \
-                     inside the project can be used",
-                    resolved.display()
-                ),
-            })
+        if self.containing_root(&resolved).is_some() {
+            return Ok(resolved);
         }
+        let allowed = match self.extra_roots.is_empty() {
+            true => "only paths inside the project can be used".to_string(),
+            false => format!(
+                "only paths inside the project or under {} (allow_outside_project) can be used",
+                self.extra_roots
+                    .iter()
+                    .map(|root| root.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Err(ToolError {
+            code: ErrorCode::PathOutsideProject,
+            message: format!(
+                "{path} resolves to {}, which is outside the project root; {allowed}",
+                resolved.display()
+            ),
+        })
+    }
+
+    /// The allowed root `abs` lies in: the project root or an extra root (the deepest, when
+    /// one is inside another).
+    fn containing_root(&self, abs: &Path) -> Option<&Path> {
+        std::iter::once(&self.root)
+            .chain(self.extra_roots.iter())
+            .filter(|root| abs.starts_with(root))
+            .max_by_key(|root| root.components().count())
+            .map(PathBuf::as_path)
+    }
+
+    /// Writes `bytes` to `abs`, a path [`resolve`](Self::resolve) gave, atomically (a temporary
+    /// file beside it, then a rename), creating missing directories.
+    ///
+    /// Race-safe on Unix: the directories are opened one by one from the root holding `abs`
+    /// without following symlinks, and the file is created and renamed relative to the last
+    /// one. A directory swapped for a symlink after `resolve` checked the path makes the write
+    /// fail instead of landing outside; a file swapped for a symlink is replaced, not followed.
+    /// A path outside every allowed root is refused with `PermissionDenied`.
+    pub async fn write_file_atomically(&self, abs: &Path, bytes: Vec<u8>) -> io::Result<()> {
+        let root = self
+            .containing_root(abs)
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!("{} is outside the project", abs.display()),
+                )
+            })?
+            .to_path_buf();
+        let abs = abs.to_path_buf();
+        tokio::task::spawn_blocking(move || confined::write(&root, &abs, &bytes))
+            .await
+            .map_err(io::Error::other)?
     }
 
     /// The path shown to the model: relative to the root, with `/` separators (`.` for the
@@ -230,6 +352,112 @@ pub enum Freshness {
     Unchanged,
     /// The file changed on disk since the agent last read or wrote it.
     Modified,
+}
+
+/// Writing under an allowed root without following symlinks that appear after the check.
+mod confined {
+    use std::io;
+    use std::path::{Component, Path};
+
+    /// Writes `bytes` to `abs` (below `root`) through directories opened without following
+    /// symlinks; see [`super::ToolContext::write_file_atomically`].
+    #[cfg(unix)]
+    pub(super) fn write(root: &Path, abs: &Path, bytes: &[u8]) -> io::Result<()> {
+        use nix::fcntl::{OFlag, open};
+        use nix::sys::stat::Mode;
+
+        let (parents, name) = split(root, abs)?;
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        // The root itself is canonical and trusted; everything below it is checked.
+        let mut dir = open(root, flags, Mode::empty())?;
+        let mut path = root.to_path_buf();
+        for parent in parents {
+            path.push(parent);
+            dir = open_subdirectory(&dir, parent, &path)?;
+        }
+        crate::atomic::write_atomic_in(&dir, name, bytes)
+    }
+
+    /// Opens the directory `name` in `dir` (creating it when missing) without following a
+    /// symlink; `path` is its full path, for the message.
+    #[cfg(unix)]
+    fn open_subdirectory(
+        dir: &std::os::fd::OwnedFd,
+        name: &std::ffi::OsStr,
+        path: &Path,
+    ) -> io::Result<std::os::fd::OwnedFd> {
+        use nix::errno::Errno;
+        use nix::fcntl::{AtFlags, OFlag, openat};
+        use nix::sys::stat::{Mode, SFlag, fstatat, mkdirat};
+
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let opened = match openat(dir, name, flags, Mode::empty()) {
+            Err(Errno::ENOENT) => match mkdirat(dir, name, Mode::from_bits_truncate(0o777)) {
+                Ok(()) | Err(Errno::EEXIST) => openat(dir, name, flags, Mode::empty()),
+                Err(err) => Err(err),
+            },
+            other => other,
+        };
+        // Linux says ENOTDIR for a symlink opened with O_DIRECTORY | O_NOFOLLOW, others ELOOP.
+        let is_symlink = || {
+            fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW).is_ok_and(|stat| {
+                SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFLNK
+            })
+        };
+        opened.map_err(|errno| match errno {
+            Errno::ELOOP | Errno::ENOTDIR if is_symlink() => io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is now a symbolic link, which could lead outside the project; it is not \
+                     followed and nothing was written",
+                    path.display()
+                ),
+            ),
+            errno => io::Error::from(errno),
+        })
+    }
+
+    /// Elsewhere: the directories are created, then the path is checked once more just before
+    /// the write (a small window remains; see docs/sandbox.md).
+    #[cfg(not(unix))]
+    pub(super) fn write(root: &Path, abs: &Path, bytes: &[u8]) -> io::Result<()> {
+        let (_, _) = split(root, abs)?;
+        let parent = abs.parent().unwrap_or(root);
+        std::fs::create_dir_all(parent)?;
+        if !parent.canonicalize()?.starts_with(root) {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} now leads outside the project", parent.display()),
+            ));
+        }
+        crate::atomic::write_atomic(abs, bytes)
+    }
+
+    /// The directories of `abs` below `root`, and its file name.
+    fn split<'a>(
+        root: &Path,
+        abs: &'a Path,
+    ) -> io::Result<(Vec<&'a std::ffi::OsStr>, &'a std::ffi::OsStr)> {
+        let invalid = || {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is not a file path below {}",
+                    abs.display(),
+                    root.display()
+                ),
+            )
+        };
+        let mut names = Vec::new();
+        for component in abs.strip_prefix(root).map_err(|_| invalid())?.components() {
+            match component {
+                Component::Normal(name) => names.push(name),
+                _ => return Err(invalid()),
+            }
+        }
+        let name = names.pop().ok_or_else(invalid)?;
+        Ok((names, name))
+    }
 }
 
 /// How many dangling symlinks deep `resolve` follows (the kernel's own limit is 40).

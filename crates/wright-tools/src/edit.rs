@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
-use crate::atomic::write_file_atomically;
 use crate::closest::closest_region;
 use crate::diff::DiffReport;
 use crate::matching::{MatchError, Rung, replace};
@@ -188,7 +187,7 @@ pub(crate) async fn apply_edits(
         text,
         outcomes,
     } = planned;
-    write_file_atomically(abs.clone(), file.format.encode(&text))
+    ctx.write_file_atomically(&abs, file.format.encode(&text))
         .await
         .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
     ctx.record_mtime(&abs);

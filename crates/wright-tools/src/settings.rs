@@ -3,25 +3,34 @@
 //! same way.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::safety::CommandPolicy;
 use crate::secrets::SecretMasker;
-use crate::{ToolContext, ToolRegistry};
+use crate::{SandboxPolicy, ToolContext, ToolRegistry};
 
-/// The tool settings: the dangerous-command checker's rules and the credential masker.
+/// The tool settings: the dangerous-command checker's rules, the credential masker, how Bash
+/// is confined and which directories outside the project the tools may use.
 #[derive(Debug, Clone, Default)]
 pub struct ToolSettings {
     /// What the checker refuses or lets through beyond its builtin rules (`[bash]`).
     pub command_policy: CommandPolicy,
     /// What is masked in results (`[secrets]`, the configured keys).
     pub masker: SecretMasker,
+    /// How Bash commands are confined (`[sandbox]`).
+    pub sandbox: SandboxPolicy,
+    /// Directories outside the project the tools may use too (`allow_outside_project`).
+    pub extra_roots: Vec<PathBuf>,
 }
 
 impl ToolSettings {
-    /// A context for the project at `root` with these settings applied.
+    /// A context for the project at `root` with these settings applied; fails when the
+    /// project or an extra root cannot be opened (the error names it).
     pub fn context(&self, root: &Path) -> io::Result<ToolContext> {
-        Ok(ToolContext::new(root)?.with_command_policy(self.command_policy.clone()))
+        ToolContext::new(root)?
+            .with_command_policy(self.command_policy.clone())
+            .with_sandbox(self.sandbox.clone())
+            .with_extra_roots(self.extra_roots.clone())
     }
 
     /// The builtin tools with these settings applied.

@@ -10,7 +10,6 @@ use tokio::io::AsyncReadExt;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
-use crate::atomic::write_file_atomically;
 use crate::context::Freshness;
 use crate::diff::DiffReport;
 use crate::read::decode;
@@ -99,16 +98,9 @@ async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> 
 
     let content = format.endings(&args.content);
     let bytes = format.encode(&content);
-    if let Some(parent) = abs.parent() {
-        tokio::fs::create_dir_all(parent).await.map_err(|err| {
-            failure(
-                ErrorCode::Io,
-                format!("cannot create the directories of {shown}: {err}"),
-            )
-        })?;
-    }
     let byte_count = bytes.len();
-    write_file_atomically(abs.clone(), bytes)
+    // Creates missing directories; a symlink swapped in since plan_write is not followed.
+    ctx.write_file_atomically(&abs, bytes)
         .await
         .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
     ctx.record_mtime(&abs);

@@ -140,6 +140,7 @@ fn a_project_price_wins_over_the_user_price_of_the_same_model() {
         &Flags::default(),
         &env_of(&[("OPENAI_API_KEY", "k")]),
         &[project, user],
+        Path::new("/project"),
     )
     .unwrap();
     assert_eq!(settings.approval, Some(ApprovalMode::Ask));
@@ -228,7 +229,7 @@ fn unknown_keys_in_the_bash_table_are_rejected() {
 
 #[test]
 fn nothing_configured_is_an_error_naming_the_variables() {
-    let error = resolve(&Flags::default(), &env_of(&[]), &[]).unwrap_err();
+    let error = resolve(&Flags::default(), &env_of(&[]), &[], Path::new("/project")).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, ConfigError::NotConfigured));
     for name in [
@@ -243,7 +244,13 @@ fn nothing_configured_is_an_error_naming_the_variables() {
 
 #[test]
 fn openai_key_alone_uses_openai_defaults() {
-    let settings = resolve(&Flags::default(), &env_of(&[("OPENAI_API_KEY", "sk")]), &[]).unwrap();
+    let settings = resolve(
+        &Flags::default(),
+        &env_of(&[("OPENAI_API_KEY", "sk")]),
+        &[],
+        Path::new("/project"),
+    )
+    .unwrap();
     assert_eq!(settings.llm.provider, ProviderKind::OpenAi);
     assert_eq!(settings.llm.base_url, DEFAULT_OPENAI_BASE_URL);
     assert_eq!(settings.llm.model, DEFAULT_OPENAI_MODEL);
@@ -256,6 +263,7 @@ fn anthropic_key_alone_selects_anthropic() {
         &Flags::default(),
         &env_of(&[("ANTHROPIC_API_KEY", "a")]),
         &[],
+        Path::new("/project"),
     )
     .unwrap();
     assert_eq!(settings.llm.provider, ProviderKind::Anthropic);
@@ -273,7 +281,7 @@ fn flags_beat_environment_beat_project_beat_user_file() {
         base_url: Some("http://flag".into()),
         ..Flags::default()
     };
-    let settings = resolve(&flags, &env, &[project, user]).unwrap();
+    let settings = resolve(&flags, &env, &[project, user], Path::new("/project")).unwrap();
     assert_eq!(settings.llm.base_url, "http://flag");
     assert_eq!(settings.llm.model, "env");
     assert_eq!(settings.agent.max_steps, 4);
@@ -283,7 +291,7 @@ fn flags_beat_environment_beat_project_beat_user_file() {
 #[test]
 fn custom_server_needs_a_model() {
     let env = env_of(&[("WRIGHT_BASE_URL", "http://localhost:11434/v1")]);
-    let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+    let error = resolve(&Flags::default(), &env, &[], Path::new("/project")).unwrap_err();
     assert!(matches!(error, ConfigError::MissingModel { .. }), "{error}");
 }
 
@@ -293,7 +301,7 @@ fn local_server_needs_no_key() {
         ("WRIGHT_BASE_URL", "http://localhost:11434/v1"),
         ("WRIGHT_MODEL", "q"),
     ]);
-    let settings = resolve(&Flags::default(), &env, &[]).unwrap();
+    let settings = resolve(&Flags::default(), &env, &[], Path::new("/project")).unwrap();
     assert_eq!(settings.llm.api_key, None);
     assert_eq!(settings.llm.model, "q");
 }
@@ -301,7 +309,7 @@ fn local_server_needs_no_key() {
 #[test]
 fn bad_provider_in_environment_is_named() {
     let env = env_of(&[("WRIGHT_PROVIDER", "gemini"), ("OPENAI_API_KEY", "k")]);
-    let error = resolve(&Flags::default(), &env, &[]).unwrap_err();
+    let error = resolve(&Flags::default(), &env, &[], Path::new("/project")).unwrap_err();
     assert!(
         error.to_string().contains("WRIGHT_PROVIDER=\"gemini\""),
         "{error}"
@@ -328,7 +336,13 @@ fn secrets_mask_configured_patterns_file_keys_and_the_resolved_key() {
     let project = file("[secrets]\npatterns = [\"corp-[0-9]{6}\"]");
     let user = file("api_key = \"user-file-key-123\"\n[secrets]\nmask = true");
     let env = env_of(&[("OPENAI_API_KEY", "env-key-abcdefgh")]);
-    let settings = resolve(&Flags::default(), &env, &[project, user]).unwrap();
+    let settings = resolve(
+        &Flags::default(),
+        &env,
+        &[project, user],
+        Path::new("/project"),
+    )
+    .unwrap();
     let masker = &settings.tools.masker;
     assert_eq!(
         masker.mask("corp-123456 user-file-key-123 env-key-abcdefgh"),
@@ -336,11 +350,11 @@ fn secrets_mask_configured_patterns_file_keys_and_the_resolved_key() {
     );
 
     let off = file("[secrets]\nmask = false");
-    let settings = resolve(&Flags::default(), &env, &[off]).unwrap();
+    let settings = resolve(&Flags::default(), &env, &[off], Path::new("/project")).unwrap();
     assert!(!settings.tools.masker.is_enabled());
 
     let bad = file("[secrets]\npatterns = [\"(\"]");
-    let error = resolve(&Flags::default(), &env, &[bad]).unwrap_err();
+    let error = resolve(&Flags::default(), &env, &[bad], Path::new("/project")).unwrap_err();
     assert!(
         error.to_string().starts_with("invalid `[secrets]` setting"),
         "{error}"
@@ -370,4 +384,38 @@ fn hooks_are_read_from_every_file_highest_first_with_their_timeouts() {
     assert!(error.to_string().contains("\"Write(\""), "{error}");
     let typo = toml::from_str::<FileConfig>("[[hooks.pre_tool]]\ncmd = \"x\"").unwrap_err();
     assert!(typo.to_string().contains("cmd"), "{typo}");
+}
+
+#[test]
+fn sandbox_and_extra_roots_come_from_every_file_with_paths_expanded() {
+    let project = file(
+        "allow_outside_project = [\"../shared\", \"/opt/data\"]\n[sandbox]\nnetwork = false\nwritable = [\"~/.cargo\"]",
+    );
+    let user = file("allow_outside_project = [\"~\"]\n[sandbox]\nenabled = true\nnetwork = true");
+    let tools = tool_settings(
+        &[project, user],
+        Path::new("/work/app"),
+        Some(Path::new("/home/me")),
+        Vec::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        tools.sandbox,
+        SandboxPolicy {
+            enabled: true,
+            writable: vec![PathBuf::from("/home/me/.cargo")],
+            network: false,
+        }
+    );
+    assert_eq!(
+        tools.extra_roots,
+        vec![
+            PathBuf::from("/work/app/../shared"),
+            PathBuf::from("/opt/data"),
+            PathBuf::from("/home/me"),
+        ]
+    );
+    let defaults = tool_settings(&[], Path::new("/p"), None, Vec::new()).unwrap();
+    assert_eq!(defaults.sandbox, SandboxPolicy::default());
+    assert!(defaults.extra_roots.is_empty());
 }

@@ -1,0 +1,426 @@
+//! Confinement of Bash commands (issue 6): on Linux, Landlock limits where a command may write
+//! and a seccomp filter can take the network away; elsewhere commands run unconfined and say so.
+//!
+//! Only Bash is confined here. The file tools run inside wright and are kept to the project by
+//! path resolution ([`crate::ToolContext::resolve`]); `docs/sandbox.md` says what is and is not
+//! confined.
+//!
+//! Everything that can fail or allocate — opening the writable paths, building the Landlock
+//! ruleset, compiling the seccomp program — happens in wright before the fork. Between fork and
+//! exec the child makes three system calls and nothing else (see `restrict_child`).
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::process::Command;
+
+/// What Bash commands may do (issue 6; the sandbox settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// Whether commands are confined at all. Default: true.
+    pub enabled: bool,
+    /// Paths commands may write besides the project, the `allow_outside_project` roots and the
+    /// temporary directory (e.g. `~/.cargo` for a `cargo build` that downloads crates). A path
+    /// that does not exist when a command starts is skipped. Default: none.
+    pub writable: Vec<PathBuf>,
+    /// Whether commands may open network sockets, loopback included. Unix domain sockets work
+    /// either way. Default: true.
+    pub network: bool,
+}
+
+impl Default for SandboxPolicy {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            writable: Vec::new(),
+            network: true,
+        }
+    }
+}
+
+/// How Bash commands are confined on this machine under a [`SandboxPolicy`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxStatus {
+    /// Commands run confined as the policy asks.
+    Confined,
+    /// The policy turns confinement off (`enabled: false`).
+    Disabled,
+    /// Commands run confined in part; `reason` says what is not.
+    Partial {
+        /// What the kernel or the platform lacks, e.g. "this kernel's Landlock … cannot …".
+        reason: String,
+    },
+    /// Commands run unconfined; `reason` says why.
+    NotConfined {
+        /// Why, e.g. "this kernel does not support Landlock (…)".
+        reason: String,
+    },
+}
+
+impl SandboxStatus {
+    /// The one-line note for the user and the model when commands are less confined than the
+    /// policy asks (`commands are not confined: <why>`); `None` when they are confined as asked
+    /// or the policy turned confinement off.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Self::Confined | Self::Disabled => None,
+            Self::Partial { reason } => {
+                Some(format!("commands are only partly confined: {reason}"))
+            }
+            Self::NotConfined { reason } => Some(format!("commands are not confined: {reason}")),
+        }
+    }
+}
+
+/// Why a command could not be confined as the policy asks; the command is then not run.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SandboxError {
+    /// Building the Landlock ruleset failed.
+    #[cfg(target_os = "linux")]
+    #[error("cannot build the Landlock rules: {0}")]
+    Landlock(#[from] landlock::RulesetError),
+    /// Compiling the seccomp network filter failed.
+    #[cfg(target_os = "linux")]
+    #[error("cannot build the network filter: {0}")]
+    Seccomp(#[from] seccompiler::BackendError),
+}
+
+/// A context's sandbox: its policy, its status (found once), and whether the note about it was
+/// given. Shared by the clones of a context.
+#[derive(Debug)]
+pub(crate) struct Sandbox {
+    policy: SandboxPolicy,
+    status: OnceLock<SandboxStatus>,
+    noted: AtomicBool,
+}
+
+impl Sandbox {
+    pub(crate) fn new(policy: SandboxPolicy) -> Self {
+        Self {
+            policy,
+            status: OnceLock::new(),
+            noted: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// How commands are confined here, probed on first use.
+    pub(crate) fn status(&self) -> &SandboxStatus {
+        self.status.get_or_init(|| probe(&self.policy))
+    }
+
+    /// The status note, the first time it is asked for only (issue 6: "say so once").
+    pub(crate) fn first_note(&self) -> Option<String> {
+        let note = self.status().note()?;
+        (!self.noted.swap(true, Ordering::Relaxed)).then_some(note)
+    }
+
+    /// Makes `command` run confined: it may write only under `roots` (the project, the extra
+    /// roots, the temporary directory), the policy's writable paths and the devices every
+    /// command needs (`/dev/null`, ttys, …), and use the network only if the policy allows it.
+    /// Does nothing when the policy is disabled.
+    pub(crate) fn confine(
+        &self,
+        command: &mut Command,
+        roots: &[PathBuf],
+    ) -> Result<(), SandboxError> {
+        if !self.policy.enabled {
+            return Ok(());
+        }
+        platform::confine(&self.policy, command, roots)
+    }
+}
+
+/// The status under `policy` on this machine.
+fn probe(policy: &SandboxPolicy) -> SandboxStatus {
+    if !policy.enabled {
+        return SandboxStatus::Disabled;
+    }
+    platform::probe(policy)
+}
+
+#[cfg(target_os = "linux")]
+mod platform {
+    use std::collections::BTreeMap;
+    use std::io;
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::path::PathBuf;
+
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, path_beneath_rules,
+    };
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    use tokio::process::Command;
+
+    use super::{SandboxError, SandboxPolicy, SandboxStatus};
+
+    /// The filesystem rights handled: those of Landlock ABI 3 (Linux 6.2), the first that also
+    /// stops truncating files. Later rights (device ioctls, connecting to Unix sockets) are left
+    /// alone: they are not writes, and handling them would break terminals and local daemons.
+    const FS_ABI: ABI = ABI::V3;
+    /// The network rights handled when the network is off: TCP bind and connect (ABI 4).
+    const NET_ABI: ABI = ABI::V4;
+    /// Devices (and device directories) a command needs to write whatever the policy:
+    /// redirections to `/dev/null`, terminals, random numbers, POSIX shared memory.
+    const DEVICES: &[&str] = &[
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/tty",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/ptmx",
+        "/dev/pts",
+        "/dev/shm",
+    ];
+
+    pub(super) fn probe(policy: &SandboxPolicy) -> SandboxStatus {
+        let mut gaps = Vec::new();
+        if !policy.network && target_arch().is_none() {
+            gaps.push(format!(
+                "the network cannot be turned off on {}",
+                std::env::consts::ARCH
+            ));
+        }
+        if !landlock_supports(ABI::V1) {
+            let mut reason = "this kernel does not support Landlock (Linux 5.13 or later with \
+                              Landlock enabled is needed), so commands can write wherever you can"
+                .to_string();
+            for gap in gaps {
+                reason.push_str("; ");
+                reason.push_str(&gap);
+            }
+            return SandboxStatus::NotConfined { reason };
+        }
+        if !landlock_supports(FS_ABI) {
+            gaps.insert(
+                0,
+                "this kernel's Landlock (before Linux 6.2) cannot stop commands from truncating \
+                 files outside the project"
+                    .to_string(),
+            );
+        }
+        match gaps.is_empty() {
+            true => SandboxStatus::Confined,
+            false => SandboxStatus::Partial {
+                reason: gaps.join("; "),
+            },
+        }
+    }
+
+    /// Whether the kernel enforces every filesystem right of `abi`.
+    fn landlock_supports(abi: ABI) -> bool {
+        Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(abi))
+            .and_then(|ruleset| ruleset.create())
+            .is_ok()
+    }
+
+    /// The architecture the seccomp filter is compiled for, if seccompiler knows this one.
+    fn target_arch() -> Option<TargetArch> {
+        TargetArch::try_from(std::env::consts::ARCH).ok()
+    }
+
+    pub(super) fn confine(
+        policy: &SandboxPolicy,
+        command: &mut Command,
+        roots: &[PathBuf],
+    ) -> Result<(), SandboxError> {
+        let ruleset = landlock_ruleset(policy, roots)?;
+        let filter = match (policy.network, target_arch()) {
+            (false, Some(arch)) => Some(network_filter(arch)?),
+            // The status says the network stays on; Landlock still stops TCP.
+            (false, None) | (true, _) => None,
+        };
+        restrict_child(command, ruleset, filter);
+        Ok(())
+    }
+
+    /// The Landlock ruleset, created in wright: read and execute everywhere, write only under
+    /// `roots`, the policy's paths and the devices. `None` when the kernel has no Landlock
+    /// (best effort: commands then run unconfined, as the status says).
+    fn landlock_ruleset(
+        policy: &SandboxPolicy,
+        roots: &[PathBuf],
+    ) -> Result<Option<OwnedFd>, SandboxError> {
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(FS_ABI))?;
+        if !policy.network {
+            // No rule allows a port, so every TCP bind and connect is refused.
+            ruleset = ruleset.handle_access(AccessNet::from_all(NET_ABI))?;
+        }
+        let writable = roots
+            .iter()
+            .chain(&policy.writable)
+            .map(PathBuf::as_path)
+            .chain(DEVICES.iter().map(std::path::Path::new));
+        let created = ruleset
+            .create()?
+            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(FS_ABI)))?
+            // Missing paths are skipped; files (the devices) get only the file rights.
+            .add_rules(path_beneath_rules(writable, AccessFs::from_all(FS_ABI)))?;
+        Ok(created.into())
+    }
+
+    /// The seccomp program for "network off": `socket` and `socketpair` fail with `EPERM` for
+    /// every family but `AF_UNIX`, and so does `io_uring_setup` (io_uring can open sockets
+    /// without the `socket` call). Without an inet socket there is nothing to connect, bind or
+    /// send with, loopback included. A call made for another architecture (the 32-bit ABI)
+    /// kills the process, so the filter cannot be side-stepped that way.
+    fn network_filter(arch: TargetArch) -> Result<BpfProgram, SandboxError> {
+        let not_unix = || -> Result<SeccompRule, SandboxError> {
+            Ok(SeccompRule::new(vec![SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                libc::AF_UNIX as u64,
+            )?])?)
+        };
+        let rules = BTreeMap::from([
+            (libc::SYS_socket, vec![not_unix()?]),
+            (libc::SYS_socketpair, vec![not_unix()?]),
+            // No condition: every call matches.
+            (libc::SYS_io_uring_setup, vec![]),
+        ]);
+        let filter = SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EPERM as u32),
+            arch,
+        )?;
+        Ok(filter.try_into()?)
+    }
+
+    /// Has the child restrict itself between fork and exec: `PR_SET_NO_NEW_PRIVS` (required by
+    /// both, and it keeps setuid programs from escaping), then the Landlock ruleset, then the
+    /// seccomp filter. Any failure aborts the spawn, so a command never runs less confined than
+    /// the status says.
+    #[allow(unsafe_code)]
+    fn restrict_child(command: &mut Command, ruleset: Option<OwnedFd>, filter: Option<BpfProgram>) {
+        let restrict = move || -> io::Result<()> {
+            // SAFETY (all three calls): plain system calls with valid arguments; the ruleset fd
+            // is owned by this closure, so it is open until the command has been spawned.
+            if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(fd) = &ruleset {
+                let flags: libc::c_uint = 0;
+                let done = unsafe {
+                    libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), flags)
+                };
+                if done != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if let Some(program) = &filter {
+                // Makes only `prctl` and `seccomp` calls; its error values own no memory.
+                seccompiler::apply_filter(program).map_err(|_| io::Error::last_os_error())?;
+            }
+            Ok(())
+        };
+        // SAFETY: the closure runs in the forked child, where only async-signal-safe calls are
+        // allowed. It makes three system calls and builds `io::Error`s from errno, which does
+        // not allocate; it takes no lock and touches nothing shared with other threads.
+        unsafe {
+            command.pre_exec(restrict);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod platform {
+    use std::path::PathBuf;
+
+    use tokio::process::Command;
+
+    use super::{SandboxError, SandboxPolicy, SandboxStatus};
+
+    pub(super) fn probe(_: &SandboxPolicy) -> SandboxStatus {
+        SandboxStatus::NotConfined {
+            reason: format!(
+                "commands are confined only on Linux, and this is {}",
+                std::env::consts::OS
+            ),
+        }
+    }
+
+    pub(super) fn confine(
+        _: &SandboxPolicy,
+        _: &mut Command,
+        _: &[PathBuf],
+    ) -> Result<(), SandboxError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn sandbox_with(status: SandboxStatus) -> Sandbox {
+        let sandbox = Sandbox::new(SandboxPolicy::default());
+        sandbox.status.set(status).unwrap();
+        sandbox
+    }
+
+    #[test]
+    fn the_default_policy_confines_with_the_network_on() {
+        assert_eq!(
+            SandboxPolicy::default(),
+            SandboxPolicy {
+                enabled: true,
+                writable: vec![],
+                network: true,
+            }
+        );
+    }
+
+    #[test]
+    fn a_disabled_policy_has_the_disabled_status_and_no_note() {
+        let sandbox = Sandbox::new(SandboxPolicy {
+            enabled: false,
+            ..SandboxPolicy::default()
+        });
+        assert_eq!(sandbox.status(), &SandboxStatus::Disabled);
+        assert_eq!(sandbox.first_note(), None);
+    }
+
+    #[test]
+    fn the_not_confined_note_is_given_once() {
+        let sandbox = sandbox_with(SandboxStatus::NotConfined {
+            reason: "no Landlock".into(),
+        });
+        assert_eq!(
+            sandbox.first_note().as_deref(),
+            Some("commands are not confined: no Landlock")
+        );
+        assert_eq!(sandbox.first_note(), None);
+    }
+
+    #[test]
+    fn a_partial_status_says_what_is_missing() {
+        let status = SandboxStatus::Partial {
+            reason: "no truncate".into(),
+        };
+        assert_eq!(
+            status.note().as_deref(),
+            Some("commands are only partly confined: no truncate")
+        );
+    }
+
+    #[test]
+    fn confined_commands_get_no_note() {
+        assert_eq!(sandbox_with(SandboxStatus::Confined).first_note(), None);
+    }
+}
