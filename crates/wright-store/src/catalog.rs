@@ -56,6 +56,27 @@ impl SessionSummary {
     }
 }
 
+/// Deletes `session` and says so when it holds nothing but its meta line and no process
+/// has it open: a wright killed before the first message left it behind, and there is
+/// nothing in it to resume. A session in use (locked) is left alone.
+fn remove_if_orphan(session: &LoadedSession) -> bool {
+    let empty = session
+        .records
+        .iter()
+        .all(|record| matches!(record, Record::Meta(_)));
+    if !empty {
+        return false;
+    }
+    let Ok(file) = OpenOptions::new().append(true).open(&session.path) else {
+        return false;
+    };
+    match SessionFile::locked(file, session.path.clone()) {
+        // Held while the file is removed, so no process starts writing it in between.
+        Ok(_lock) => std::fs::remove_file(&session.path).is_ok(),
+        Err(_) => false,
+    }
+}
+
 /// When a record was written.
 fn record_time(record: &Record) -> DateTime<Utc> {
     match record {
@@ -71,11 +92,12 @@ fn newest_first(a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
 }
 
 /// Summaries of the session files in `dir`, newest activity first; files that are not
-/// sessions are skipped.
+/// sessions are skipped, and so are orphans (see [`remove_if_orphan`]).
 fn summaries_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
     let mut summaries: Vec<SessionSummary> = session_paths(dir)?
         .iter()
         .filter_map(|path| load(path).ok())
+        .filter(|session| !remove_if_orphan(session))
         .map(|session| SessionSummary::of(&session))
         .collect();
     summaries.sort_by(newest_first);

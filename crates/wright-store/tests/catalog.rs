@@ -103,19 +103,42 @@ fn a_summary_counts_rounds_tokens_and_the_last_activity() {
 }
 
 #[test]
-fn a_session_without_records_was_last_active_when_created() {
+fn a_session_without_messages_was_last_active_when_created() {
     let home = TempDir::new().unwrap();
     let store = store(&home);
     write_session(
         &store,
         &meta("aaaaaaaa-0001", None, "2026-11-22T08:00:00Z"),
-        &[],
+        &[usage("2026-11-22T08:00:00Z", 5)],
     );
     let summary = &store.summaries().unwrap()[0];
     assert_eq!(
         (summary.rounds, summary.tokens, summary.last_activity),
-        (0, 0, time("2026-11-22T08:00:00Z"))
+        (0, 5, time("2026-11-22T08:00:00Z"))
     );
+}
+
+#[test]
+fn an_empty_session_no_process_holds_is_removed_when_sessions_are_listed() {
+    let home = TempDir::new().unwrap();
+    let store = store(&home);
+    // Left behind by a wright killed before the first message.
+    let orphan = write_session(
+        &store,
+        &meta("aaaaaaaa-0001", None, "2026-11-22T08:00:00Z"),
+        &[],
+    );
+    // Still being used by a live wright, which holds its lock.
+    let (live, _lock) = store.create(None).unwrap();
+    let ids: Vec<String> = store
+        .summaries()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.meta.id)
+        .collect();
+    assert_eq!(ids, vec![live.id.clone()]);
+    assert!(!orphan.exists());
+    assert_eq!(store.latest().unwrap().unwrap().meta.id, live.id);
 }
 
 #[test]
@@ -131,12 +154,12 @@ fn summaries_are_ordered_by_last_activity_newest_first() {
     write_session(
         &store,
         &meta("bbbbbbbb-0002", Some("new"), "2026-11-21T08:00:00Z"),
-        &[],
+        &[round_end("2026-11-21T08:00:00Z")],
     );
     write_session(
         &store,
         &meta("cccccccc-0003", None, "2026-11-22T08:00:00Z"),
-        &[],
+        &[round_end("2026-11-22T08:00:00Z")],
     );
     let names: Vec<Option<String>> = store
         .summaries()
@@ -156,11 +179,11 @@ fn all_summaries_cover_every_project_under_home() {
     write_session(
         &here,
         &meta("aaaaaaaa-0001", Some("here"), "2026-11-20T08:00:00Z"),
-        &[],
+        &[round_end("2026-11-20T08:00:00Z")],
     );
     let mut other = meta("bbbbbbbb-0002", Some("there"), "2026-11-21T08:00:00Z");
     other.project_root = "/work/other".into();
-    write_session(&there, &other, &[]);
+    write_session(&there, &other, &[round_end("2026-11-21T08:00:00Z")]);
     let all: Vec<(String, String)> = SessionStore::all_summaries(home.path())
         .unwrap()
         .into_iter()
@@ -328,7 +351,7 @@ fn files_that_are_not_sessions_are_left_out_of_the_list() {
     write_session(
         &store,
         &meta("aaaaaaaa-0001", None, "2026-11-20T08:00:00Z"),
-        &[],
+        &[user("2026-11-20T08:00:01Z", "hi")],
     );
     // A crash while creating a session leaves at most a partial file under another name.
     std::fs::write(
