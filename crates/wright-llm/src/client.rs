@@ -1,6 +1,7 @@
 //! [`LlmClient`]: one model call from request to [`Completion`], with retries (DESIGN §6) and
 //! continuation of replies cut by the output-token limit.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
@@ -37,6 +38,9 @@ pub struct LlmClient {
     url: String,
     /// Content type, accept and credentials (marked sensitive, so `Debug` hides them).
     headers: HeaderMap,
+    /// How an OpenAI-compatible server wants the request spelled, as learnt so far; shared by
+    /// clones, so a lesson is learnt once per model.
+    dialect: Arc<Mutex<openai::Dialect>>,
 }
 
 impl LlmClient {
@@ -78,11 +82,13 @@ impl LlmClient {
                 setting: "provider",
                 problem: format!("could not set up the HTTP client: {}", root_cause(&error)),
             })?;
+        let dialect = Arc::new(Mutex::new(openai::Dialect::for_model(&config.model)));
         Ok(LlmClient {
             config,
             http,
             url,
             headers,
+            dialect,
         })
     }
 
@@ -113,7 +119,21 @@ impl LlmClient {
             } else {
                 self.encode(&continuation_request(request, &text))?
             };
-            let piece = self.send(body, (&text, &reasoning), on_event).await?;
+            let mut body = body;
+            let piece = loop {
+                match self.send(body, (&text, &reasoning), on_event).await {
+                    // The server named a parameter it does not take: spell it its way. Each
+                    // lesson is learnt once, so this ends.
+                    Err(error) if self.learn_dialect(&error) => {
+                        body = if continuations == 0 {
+                            self.encode(request)?
+                        } else {
+                            self.encode(&continuation_request(request, &text))?
+                        };
+                    }
+                    other => break other?,
+                }
+            };
             text.push_str(&piece.text);
             reasoning.push_str(&piece.reasoning);
             if let Some(piece_usage) = &piece.usage {
@@ -138,10 +158,31 @@ impl LlmClient {
         }
     }
 
+    fn dialect(&self) -> std::sync::MutexGuard<'_, openai::Dialect> {
+        self.dialect.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `error` is an OpenAI-compatible server refusing a parameter it does not take
+    /// in a way the dialect could adjust to (it has then adjusted).
+    fn learn_dialect(&self, error: &LlmError) -> bool {
+        match error {
+            LlmError::Http {
+                provider: ProviderKind::OpenAi,
+                status: 400,
+                message,
+                ..
+            } => self.dialect().learn(message),
+            _ => false,
+        }
+    }
+
     /// The request body, built once per request so every attempt sends the same bytes.
     fn encode(&self, request: &ChatRequest) -> Result<Bytes, LlmError> {
         let body = match self.config.provider {
-            ProviderKind::OpenAi => openai::request_body(&self.config, request),
+            ProviderKind::OpenAi => {
+                let dialect = *self.dialect();
+                openai::request_body(&self.config, request, dialect)
+            }
             ProviderKind::Anthropic => anthropic::request_body(&self.config, request),
         };
         body.map(Bytes::from).map_err(LlmError::Encode)

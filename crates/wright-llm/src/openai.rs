@@ -17,10 +17,62 @@ pub(crate) fn endpoint(base_url: &str) -> String {
     format!("{}/chat/completions", base_url.trim_end_matches('/'))
 }
 
+/// Which spelling of the request a server takes. OpenAI's reasoning models (o1, o3, o4,
+/// gpt-5 and later) refuse `max_tokens` and want `max_completion_tokens`, and some refuse
+/// `stop`; older compatible servers know only `max_tokens`. A client starts from a guess by
+/// model name and learns from the server's 400 answer (see [`Dialect::learn`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Dialect {
+    /// Send the output limit as `max_completion_tokens` instead of `max_tokens`.
+    pub max_completion_tokens: bool,
+    /// Send no `stop` sequences.
+    pub omit_stop: bool,
+}
+
+impl Dialect {
+    /// The guess for `model`: OpenAI's reasoning families take `max_completion_tokens`.
+    pub(crate) fn for_model(model: &str) -> Self {
+        let model = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
+        let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|family| {
+            model == *family
+                || model
+                    .strip_prefix(family)
+                    .is_some_and(|rest| rest.starts_with(['-', '.', '_']))
+        });
+        Self {
+            max_completion_tokens: reasoning,
+            omit_stop: false,
+        }
+    }
+
+    /// Adjusts to a 400 answer that names a parameter this dialect sends and the server does
+    /// not take; whether anything changed (then the request is worth sending again).
+    pub(crate) fn learn(&mut self, message: &str) -> bool {
+        let unsupported = message.contains("nsupported") || message.contains("not supported");
+        if !self.max_completion_tokens
+            && message.contains("max_completion_tokens")
+            && message.contains("max_tokens")
+        {
+            self.max_completion_tokens = true;
+            return true;
+        }
+        if !self.omit_stop && unsupported && message.contains("'stop'") {
+            self.omit_stop = true;
+            return true;
+        }
+        false
+    }
+}
+
 /// The request body, as bytes so every attempt sends exactly the same ones.
 pub(crate) fn request_body(
     config: &LlmConfig,
     request: &ChatRequest,
+    dialect: Dialect,
 ) -> serde_json::Result<Vec<u8>> {
     let system = (!request.system.is_empty()).then(|| WireMessage {
         role: "system",
@@ -43,8 +95,15 @@ pub(crate) fn request_body(
         stream_options: config.stream.then_some(StreamOptions {
             include_usage: true,
         }),
-        max_tokens: config.max_output_tokens,
-        stop: &request.stop,
+        max_tokens: (!dialect.max_completion_tokens).then_some(config.max_output_tokens),
+        max_completion_tokens: dialect
+            .max_completion_tokens
+            .then_some(config.max_output_tokens),
+        stop: if dialect.omit_stop {
+            &[]
+        } else {
+            &request.stop
+        },
     })
 }
 
@@ -55,7 +114,10 @@ struct WireRequest<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
-    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
 }
@@ -269,7 +331,60 @@ mod tests {
     }
 
     fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
-        serde_json::from_slice(&request_body(config, request).unwrap()).unwrap()
+        serde_json::from_slice(&request_body(config, request, Dialect::default()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn reasoning_model_families_are_guessed_by_name() {
+        for model in [
+            "o1",
+            "o3-mini",
+            "o4-mini-high",
+            "gpt-5",
+            "gpt-5.1",
+            "gpt-5-mini",
+            "openai/gpt-5.4",
+        ] {
+            assert!(Dialect::for_model(model).max_completion_tokens, "{model}");
+        }
+        for model in [
+            "gpt-4.1",
+            "gpt-4o",
+            "o1x",
+            "deepseek-chat",
+            "qwen2.5-coder:7b",
+            "gpt-50",
+        ] {
+            assert_eq!(Dialect::for_model(model), Dialect::default(), "{model}");
+        }
+    }
+
+    #[test]
+    fn the_dialect_learns_from_unsupported_parameter_messages_once() {
+        let mut dialect = Dialect::default();
+        assert!(!dialect.learn("prompt is too long"));
+        assert!(dialect.learn(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
+             'max_completion_tokens' instead."
+        ));
+        assert!(dialect.max_completion_tokens);
+        assert!(!dialect.learn("Unsupported parameter: 'max_tokens' … 'max_completion_tokens'"));
+        assert!(dialect.learn("Unsupported parameter: 'stop' is not supported with this model."));
+        assert!(dialect.omit_stop);
+        assert!(!dialect.learn("Unsupported parameter: 'stop' is not supported with this model."));
+
+        let mut config = config();
+        config.max_output_tokens = 77;
+        let request = ChatRequest {
+            system: String::new(),
+            messages: vec![ChatMessage::user("hi")],
+            stop: vec!["\nObservation:".into()],
+        };
+        let body: Value =
+            serde_json::from_slice(&request_body(&config, &request, dialect).unwrap()).unwrap();
+        assert_eq!(body["max_completion_tokens"], 77);
+        assert!(body.get("max_tokens").is_none());
+        assert!(body.get("stop").is_none());
     }
 
     #[test]

@@ -187,3 +187,56 @@ async fn a_plain_request_reports_the_whole_reply_at_once() {
     assert_eq!(body["stream"], json!(false));
     assert_eq!(body.get("stream_options"), None);
 }
+
+#[tokio::test]
+async fn a_server_refusing_max_tokens_and_stop_gets_them_its_way_and_the_client_remembers() {
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::status(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
+             'max_completion_tokens' instead.",
+        ),
+        ScriptedResponse::status(
+            400,
+            "Unsupported parameter: 'stop' is not supported with this model.",
+        ),
+        ScriptedResponse::text(REPLY),
+        ScriptedResponse::text(REPLY),
+    ]))
+    .unwrap();
+    let client = wright_llm::LlmClient::new(config(ProviderKind::OpenAi, &server)).unwrap();
+    let mut request = request();
+    request.stop = vec!["\nObservation:".into()];
+    let first = client.complete(&request, &mut |_| {}).await.unwrap();
+    assert_eq!(first.text, REPLY);
+    let second = client.complete(&request, &mut |_| {}).await.unwrap();
+    assert_eq!(second.text, REPLY);
+
+    let bodies: Vec<serde_json::Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 4, "one retry per lesson, none after");
+    assert_eq!(bodies[0]["max_tokens"], 8192);
+    assert!(bodies[0]["stop"].is_array());
+    assert_eq!(bodies[1]["max_completion_tokens"], 8192);
+    assert!(bodies[1].get("max_tokens").is_none());
+    for body in &bodies[2..] {
+        assert_eq!(body["max_completion_tokens"], 8192);
+        assert!(body.get("max_tokens").is_none());
+        assert!(body.get("stop").is_none());
+    }
+}
+
+#[tokio::test]
+async fn a_bad_request_about_something_else_still_fails_at_once() {
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::status(400, "Unsupported value: 'temperature' does not support 0.2"),
+        ScriptedResponse::text(REPLY),
+    ]))
+    .unwrap();
+    let (result, _) = complete(config(ProviderKind::OpenAi, &server), &request()).await;
+    assert!(result.is_err());
+    assert_eq!(server.requests().len(), 1);
+}
