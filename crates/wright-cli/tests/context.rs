@@ -183,7 +183,10 @@ fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_roun
     let project = Project::new();
     let summary =
         "## 📌 Archived Session Summary\n*(Contains context from A to B)*\nSUMMARY-MARKER";
-    let server = twelve_rounds(&project, vec![reply(summary), finish("answer 13")]);
+    let server = twelve_rounds(
+        &project,
+        vec![with_usage(reply(summary), 9_000), finish("answer 13")],
+    );
     let run = project.exec(
         &server,
         "openai",
@@ -227,6 +230,18 @@ fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_roun
         .unwrap();
     assert_eq!(finished["archived_rounds"], 2);
     assert_eq!(finished["timed_out"], false);
+    let usage_calls: Vec<(&str, u64)> = events
+        .iter()
+        .filter(|e| e["type"] == "usage")
+        .map(|e| {
+            (
+                e["call"].as_str().unwrap(),
+                e["prompt_tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The step's reply reported no usage; the summary call's did, and is reported as such.
+    assert_eq!(usage_calls, vec![("summary", 9_000)]);
     assert!(
         finished["summary"]
             .as_str()

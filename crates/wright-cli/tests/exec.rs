@@ -393,6 +393,7 @@ fn json_mode_prints_one_typed_event_per_line_ending_with_round_finished() {
     let usage = &events[position("usage")];
     assert_eq!(usage["prompt_tokens"], 50);
     assert_eq!(usage["completion_tokens"], 7);
+    assert_eq!(usage["call"], "step");
     assert_eq!(usage["total_tokens"], 57);
     assert_eq!(usage["cached_prompt_tokens"], 40);
     assert_eq!(events.last().unwrap()["answer"], "alpha it is");

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{ChatRequest, LlmClient, LlmError, StreamEvent};
 use wright_protocol::{ErrorCode, Event, FailureCode, Message, MessageMetadata, ToolCall};
-use wright_protocol::{ToolResult, ToolStatus, Usage};
+use wright_protocol::{ToolResult, ToolStatus, Usage, UsageCall};
 use wright_store::{RoundStatus, StoreError, UsageKind};
 use wright_tools::{ToolContext, ToolRegistry};
 
@@ -385,6 +385,7 @@ impl Agent {
             () = self.cancellation().cancelled() => return Err(interrupted()),
         };
         if let Some(usage) = usage {
+            events(Event::usage_of(&usage, UsageCall::Summary));
             let model = &self.summary_llm.config().model;
             let recorded = self.history.record_usage(usage, UsageKind::Summary, model);
             self.warn_on_store_error(recorded, events);

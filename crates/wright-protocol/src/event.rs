@@ -174,6 +174,9 @@ pub enum Event {
         /// Prompt tokens served from the provider's cache, where reported.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cached_prompt_tokens: Option<u64>,
+        /// What the call was for: `step` (a ReAct step) or `summary` (compaction).
+        #[serde(default)]
+        call: UsageCall,
     },
     /// The history passed the compaction threshold; older rounds are being archived and
     /// summarised (spec A4–A6). The round waits until `compaction_finished`.
@@ -226,13 +229,19 @@ pub enum Event {
 }
 
 impl Event {
-    /// The usage event for one model call.
+    /// The usage event for one model call made for a ReAct step.
     pub fn usage(usage: &Usage) -> Self {
+        Self::usage_of(usage, UsageCall::Step)
+    }
+
+    /// The usage event for one model call made for `call`.
+    pub fn usage_of(usage: &Usage, call: UsageCall) -> Self {
         Event::Usage {
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
             total_tokens: usage.total_tokens,
             cached_prompt_tokens: usage.cached_prompt_tokens,
+            call,
         }
     }
 }
@@ -298,4 +307,15 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), event);
     }
+}
+
+/// What a model call was made for, in a [`Event::Usage`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageCall {
+    /// A ReAct step of a round.
+    #[default]
+    Step,
+    /// A summary written by compaction.
+    Summary,
 }

@@ -11,7 +11,7 @@ mod todo;
 mod tool;
 mod usage;
 
-pub use event::{ActionKind, ApprovalVerdict, Event, FailureCode};
+pub use event::{ActionKind, ApprovalVerdict, Event, FailureCode, UsageCall};
 pub use message::{Message, MessageMetadata, Role};
 pub use todo::{TodoItem, TodoStatus};
 pub use tool::{ErrorCode, ToolCall, ToolError, ToolResult, ToolStatus};
