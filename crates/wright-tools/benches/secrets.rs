@@ -58,4 +58,12 @@ fn masking(c: &mut Criterion) {
 }
 
 criterion_group!(benches, masking);
-criterion_main!(benches);
+
+fn building(c: &mut Criterion) {
+    c.bench_function("build the masker (every pattern compiled)", |b| {
+        b.iter(|| SecretMasker::new(black_box(&SecretPolicy::default())).unwrap())
+    });
+}
+
+criterion_group!(build, building);
+criterion_main!(benches, build);
