@@ -17,6 +17,8 @@ mod chat;
 mod client;
 mod config;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod openai;
 mod retry;
 mod sse;

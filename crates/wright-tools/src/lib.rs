@@ -24,6 +24,8 @@ mod compress;
 mod context;
 mod diff;
 mod edit;
+#[doc(hidden)]
+pub mod fuzzing;
 mod glob;
 mod grep;
 mod ls;

@@ -288,8 +288,14 @@ fn reindent<'a>(new: &'a str, from: &str, to: &str) -> Cow<'a, str> {
         } else if let Some(extra) = to.strip_prefix(from) {
             format!("{extra}{line}")
         } else if let Some(surplus) = from.strip_prefix(to) {
-            // Remove up to the surplus' length of leading whitespace.
-            let strip = leading_whitespace(line).len().min(surplus.len());
+            // Remove up to the surplus' length of leading whitespace, whole characters only
+            // (the whitespace may be multi-byte, e.g. U+200A).
+            let strip = leading_whitespace(line)
+                .char_indices()
+                .map(|(at, c)| at + c.len_utf8())
+                .take_while(|&end| end <= surplus.len())
+                .last()
+                .unwrap_or(0);
             line[strip..].to_string()
         } else if let Some(rest) = line.strip_prefix(from) {
             // Tabs against spaces: swap the common prefix.
@@ -325,6 +331,14 @@ mod tests {
     fn replaced(text: &str, old: &str, new: &str) -> (String, Rung) {
         let r = replace(text, old, new, false).unwrap();
         (r.text, r.rung)
+    }
+
+    #[test]
+    fn reindenting_over_multibyte_whitespace_cuts_whole_characters() {
+        // Found by fuzzing: the new text's indentation is a 3-byte hair space (U+200A), and
+        // the surplus to remove is 1 byte; slicing at byte 1 panicked.
+        assert_eq!(reindent(" a\n\u{200a}b", "  ", " "), "a\n\u{200a}b");
+        assert_eq!(reindent("\u{200a}\u{200a}b", "    ", ""), "\u{200a}b");
     }
 
     #[test]
