@@ -170,6 +170,8 @@ fn resume_switches_to_a_stored_session_and_continues_its_history() {
     session.enter();
     session.expect("resumed session");
     session.expect("\"feature\" (1 round)");
+    session.expect("› remember 42");
+    session.expect("remembered");
     session.type_text("what was the number?");
     session.enter();
     session.expect("still here");
@@ -184,13 +186,25 @@ fn resume_switches_to_a_stored_session_and_continues_its_history() {
 }
 
 #[test]
-fn continue_opens_the_latest_session() {
+fn continue_opens_the_latest_session_and_shows_where_it_stood() {
     let project = Project::new();
-    let server = serve(vec![reply("Action: Finish[ok]")]);
-    let run = project.exec(&server, "openai", &["--session", "earlier"], "hi");
+    let server = serve(vec![
+        reply("Thought: look\nAction: LS[{}]"),
+        reply("Action: Finish[the earlier answer]"),
+    ]);
+    let run = project.exec(
+        &server,
+        "openai",
+        &["--session", "earlier"],
+        "the earlier question",
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let mut session = Session::start(&project, &server, &["--continue"]);
     session.expect("\"earlier\" (1 round)");
+    // The recap: the request, one line per tool call, the answer.
+    session.expect("› the earlier question");
+    session.expect("✓ LS");
+    session.expect("the earlier answer");
     session.ctrl_d();
     assert_eq!(session.wait(), 0);
 }

@@ -9,6 +9,7 @@
 mod commands;
 mod complete;
 mod history;
+mod recap;
 mod input;
 mod state;
 mod terminal;

@@ -424,6 +424,8 @@ impl App {
             self.output
                 .push(styled(format!("⚠ {warning}"), WARNING, &self.theme));
         }
+        self.output
+            .extend(super::recap::render(&opened.recap, &self.theme));
         // The status of another session does not apply to this one.
         self.status = None;
     }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::recap::{RECAP_ROUNDS, Recap, recap};
 use futures::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -87,6 +88,8 @@ pub struct SessionOpened {
     pub model: String,
     /// Lines of its file that could not be read.
     pub warnings: Vec<String>,
+    /// Its last rounds, shown when it is resumed.
+    pub recap: Recap,
 }
 
 /// Asks the terminal: every question goes down the same channel as the events, so it arrives
@@ -374,6 +377,7 @@ impl AgentFactory {
                     rounds,
                     resumed: true,
                     model: self.llm.model.clone(),
+                    recap: recap(&loaded.records, RECAP_ROUNDS),
                     warnings: loaded.warnings,
                 };
                 (history, opened)
@@ -387,6 +391,7 @@ impl AgentFactory {
                     resumed: false,
                     model: self.llm.model.clone(),
                     warnings: Vec::new(),
+                    recap: Recap::default(),
                 };
                 (HistoryManager::new(Some(file)), opened)
             }

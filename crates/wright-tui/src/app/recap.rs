@@ -1,0 +1,306 @@
+//! What a resumed session said before (issue 5): its last rounds, each as the request, one
+//! line per tool call and the answer, so the user sees where the conversation stands.
+
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use wright_core::react::{Action, Reply, parse_reply};
+use wright_protocol::Role;
+use wright_store::{Record, RoundStatus};
+
+use super::transcript::{clean, plural};
+use crate::render::Theme;
+use crate::render::palette::{DIM, ERROR};
+
+/// Rounds shown when a session is resumed.
+pub const RECAP_ROUNDS: usize = 3;
+/// Lines of an answer shown; the rest is summed up.
+const ANSWER_LINES: usize = 4;
+
+/// One line of a recap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecapLine {
+    /// The user's request.
+    Prompt(String),
+    /// A tool call, with its error code when it failed.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// Its error code, if it failed.
+        failed: Option<String>,
+    },
+    /// The model's answer.
+    Answer(String),
+    /// The round ended without an answer.
+    Ended(RoundStatus),
+}
+
+/// The last rounds of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Recap {
+    /// Rounds before the ones shown.
+    pub earlier_rounds: usize,
+    /// The lines of the rounds shown.
+    pub lines: Vec<RecapLine>,
+}
+
+/// The recap of the last `keep` rounds of `records`.
+pub fn recap(records: &[Record], keep: usize) -> Recap {
+    let mut rounds: Vec<Vec<RecapLine>> = Vec::new();
+    let mut last_assistant: Option<String> = None;
+    let close = |round: Option<&mut Vec<RecapLine>>, assistant: &mut Option<String>| {
+        if let (Some(round), Some(text)) = (round, assistant.take())
+            && let Some(answer) = answer_of(&text)
+        {
+            round.push(RecapLine::Answer(answer));
+        }
+    };
+    for record in records {
+        match record {
+            Record::Message { message, .. } => match message.role {
+                Role::User => {
+                    close(rounds.last_mut(), &mut last_assistant);
+                    rounds.push(vec![RecapLine::Prompt(message.content.clone())]);
+                }
+                Role::Assistant => last_assistant = Some(message.content.clone()),
+                Role::Tool => {
+                    if let Some(round) = rounds.last_mut() {
+                        round.push(RecapLine::Tool {
+                            name: message
+                                .metadata
+                                .tool_name
+                                .clone()
+                                .unwrap_or_else(|| "tool".to_string()),
+                            failed: error_code(&message.content),
+                        });
+                    }
+                }
+                Role::Summary => {}
+            },
+            Record::RoundEnd { status, .. } => {
+                close(rounds.last_mut(), &mut last_assistant);
+                if *status != RoundStatus::Finished
+                    && let Some(round) = rounds.last_mut()
+                {
+                    round.push(RecapLine::Ended(*status));
+                }
+            }
+            _ => {}
+        }
+    }
+    close(rounds.last_mut(), &mut last_assistant);
+    let earlier_rounds = rounds.len().saturating_sub(keep);
+    Recap {
+        earlier_rounds,
+        lines: rounds.into_iter().skip(earlier_rounds).flatten().collect(),
+    }
+}
+
+/// The answer in an assistant message: a `Finish` action's or a plain reply's; `None` for a
+/// step that called a tool.
+fn answer_of(text: &str) -> Option<String> {
+    match parse_reply(text) {
+        Reply::Step {
+            action: Action::Finish(answer),
+            ..
+        } => Some(answer),
+        Reply::Answer(answer) => Some(answer),
+        _ => None,
+    }
+}
+
+/// The error code of a tool message's stored result (`{"status": "error", "error": {"code"}}`).
+fn error_code(content: &str) -> Option<String> {
+    let json = content.strip_prefix("[tool]").unwrap_or(content).trim();
+    let stored: Value = serde_json::from_str(json).ok()?;
+    if stored.get("status")?.as_str()? != "error" {
+        return None;
+    }
+    Some(
+        stored
+            .pointer("/error/code")
+            .and_then(Value::as_str)
+            .unwrap_or("error")
+            .to_string(),
+    )
+}
+
+/// The recap drawn: dim, with the requests in bold and failures in red.
+pub fn render(recap: &Recap, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if recap.lines.is_empty() {
+        return lines;
+    }
+    if recap.earlier_rounds > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "… {} before these",
+                plural(recap.earlier_rounds as u64, "earlier round")
+            ),
+            DIM,
+        )));
+    }
+    for line in &recap.lines {
+        match line {
+            RecapLine::Prompt(prompt) => {
+                lines.push(Line::default());
+                let first = prompt.lines().next().unwrap_or("");
+                let more = prompt.lines().count() > 1;
+                lines.push(Line::from(vec![
+                    Span::styled("› ", DIM),
+                    Span::styled(
+                        format!("{}{}", clean(first), if more { " …" } else { "" }),
+                        Style::new().add_modifier(Modifier::BOLD),
+                    ),
+                ]));
+            }
+            RecapLine::Tool { name, failed: None } => {
+                lines.push(Line::from(Span::styled(format!("  ✓ {name}"), DIM)));
+            }
+            RecapLine::Tool {
+                name,
+                failed: Some(code),
+            } => {
+                lines.push(Line::from(Span::styled(
+                    format!("  ✗ {name} ({code})"),
+                    ERROR,
+                )));
+            }
+            RecapLine::Answer(answer) => {
+                let all: Vec<&str> = answer.trim().lines().collect();
+                for text in all.iter().take(ANSWER_LINES) {
+                    lines.push(Line::from(Span::styled(format!("  {}", clean(text)), DIM)));
+                }
+                if all.len() > ANSWER_LINES {
+                    lines.push(Line::from(Span::styled(
+                        format!(
+                            "  … {} more",
+                            plural((all.len() - ANSWER_LINES) as u64, "line")
+                        ),
+                        DIM,
+                    )));
+                }
+            }
+            RecapLine::Ended(status) => {
+                let how = match status {
+                    RoundStatus::Interrupted => "interrupted",
+                    RoundStatus::Failed => "failed",
+                    RoundStatus::Finished => "finished",
+                };
+                lines.push(Line::from(Span::styled(format!("  ({how})"), DIM)));
+            }
+        }
+    }
+    lines.push(Line::default());
+    theme.finish(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    const AT: &str = "2026-11-22T08:00:00Z";
+
+    fn message(role: Role, content: &str, tool: Option<&str>) -> Record {
+        let mut message = json!({"role": role, "content": content});
+        if let Some(tool) = tool {
+            message["metadata"] = json!({"tool_name": tool});
+        }
+        serde_json::from_value(json!({"type": "message", "at": AT, "message": message})).unwrap()
+    }
+
+    fn end(status: RoundStatus) -> Record {
+        serde_json::from_value(json!({"type": "round_end", "at": AT, "status": status})).unwrap()
+    }
+
+    fn round(n: usize) -> Vec<Record> {
+        vec![
+            message(Role::User, &format!("question {n}\nmore detail"), None),
+            message(
+                Role::Assistant,
+                "Thought: look\nAction: Read[{\"file_path\": \"a\"}]",
+                None,
+            ),
+            message(
+                Role::Tool,
+                r#"{"status":"success","data":{"file_path":"a"}}"#,
+                Some("Read"),
+            ),
+            message(
+                Role::Assistant,
+                &format!("Thought: done\nAction: Finish[answer {n}]"),
+                None,
+            ),
+            end(RoundStatus::Finished),
+        ]
+    }
+
+    #[test]
+    fn the_last_rounds_are_kept_with_their_tools_and_answers() {
+        let mut records: Vec<Record> = (1..=5).flat_map(round).collect();
+        records.push(message(Role::User, "last one", None));
+        records.push(message(
+            Role::Tool,
+            r#"{"status":"error","data":{},"error":{"code":"refused","message":"no"}}"#,
+            Some("Bash"),
+        ));
+        records.push(end(RoundStatus::Interrupted));
+        let recap = recap(&records, 3);
+        assert_eq!(recap.earlier_rounds, 3);
+        assert_eq!(
+            recap.lines,
+            vec![
+                RecapLine::Prompt("question 4\nmore detail".into()),
+                RecapLine::Tool {
+                    name: "Read".into(),
+                    failed: None
+                },
+                RecapLine::Answer("answer 4".into()),
+                RecapLine::Prompt("question 5\nmore detail".into()),
+                RecapLine::Tool {
+                    name: "Read".into(),
+                    failed: None
+                },
+                RecapLine::Answer("answer 5".into()),
+                RecapLine::Prompt("last one".into()),
+                RecapLine::Tool {
+                    name: "Bash".into(),
+                    failed: Some("refused".into())
+                },
+                RecapLine::Ended(RoundStatus::Interrupted),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_recap_is_drawn_compactly() {
+        let records: Vec<Record> = (1..=4).flat_map(round).collect();
+        let text: Vec<String> = render(&recap(&records, 2), &Theme::PLAIN)
+            .iter()
+            .map(|line| line.to_string())
+            .collect();
+        assert_eq!(
+            text,
+            vec![
+                "… 2 earlier rounds before these",
+                "",
+                "› question 3 …",
+                "  ✓ Read",
+                "  answer 3",
+                "",
+                "› question 4 …",
+                "  ✓ Read",
+                "  answer 4",
+                "",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_new_session_has_no_recap() {
+        assert_eq!(recap(&[], 3), Recap::default());
+        assert!(render(&Recap::default(), &Theme::PLAIN).is_empty());
+    }
+}
