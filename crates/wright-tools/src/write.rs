@@ -96,6 +96,15 @@ async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> 
         format,
     } = plan_write(&args, ctx).await?;
 
+    // What the file held, for the diff shown to the user (not to the model: `data.diff` is
+    // dropped from history); a binary file gets none.
+    let old = match existing {
+        false => Some(String::new()),
+        true => tokio::fs::read(&abs)
+            .await
+            .ok()
+            .and_then(|bytes| decode(&bytes).map(|(text, _)| to_lf(&text).into_owned())),
+    };
     let content = format.endings(&args.content);
     let bytes = format.encode(&content);
     let byte_count = bytes.len();
@@ -120,7 +129,7 @@ async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> 
         (false, false) => {}
     }
     let (head, truncated) = head(&args.content);
-    let data = json!({
+    let mut data = json!({
         "file_path": shown,
         "action": action,
         "lines": lines,
@@ -128,7 +137,29 @@ async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> 
         "head": head,
         "truncated": truncated,
     });
+    if let Some(old) = old {
+        let report = DiffReport::new(&old, &to_lf(&args.content), &shown);
+        data["diff"] = json!(capped_lines(&report.diff, MAX_DIFF_LINES));
+    }
     Ok(ToolResult::success(text, data))
+}
+
+/// Lines of a Write's diff kept in its result: enough for any screen, not a whole large file.
+const MAX_DIFF_LINES: usize = 400;
+
+/// The first `max` lines of `text`, and a line saying how many more there were.
+fn capped_lines(text: &str, max: usize) -> String {
+    let total = text.lines().count();
+    if total <= max {
+        return text.to_string();
+    }
+    let mut kept: String = text
+        .lines()
+        .take(max)
+        .flat_map(|line| [line, "\n"])
+        .collect();
+    kept.push_str(&format!("… {} more lines of diff\n", total - max));
+    kept
 }
 
 /// Every check of a Write, without writing: the path is inside the project and not a

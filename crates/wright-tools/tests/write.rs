@@ -69,6 +69,7 @@ async fn creates_a_file_and_its_parent_directories() {
             "bytes": 20,
             "head": "fn a() {}\nfn b() {}",
             "truncated": false,
+            "diff": "--- a/src/deep/new.rs\n+++ b/src/deep/new.rs\n@@ -0,0 +1,2 @@\n+fn a() {}\n+fn b() {}\n",
         })
     );
     assert_eq!(on_disk(&ctx, "src/deep/new.rs"), b"fn a() {}\nfn b() {}\n");
@@ -205,4 +206,30 @@ async fn missing_content_is_invalid_arguments() {
     let result = run(&ctx, "Write", json!({"file_path": "a.txt"})).await;
     assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
     assert!(message(&result).contains("missing field `content`"));
+}
+
+#[tokio::test]
+async fn the_result_carries_the_diff_for_the_user_but_history_drops_it() {
+    let (_dir, ctx) = project();
+    let created = write(&ctx, "notes.txt", "alpha\nbeta\n").await;
+    let diff = created.data["diff"].as_str().unwrap();
+    assert!(diff.contains("+alpha\n+beta\n"), "{diff}");
+
+    let _ = run(&ctx, "Read", serde_json::json!({"file_path": "notes.txt"})).await;
+    let overwritten = write(&ctx, "notes.txt", "alpha\ngamma\n").await;
+    let diff = overwritten.data["diff"].as_str().unwrap();
+    assert!(diff.contains("-beta\n+gamma\n"), "{diff}");
+    assert!(
+        !diff.contains("+alpha"),
+        "unchanged lines are context: {diff}"
+    );
+
+    let history = wright_tools::compress("Write", &overwritten);
+    assert!(history.get("diff").is_none() && history["data"].get("diff").is_none());
+
+    let big: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+    let large = write(&ctx, "big.txt", &big).await;
+    let diff = large.data["diff"].as_str().unwrap();
+    assert!(diff.lines().count() <= 401, "{}", diff.lines().count());
+    assert!(diff.ends_with("more lines of diff\n"), "{diff}");
 }

@@ -290,3 +290,183 @@ fn a_session_left_without_a_message_is_not_kept() {
         .collect();
     assert_eq!(names, [Some("real".to_string())]);
 }
+
+#[test]
+fn a_approves_every_later_command_of_the_session() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply("Thought: one\nAction: Bash[{\"command\": \"touch first\"}]"),
+        reply("Thought: two\nAction: Bash[{\"command\": \"touch second\"}]"),
+        reply(FINISH),
+    ]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("make two files");
+    session.enter();
+    session.expect("Allow Bash?");
+    session.type_text("a");
+    // The second command runs without a question: the round finishes on its own.
+    session.expect("finished");
+    assert!(project.path().join("first").exists());
+    assert!(project.path().join("second").exists());
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn alt_enter_and_a_trailing_backslash_start_new_lines() {
+    let project = Project::new();
+    let server = serve(vec![reply(FINISH)]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("first");
+    session.send(b"\x1b\r");
+    session.type_text("second\\");
+    session.enter();
+    session.type_text("third");
+    assert!(server.requests().is_empty(), "nothing sent before Enter");
+    session.enter();
+    session.expect("finished");
+    assert_eq!(last_message(&server.requests()[0]), "first\nsecond\nthird");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn tab_completes_a_slash_command() {
+    let project = Project::new();
+    let server = serve(Vec::new());
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("/hel");
+    session.send(b"\t");
+    session.expect("/help");
+    session.enter();
+    session.expect("list commands and keys");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn model_todo_and_cost_commands_answer_and_the_model_switch_takes_effect() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply(
+            "Thought: plan\nAction: TodoWrite[{\"todos\": [{\"id\": \"1\", \"content\": \"write the parser\", \"status\": \"in_progress\"}]}]",
+        ),
+        reply(FINISH),
+        reply("Action: Finish[from the other model]"),
+    ]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("plan it");
+    session.enter();
+    session.expect("finished");
+    session.type_text("/todo");
+    session.enter();
+    session.expect("write the parser");
+    session.type_text("/cost");
+    session.enter();
+    session.expect("summaries:");
+    session.type_text("/model other-model");
+    session.enter();
+    session.expect("The next rounds talk to other-model.");
+    session.type_text("go on");
+    session.enter();
+    session.expect("from the other model");
+    let models: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().unwrap()["model"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(models, ["test-model", "test-model", "other-model"]);
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn clear_starts_a_new_session_without_the_earlier_history() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply("Action: Finish[noted]"),
+        reply("Action: Finish[fresh]"),
+    ]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("remember the secret word");
+    session.enter();
+    session.expect("noted");
+    session.type_text("/clear");
+    session.enter();
+    session.expect_that("a second session line", |screen| {
+        screen.matches("new session").count() >= 2
+    });
+    session.type_text("what was it?");
+    session.enter();
+    session.expect("fresh");
+    let sent: String = common::messages(&server.requests()[1])
+        .into_iter()
+        .map(|(_, content)| content)
+        .collect();
+    assert!(!sent.contains("secret word"), "{sent}");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn a_write_is_shown_as_its_diff_and_a_failed_tool_with_its_error() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply(
+            "Thought: write\nAction: Write[{\"file_path\": \"notes.txt\", \"content\": \"alpha line\\nbeta line\\n\"}]",
+        ),
+        reply("Thought: read\nAction: Read[{\"file_path\": \"missing.txt\"}]"),
+        reply(FINISH),
+    ]);
+    let mut session = Session::start(&project, &server, &["--approval", "auto"]);
+    session.expect("/help for commands");
+    session.type_text("write notes");
+    session.enter();
+    session.expect("finished");
+    session.expect("+alpha line");
+    session.expect("+beta line");
+    session.expect("missing.txt");
+    session.expect("not_found");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
+
+#[test]
+fn colours_show_unless_no_color_is_set() {
+    let script = || {
+        vec![
+            reply(
+                "Thought: write\nAction: Write[{\"file_path\": \"a.txt\", \"content\": \"added\\n\"}]",
+            ),
+            reply(FINISH),
+        ]
+    };
+    for (no_color, coloured) in [("1", false), ("", true)] {
+        let project = Project::new();
+        let server = serve(script());
+        let mut session = Session::start_with(
+            &project,
+            &server,
+            &["--approval", "auto"],
+            &[("NO_COLOR", no_color)],
+        );
+        session.expect("/help for commands");
+        session.type_text("write");
+        session.enter();
+        session.expect("finished");
+        session.expect("+added");
+        assert_eq!(
+            session.coloured_cells() > 0,
+            coloured,
+            "NO_COLOR={no_color:?}:\n{}",
+            session.screen()
+        );
+        session.ctrl_d();
+        assert_eq!(session.wait(), 0);
+    }
+}

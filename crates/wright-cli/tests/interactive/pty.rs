@@ -97,6 +97,20 @@ impl Session {
         self.screen.lock().unwrap().screen().contents()
     }
 
+    /// How many cells on screen have a colour of their own (foreground or background).
+    pub fn coloured_cells(&self) -> usize {
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        (0..rows.get())
+            .flat_map(|row| (0..cols.get()).map(move |col| (row, col)))
+            .filter_map(|(row, col)| screen.cell(row, col))
+            .filter(|cell| {
+                cell.fgcolor() != vt100::Color::Default || cell.bgcolor() != vt100::Color::Default
+            })
+            .count()
+    }
+
     /// Waits until the screen shows `text`; panics with the screen after [`PATIENCE`].
     pub fn expect(&self, text: &str) {
         self.expect_that(&format!("{text:?} on the screen"), |screen| {

@@ -9,8 +9,8 @@
 mod commands;
 mod complete;
 mod history;
-mod recap;
 mod input;
+mod recap;
 mod state;
 mod terminal;
 mod transcript;
