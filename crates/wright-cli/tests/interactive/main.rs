@@ -470,3 +470,29 @@ fn colours_show_unless_no_color_is_set() {
         assert_eq!(session.wait(), 0);
     }
 }
+
+#[test]
+fn tab_completes_an_at_path_fuzzily_and_skips_ignored_files() {
+    let project = Project::new();
+    project.write("src/parser/mod.rs", "// parser\n");
+    project.write(".gitignore", "target/\n");
+    project.write("target/debug/parser_mod.rs", "// built\n");
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(project.path())
+        .status()
+        .unwrap();
+    let server = serve(vec![reply(FINISH)]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("explain @prsmod");
+    session.send(b"\t");
+    session.expect("@src/parser/mod.rs");
+    session.enter();
+    session.expect("finished");
+    let sent = last_message(&server.requests()[0]);
+    assert!(sent.contains("@src/parser/mod.rs"), "{sent}");
+    assert!(!sent.contains("target/"), "{sent}");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
