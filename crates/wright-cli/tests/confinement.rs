@@ -1,7 +1,7 @@
 //! Issue 6, "Confinement", through the real binary: `[sandbox]` and `allow_outside_project`
 //! from the settings file reach the tools.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -10,10 +10,31 @@ use std::path::PathBuf;
 use common::*;
 use serde_json::json;
 
-/// A directory outside the project and outside the temporary directory, so that only the
-/// settings can make it writable.
+/// A directory that neither the project, the temporary directory nor `/tmp` contains, so
+/// that only the settings can make it writable: Cargo's scratch directory unless the checkout
+/// itself is under a temporary directory (as a CI clone in `/tmp` is), else `/var/tmp`, else
+/// the home directory.
+fn scratch_outside_the_sandbox() -> PathBuf {
+    let temporary: Vec<PathBuf> = [std::env::temp_dir(), PathBuf::from("/tmp")]
+        .iter()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .collect();
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        Some(PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .find(|dir| !temporary.iter().any(|tmp| dir.starts_with(tmp)))
+        .expect("a writable directory outside the temporary directories to test with")
+}
+
+/// A fresh directory outside the project and outside the temporary directories.
 fn outside_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+    let dir = scratch_outside_the_sandbox()
         .join("wright-cli-confinement")
         .join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -236,6 +236,7 @@ fn write_creates_missing_parent_directories_and_reports_created() {
             "bytes": 4,
             "head": "a\nb",
             "truncated": false,
+            "diff": "--- a/deep/er/new.txt\n+++ b/deep/er/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n",
         })
     );
     assert_eq!(text_of(&project, "deep/er/new.txt"), "a\nb\n");

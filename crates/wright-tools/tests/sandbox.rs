@@ -1,8 +1,8 @@
 //! The Bash sandbox end to end (issue 6): real `bash` processes confined by Landlock and seccomp.
 //!
 //! The project is a temporary directory, and the temporary directory is writable by design, so
-//! the "outside" directories of these tests live in Cargo's per-target scratch directory
-//! (`CARGO_TARGET_TMPDIR`), which the sandbox does not open for writing.
+//! the "outside" directories of these tests live where the sandbox does not open for writing
+//! (see `scratch_outside_the_sandbox`).
 //!
 //! Where the kernel cannot confine commands, the tests that need confinement check the "not
 //! confined" note instead of passing silently.
@@ -25,9 +25,31 @@ fn project() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
+/// A directory that neither the project, the temporary directory nor `/tmp` contains, so
+/// that only the settings can make it writable: Cargo's scratch directory unless the checkout
+/// itself is under a temporary directory (as a CI clone in `/tmp` is), else `/var/tmp`, else
+/// the home directory.
+fn scratch_outside_the_sandbox() -> PathBuf {
+    let temporary: Vec<PathBuf> = [std::env::temp_dir(), PathBuf::from("/tmp")]
+        .iter()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .collect();
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        Some(PathBuf::from("/var/tmp")),
+        std::env::var_os("HOME").map(PathBuf::from),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|dir| dir.canonicalize().ok())
+        .find(|dir| !temporary.iter().any(|tmp| dir.starts_with(tmp)))
+        .expect("a writable directory outside the temporary directories to test with")
+}
+
 /// A directory neither in the project nor in the temporary directory.
 fn outside() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    tempfile::tempdir_in(scratch_outside_the_sandbox()).unwrap()
 }
 
 fn context(dir: &Path, policy: SandboxPolicy) -> ToolContext {
