@@ -412,3 +412,24 @@ fn reasoning_is_shown_as_thought_but_never_parsed_for_actions() {
     assert!(!project.path().join("pwned").exists());
     assert_eq!(run.events().last().unwrap()["answer"], "42");
 }
+
+#[test]
+fn a_failed_call_carries_its_error_in_the_json_event() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply("Thought: look.\nAction: Read[{\"file_path\": \"missing.txt\"}]"),
+        reply("Thought: done.\nAction: Finish[ok]"),
+    ]);
+    let run = project.exec(&server, "openai", &["--json"], "read it");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let events = run.events();
+    let result = events.iter().find(|e| e["type"] == "tool_result").unwrap();
+    assert_eq!(result["status"], "error");
+    assert_eq!(result["error"]["code"], "not_found");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing.txt")
+    );
+}

@@ -613,6 +613,7 @@ impl Agent {
             status: result.status,
             summary: result_summary(&result),
             data: result.data.clone(),
+            error: result.error.clone(),
         });
         Some(result)
     }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ToolStatus, Usage};
+use crate::{ToolError, ToolStatus, Usage};
 
 /// Why a round ended without an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,6 +117,9 @@ pub enum Event {
         /// line, e.g. the diff of an edit.
         #[serde(default)]
         data: Value,
+        /// Why it failed, when it did: the stable code and the message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ToolError>,
     },
     /// The action of a `tool_call` waits for the user's approval (the approval mode does not
     /// allow its kind). The tool runs only after `approval_decided` says `once` or `always`.

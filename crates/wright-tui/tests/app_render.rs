@@ -95,6 +95,7 @@ fn an_edit_is_shown_as_its_diff_under_the_tool_line() {
                 status: ToolStatus::Success,
                 summary: "edited".into(),
                 data: json!({"file_path": "src/greet.rs", "replacements": 1, "added": 1, "removed": 1, "diff": diff}),
+                error: None,
             }),
         ],
     );

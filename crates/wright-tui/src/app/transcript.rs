@@ -213,6 +213,7 @@ impl Transcript {
                 status,
                 summary,
                 data,
+                error,
             } => {
                 let position = self.running.iter().position(|r| r.step == *step);
                 let running = position.map(|i| self.running.remove(i));
@@ -222,7 +223,10 @@ impl Transcript {
                 let result = ToolOutcome {
                     status: *status,
                     data: data.clone(),
-                    error: (*status == ToolStatus::Error).then(|| tool_error(summary)),
+                    // Events from before the error travelled with the result carry only the
+                    // summary.
+                    error: (*status == ToolStatus::Error)
+                        .then(|| error.clone().unwrap_or_else(|| tool_error(summary))),
                 };
                 let done = ToolLineState::Done { result, elapsed };
                 out.push(render::tool_call_line(tool, &args, done, &theme));

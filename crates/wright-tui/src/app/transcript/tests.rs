@@ -2,7 +2,7 @@ use super::*;
 use crate::render::to_plain;
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use wright_protocol::Usage;
+use wright_protocol::{ErrorCode, ToolError, Usage};
 
 fn transcript() -> Transcript {
     Transcript::new(Theme::PLAIN)
@@ -114,6 +114,7 @@ fn a_running_tool_spins_in_the_live_area_until_its_result() {
             status: ToolStatus::Success,
             summary: "exit 0".into(),
             data: json!({"exit_code": 0}),
+            error: None,
         }],
     );
     assert!(text.starts_with("Bash cargo test — exit 0"), "{text}");
@@ -131,8 +132,32 @@ fn a_failed_tool_shows_its_error_code_and_message() {
                 step: 1,
                 tool: "Read".into(),
                 status: ToolStatus::Error,
+                summary: "whatever the summary says".into(),
+                data: serde_json::Value::Null,
+                error: Some(ToolError {
+                    code: ErrorCode::NotFound,
+                    message: "no such file".into(),
+                }),
+            },
+        ],
+    );
+    assert_eq!(text, "Read nope.rs — not_found: no such file\n");
+}
+
+#[test]
+fn an_older_event_without_its_error_falls_back_to_the_summary() {
+    let mut t = transcript();
+    let text = shown(
+        &mut t,
+        &[
+            tool_call(1, "Read", json!({"file_path": "nope.rs"})),
+            Event::ToolResult {
+                step: 1,
+                tool: "Read".into(),
+                status: ToolStatus::Error,
                 summary: "not_found: no such file".into(),
                 data: serde_json::Value::Null,
+                error: None,
             },
         ],
     );
@@ -164,6 +189,7 @@ fn a_change_shown_for_approval_is_not_shown_again_after_it_ran() {
                 status: ToolStatus::Success,
                 summary: "updated".into(),
                 data: json!({"diff": diff, "action": "updated", "lines": 1}),
+                error: None,
             },
         ],
     );
