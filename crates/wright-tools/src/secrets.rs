@@ -25,9 +25,22 @@ use wright_protocol::ToolResult;
 /// ones (`TOKEN=1`, an empty password) are not worth the false positives.
 const MIN_SECRET_LEN: usize = 8;
 
-/// Environment variable names whose values are masked wherever they appear.
-const SECRET_ENV_NAME: &str =
-    r"(?i)(api_?key|secret|token|password|passwd|credential|private_?key|access_?key|auth)";
+/// Parts of environment variable names (compared case-insensitively) whose values are masked
+/// wherever they appear.
+const SECRET_NAME_PARTS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "credential",
+    "private_key",
+    "privatekey",
+    "access_key",
+    "accesskey",
+    "auth",
+];
 
 /// The credential shapes masked by default: (kind, pattern). A pattern with a capture group
 /// named `keep` keeps that part (the `NAME=` of an assignment) and masks the rest of the match.
@@ -103,7 +116,9 @@ pub struct PatternError {
 #[derive(Debug, Clone)]
 pub struct SecretMasker {
     enabled: bool,
-    patterns: Vec<(String, Regex)>,
+    /// The configured patterns; the builtin ones are compiled once, at first use
+    /// ([`BUILTIN`]), so that starting wright does not pay for them.
+    configured: Vec<(String, Regex)>,
     /// Longest first, so a value that contains another is masked whole.
     literals: Vec<String>,
 }
@@ -113,7 +128,7 @@ impl Default for SecretMasker {
     fn default() -> Self {
         Self {
             enabled: true,
-            patterns: builtin_patterns(),
+            configured: Vec::new(),
             literals: Vec::new(),
         }
     }
@@ -122,17 +137,17 @@ impl Default for SecretMasker {
 impl SecretMasker {
     /// A masker for `policy`; fails on a pattern that does not compile.
     pub fn new(policy: &SecretPolicy) -> Result<Self, PatternError> {
-        let mut patterns = builtin_patterns();
+        let mut configured = Vec::new();
         for pattern in &policy.patterns {
             let regex = Regex::new(pattern).map_err(|e| PatternError {
                 pattern: pattern.clone(),
                 message: e.to_string(),
             })?;
-            patterns.push(("configured pattern".to_string(), regex));
+            configured.push(("configured pattern".to_string(), regex));
         }
         let mut masker = Self {
             enabled: policy.enabled,
-            patterns,
+            configured,
             literals: Vec::new(),
         };
         masker.add_literals(policy.literals.iter().cloned());
@@ -143,7 +158,7 @@ impl SecretMasker {
     pub fn disabled() -> Self {
         Self {
             enabled: false,
-            patterns: Vec::new(),
+            configured: Vec::new(),
             literals: Vec::new(),
         }
     }
@@ -151,12 +166,14 @@ impl SecretMasker {
     /// Adds the values of the variables in `vars` whose name says they are secret
     /// (`*_API_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, …) as literals.
     pub fn from_env(mut self, vars: impl IntoIterator<Item = (String, String)>) -> Self {
-        let Ok(secret_name) = Regex::new(SECRET_ENV_NAME) else {
-            return self;
+        let secret_name = |name: &str| {
+            // `AUTH` names a credential, `AUTHOR` (GIT_AUTHOR_NAME) does not.
+            let name = name.to_ascii_lowercase().replace("author", "");
+            SECRET_NAME_PARTS.iter().any(|part| name.contains(part))
         };
         let values = vars
             .into_iter()
-            .filter(|(name, _)| secret_name.is_match(name))
+            .filter(|(name, _)| secret_name(name))
             .map(|(_, value)| value);
         self.add_literals(values);
         self
@@ -189,7 +206,7 @@ impl SecretMasker {
                 text = Cow::Owned(text.replace(literal.as_str(), "[REDACTED secret]"));
             }
         }
-        for (kind, regex) in &self.patterns {
+        for (kind, regex) in BUILTIN.iter().chain(&self.configured) {
             let replaced = regex.replace_all(&text, |caps: &Captures<'_>| {
                 let keep = caps.name("keep").map_or("", |m| m.as_str());
                 format!("{keep}[REDACTED {kind}]")
@@ -281,6 +298,9 @@ static KEY_MATERIAL: LazyLock<Option<Regex>> = LazyLock::new(|| {
 fn matches(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
     regex.as_ref().is_some_and(|regex| regex.is_match(text))
 }
+
+/// The builtin patterns, compiled at first use.
+static BUILTIN: LazyLock<Vec<(String, Regex)>> = LazyLock::new(builtin_patterns);
 
 fn builtin_patterns() -> Vec<(String, Regex)> {
     BUILTIN_PATTERNS

@@ -116,6 +116,10 @@ fn literal_values_and_secret_named_environment_variables_are_masked() {
             "/usr/bin:/bin:/usr/local/bin".to_string(),
         ),
         ("DB_PASSWORD".to_string(), "tiny".to_string()),
+        (
+            "GIT_AUTHOR_NAME".to_string(),
+            "Jane Q. Developer".to_string(),
+        ),
     ]);
     assert_eq!(
         masker.mask("a plain-looking-value, opaque-credential-9 and short"),
@@ -126,6 +130,7 @@ fn literal_values_and_secret_named_environment_variables_are_masked() {
         "/usr/bin:/bin:/usr/local/bin"
     );
     assert_eq!(masker.mask("tiny"), "tiny");
+    assert_eq!(masker.mask("by Jane Q. Developer"), "by Jane Q. Developer");
 }
 
 #[test]
