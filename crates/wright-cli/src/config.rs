@@ -89,6 +89,11 @@ pub struct FileConfig {
     /// `[sandbox]`: how Bash commands are confined.
     #[serde(default)]
     pub sandbox: SandboxConfig,
+    /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
+    /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
+    /// file only, since a project cannot vouch for itself.
+    #[serde(default)]
+    pub trusted_projects: Vec<String>,
 }
 
 /// The `[sandbox]` table of a settings file.
@@ -570,15 +575,100 @@ pub fn resolve(
     })
 }
 
-/// The settings files of a project, read, highest first.
+/// The settings files of a project, read, highest first. The project's own file is
+/// restricted unless the project is trusted (see [`restrict_untrusted`]); what was ignored is
+/// said on stderr.
 pub fn load_files(
     project_root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<FileConfig>, ConfigError> {
-    config_files(project_root, env)
+    let mut files = config_files(project_root, env)
         .iter()
         .map(|path| FileConfig::load(path))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let home = env("HOME").map(PathBuf::from);
+    for warning in restrict_untrusted(&mut files, project_root, home.as_deref()) {
+        eprintln!("wright: {warning}");
+    }
+    Ok(files)
+}
+
+/// Takes out of the project's own settings file (`files[0]`) what would let a repository
+/// someone else wrote widen what wright does on this machine — run commands of its choosing
+/// (`[hooks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
+/// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
+/// (`approval`), or send the API key elsewhere (`base_url`) — unless a user settings file lists
+/// the project in `trusted_projects`. Returns one line per thing ignored.
+pub fn restrict_untrusted(
+    files: &mut [FileConfig],
+    project_root: &Path,
+    home: Option<&Path>,
+) -> Vec<String> {
+    let Some((project, user_files)) = files.split_first_mut() else {
+        return Vec::new();
+    };
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    let trusted = user_files
+        .iter()
+        .flat_map(|f| f.trusted_projects.iter())
+        .map(|path| expand_path(path, &root, home))
+        .filter_map(|path| path.canonicalize().ok())
+        .any(|path| root.starts_with(path));
+    if trusted {
+        return Vec::new();
+    }
+    let mut ignored = Vec::new();
+    if !project.hooks.pre_tool.is_empty() || !project.hooks.post_tool.is_empty() {
+        project.hooks = HooksConfig::default();
+        ignored.push("[hooks]");
+    }
+    if !project.bash.allow.is_empty() {
+        project.bash.allow.clear();
+        ignored.push("[bash] allow");
+    }
+    if project.sandbox.enabled == Some(false) {
+        project.sandbox.enabled = None;
+        ignored.push("[sandbox] enabled = false");
+    }
+    if !project.sandbox.writable.is_empty() {
+        project.sandbox.writable.clear();
+        ignored.push("[sandbox] writable");
+    }
+    if project.sandbox.network == Some(true) {
+        project.sandbox.network = None;
+        ignored.push("[sandbox] network = true");
+    }
+    if !project.allow_outside_project.is_empty() {
+        project.allow_outside_project.clear();
+        ignored.push("allow_outside_project");
+    }
+    if project.secrets.mask == Some(false) {
+        project.secrets.mask = None;
+        ignored.push("[secrets] mask = false");
+    }
+    if matches!(
+        project.approval,
+        Some(ApprovalMode::Auto | ApprovalMode::AutoEdit)
+    ) {
+        project.approval = None;
+        ignored.push("approval");
+    }
+    if project.base_url.take().is_some() {
+        ignored.push("base_url");
+    }
+    project.trusted_projects.clear();
+    if ignored.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "ignoring {} in {PROJECT_CONFIG}: this project is not trusted, and those settings would \
+         widen what wright does here. If you trust it, add trusted_projects = [\"{}\"] to your \
+         user settings (~/.config/wright/config.toml).",
+        ignored.join(", "),
+        root.display()
+    )]
 }
 
 /// The variables that hold a provider key.

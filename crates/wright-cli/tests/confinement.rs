@@ -87,6 +87,7 @@ fn commands_write_outside_the_project_only_where_the_settings_allow() {
         );
     }
 
+    project.trust();
     project.write(
         ".wright/config.toml",
         &format!(
@@ -117,6 +118,7 @@ fn allow_outside_project_opens_a_directory_to_the_file_tools() {
     let refused = last_message(&server.requests()[1]);
     assert!(refused.contains("path_outside_project"), "{refused}");
 
+    project.trust();
     project.write(
         ".wright/config.toml",
         &format!(
@@ -134,6 +136,7 @@ fn allow_outside_project_opens_a_directory_to_the_file_tools() {
 #[test]
 fn a_missing_extra_root_is_a_clear_error_before_any_request() {
     let project = Project::new();
+    project.trust();
     project.write(
         ".wright/config.toml",
         "allow_outside_project = [\"/no/such/dir/for/wright\"]\n",

@@ -164,6 +164,7 @@ fn a_key_echoed_in_a_provider_error_is_redacted_everywhere() {
 #[test]
 fn masking_can_be_turned_off_in_the_settings() {
     let project = project_with_secrets();
+    project.trust();
     project.write(
         ".wright/config.toml",
         "retry_base_delay_ms = 5\n[secrets]\nmask = false\n",

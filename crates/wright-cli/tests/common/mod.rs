@@ -27,6 +27,19 @@ impl Project {
         project
     }
 
+    /// Lists the project in the user's `trusted_projects`, so that its own settings file may
+    /// widen what wright does (hooks, sandbox, `[bash] allow`, ...).
+    pub fn trust(&self) {
+        let dir = self.home.path().join(".config/wright");
+        std::fs::create_dir_all(&dir).unwrap();
+        let root = self.dir.path().canonicalize().unwrap();
+        std::fs::write(
+            dir.join("config.toml"),
+            format!("trusted_projects = [{:?}]\n", root.display().to_string()),
+        )
+        .unwrap();
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
