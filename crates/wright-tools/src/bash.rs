@@ -81,20 +81,16 @@ impl Tool for BashTool {
         Box::pin(std::future::ready(command))
     }
 
-    /// The dangerous-command checker, so a refused command is never offered for approval.
+    /// Issue 6: the dangerous-command checker, before every command whatever the approval
+    /// mode, and before anyone is asked about it.
     fn check(&self, args: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
         match parse_args::<BashArgs>("Bash", args.clone(), SHAPE) {
-            Ok(args) => check_command(&args.command, ctx),
+            Ok(args) => safety::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy())
+                .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string())),
             // Bad arguments fail the same way when the call runs, with the same message.
             Err(_) => Ok(()),
         }
     }
-}
-
-/// Issue 6: the checker runs before every command, whatever the approval mode.
-fn check_command(command: &str, ctx: &ToolContext) -> Result<(), ToolError> {
-    safety::check(command, ctx.root(), ctx.home(), ctx.command_policy())
-        .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string()))
 }
 
 /// How the wait for the command ended.
@@ -110,7 +106,8 @@ async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     if args.command.trim().is_empty() {
         return Err(invalid("Bash", "`command` is empty", SHAPE));
     }
-    check_command(&args.command, ctx)?;
+    // The dangerous-command checker has run already: `ToolRegistry::run`, the one place a
+    // call is run, asks `Tool::check` first.
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),

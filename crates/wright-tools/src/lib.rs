@@ -101,7 +101,8 @@ pub trait Tool: Send + Sync {
 
     /// Refuses a call that must not run whoever approves it (the dangerous-command checker for
     /// Bash), before anyone is asked: the error is the observation. The default lets every
-    /// call through; [`run`](Tool::run) still checks again, so a tool run directly is covered.
+    /// call through. [`ToolRegistry::run`] asks this before [`run`](Tool::run), so `run` need
+    /// not check again.
     fn check(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<(), ToolError> {
         let _ = (args, ctx);
         Ok(())

@@ -1,6 +1,5 @@
 //! The set of tools the model may call, and the one place a call is run.
 
-use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -158,16 +157,17 @@ impl ToolRegistry {
 }
 
 /// The refusal of a file change aimed at one of the [`PROTECTED_FILES`], wherever the path
-/// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory).
+/// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory): both
+/// sides are resolved as the tools resolve paths ([`ToolContext::resolve`]). A path that does
+/// not resolve is left to the tool, which refuses it with its own error.
 fn protected_target(call: &ToolCall, ctx: &ToolContext) -> Option<wright_protocol::ToolError> {
     if !FILE_WRITERS.contains(&call.tool.as_str()) {
         return None;
     }
-    let path = call.args.get("file_path")?.as_str()?;
-    let target = resolved(&ctx.root().join(path));
+    let target = ctx.resolve(call.args.get("file_path")?.as_str()?).ok()?;
     PROTECTED_FILES
         .iter()
-        .find(|protected| resolved(&ctx.root().join(protected)) == target)
+        .find(|protected| ctx.resolve(protected).is_ok_and(|path| path == target))
         .map(|protected| {
             failure(
                 ErrorCode::Protected,
@@ -178,34 +178,6 @@ fn protected_target(call: &ToolCall, ctx: &ToolContext) -> Option<wright_protoco
                 ),
             )
         })
-}
-
-/// `path` with `.` and `..` taken out and its deepest existing ancestor's symlinks resolved.
-fn resolved(path: &Path) -> PathBuf {
-    let mut lexical = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                lexical.pop();
-            }
-            other => lexical.push(other),
-        }
-    }
-    let mut rest = Vec::new();
-    let mut base = lexical.as_path();
-    loop {
-        if let Ok(real) = base.canonicalize() {
-            return rest.iter().rev().fold(real, |path, name| path.join(name));
-        }
-        match (base.parent(), base.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                base = parent;
-            }
-            _ => return lexical,
-        }
-    }
 }
 
 /// Runs `tool`, racing the cancellation token (see [`ToolRegistry::run`]).
