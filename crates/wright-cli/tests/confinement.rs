@@ -5,30 +5,15 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::*;
 use serde_json::json;
 
-/// A directory that neither the project, the temporary directory nor `/tmp` contains, so
-/// that only the settings can make it writable: Cargo's scratch directory unless the checkout
-/// itself is under a temporary directory (as a CI clone in `/tmp` is), else `/var/tmp`, else
-/// the home directory.
+/// A directory outside every temporary directory (see
+/// [`wright_testkit::scratch::outside_temporary_dirs`]).
 fn scratch_outside_the_sandbox() -> PathBuf {
-    let temporary: Vec<PathBuf> = [std::env::temp_dir(), PathBuf::from("/tmp")]
-        .iter()
-        .filter_map(|dir| dir.canonicalize().ok())
-        .collect();
-    let candidates = [
-        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
-        Some(PathBuf::from("/var/tmp")),
-        std::env::var_os("HOME").map(PathBuf::from),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .filter_map(|dir| dir.canonicalize().ok())
-        .find(|dir| !temporary.iter().any(|tmp| dir.starts_with(tmp)))
+    wright_testkit::scratch::outside_temporary_dirs(Path::new(env!("CARGO_TARGET_TMPDIR")))
         .expect("a writable directory outside the temporary directories to test with")
 }
 

@@ -30,6 +30,7 @@
 mod anthropic;
 mod http;
 mod openai;
+pub mod scratch;
 mod script;
 mod server;
 mod wire;
