@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The dangerous-command checker against its corpus (issue 6): the share of
-# crates/wright-tools/tests/data/dangerous_commands.txt it refuses (goal: 100%) and the share of
-# ordinary_commands.txt it refuses by mistake (goal: at most 2%), with every command that misses
+# crates/wright-checker/tests/data/dangerous_commands.txt it holds up (asks about or refuses; goal: 100%) and the share of
+# ordinary_commands.txt it holds up by mistake (goal: at most 2%), with every command that misses
 # either goal listed. Nothing in the corpus is run: the checker only reads the commands.
 #
 # Usage: bash bench/command_corpus.sh
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 status=0
-output=$(cargo test -p wright-tools --test command_corpus -- --nocapture --test-threads=1 2>&1) ||
+output=$(cargo test -p wright-checker --test command_corpus -- --nocapture --test-threads=1 2>&1) ||
     status=$?
 # The test harness prints "test NAME ... " in front of a test's first line of output.
 printf '%s\n' "$output" |

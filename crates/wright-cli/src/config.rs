@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_core::approval::ApprovalMode;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
@@ -19,7 +20,6 @@ use wright_llm::{
     DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
     ProviderKind,
 };
-use wright_tools::safety::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
 use wright_tools::{SandboxPolicy, ToolSettings};
 

@@ -1,6 +1,7 @@
 //! `wright`: a terminal coding agent. This binary parses the command line, loads settings, and
 //! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
 
+mod check_cmd;
 mod config;
 mod context_cmd;
 mod interactive;
@@ -39,6 +40,11 @@ const EXAMPLES: &str = "Examples:
   wright -C ../other-project exec \"what does this project build?\"
   wright tool Read '{\"file_path\": \"Cargo.toml\", \"limit\": 20}'";
 
+const CHECK_EXAMPLES: &str = "Examples:
+  wright check 'cargo test' 'rm -rf ~'
+  wright check --json 'git push --force origin main' | jq .verdict
+  wright check -- \"$(cat script.sh)\"";
+
 /// A terminal coding agent: it reads, changes and runs code in your project until it can answer.
 #[derive(Debug, Parser)]
 #[command(name = "wright", version, after_help = EXAMPLES)]
@@ -72,6 +78,10 @@ enum Command {
     Context(ContextArgs),
     /// List, show and remove stored sessions.
     Sessions(sessions_cmd::SessionsArgs),
+    /// Judge shell commands as the Bash tool would (allow, ask or refuse), without running
+    /// them, under this project's [bash] policy. Exit 0 when all are allowed, 1 otherwise.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(check_cmd::CheckArgs),
 }
 
 #[derive(Debug, Args)]
@@ -165,6 +175,7 @@ fn main() -> ExitCode {
             Some(Command::Tool(args)) => tool(&root, args).await,
             Some(Command::Context(args)) => context(&root, &args),
             Some(Command::Sessions(args)) => sessions_cmd::run(&root, &args),
+            Some(Command::Check(args)) => check_cmd::run(&root, &args),
             None => {
                 let args = interactive::InteractiveArgs {
                     resume: cli.resume,

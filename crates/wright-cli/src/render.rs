@@ -137,6 +137,7 @@ impl Renderer for HumanRenderer {
                 tool,
                 kind,
                 preview,
+                concern,
                 ..
             } => {
                 let what = match kind {
@@ -147,6 +148,11 @@ impl Renderer for HumanRenderer {
                 self.line(&line);
                 let preview = indented_preview(preview, MAX_APPROVAL_PREVIEW_LINES);
                 self.line(&preview);
+                if let Some(concern) = concern {
+                    let line =
+                        self.paint(RED, &format!("  ⚠ the safety check flags this ({concern})"));
+                    self.line(&line);
+                }
             }
             Event::ApprovalDecided {
                 decision, reason, ..

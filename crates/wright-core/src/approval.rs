@@ -15,7 +15,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use wright_protocol::{ApprovalVerdict, ErrorCode, Event, ToolCall, ToolResult};
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_tools::{PreparedCall, ToolContext};
 
 pub use wright_protocol::ActionKind;
 
@@ -88,16 +88,6 @@ impl FromStr for ApprovalMode {
     }
 }
 
-/// The kind of action a call to `tool` is, or `None` for a tool that never needs approval
-/// (reading and searching change nothing; TodoWrite changes only the agent's own list).
-pub fn action_kind(tool: &str) -> Option<ActionKind> {
-    match tool {
-        "Bash" => Some(ActionKind::Command),
-        "Write" | "Edit" | "MultiEdit" => Some(ActionKind::FileChange),
-        _ => None,
-    }
-}
-
 /// An action waiting for the user's decision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalRequest {
@@ -111,6 +101,9 @@ pub struct ApprovalRequest {
     pub kind: ActionKind,
     /// What would happen: the command for Bash, the unified diff for a file change.
     pub preview: String,
+    /// Why the safety check flags it (rule and reason), if it does: then the user is asked
+    /// whatever the mode, and "always" does not cover later flagged actions.
+    pub concern: Option<String>,
 }
 
 /// The user's answer.
@@ -179,6 +172,8 @@ pub(crate) enum Gate {
     Denied(ToolResult),
     /// The user interrupted while the question was open.
     Interrupted,
+    /// A check flagged it and no one may allow it here: refuse it with the check's reason.
+    Refused,
 }
 
 /// An agent's approval state: its mode, who to ask, and the kinds approved "always".
@@ -205,32 +200,44 @@ impl Approvals {
         }
     }
 
-    /// Asks about `call` if its kind needs approval, reporting the question and the answer to
-    /// `events`.
+    /// Asks about a prepared call if its kind needs approval or a check flagged it,
+    /// reporting the question and the answer to `events`. A flagged call (a
+    /// [`Concern`](wright_tools::Concern)) is asked about even when the mode allows its kind,
+    /// and refused in `auto` mode, where no one is asked.
     pub(crate) async fn gate(
         &mut self,
         step: u32,
-        call: &ToolCall,
-        tools: &ToolRegistry,
+        prepared: &PreparedCall<'_>,
         ctx: &ToolContext,
         events: Events<'_>,
     ) -> Gate {
-        let Some(kind) = action_kind(&call.tool) else {
+        let Some(kind) = prepared.kind().action() else {
             return Gate::Run;
         };
-        if self.mode.allows(kind) || self.always.contains(&kind) {
-            return Gate::Run;
+        let concern = prepared
+            .concern()
+            .map(|c| format!("rule `{}`: {}", c.rule, c.reason));
+        match &concern {
+            None if self.mode.allows(kind) || self.always.contains(&kind) => return Gate::Run,
+            Some(_) if self.mode == ApprovalMode::Auto => return Gate::Refused,
+            _ => {}
         }
         // A dry run that fails means the call itself will fail without changing anything: let
         // it run, so the model reads the tool's own error rather than a question's answer.
-        let Some(preview) = tools.preview(call, ctx).await else {
-            return Gate::Run;
+        // A flagged call is never run unasked.
+        let Some(preview) = prepared.preview(ctx).await else {
+            return match concern {
+                None => Gate::Run,
+                Some(_) => Gate::Refused,
+            };
         };
+        let call = prepared.call();
         events(Event::ApprovalRequested {
             step,
             tool: call.tool.clone(),
             kind,
             preview: preview.clone(),
+            concern: concern.clone(),
         });
         let decision = match &self.approver {
             None => Decision::Deny {
@@ -243,6 +250,7 @@ impl Approvals {
                     args: call.args.clone(),
                     kind,
                     preview,
+                    concern,
                 };
                 tokio::select! {
                     biased;
@@ -308,26 +316,24 @@ mod tests {
 
     #[test]
     fn only_commands_and_file_changes_need_approval() {
-        let kinds = [
-            "Bash",
-            "Write",
-            "Edit",
-            "MultiEdit",
-            "Read",
-            "TodoWrite",
-            "Grep",
-        ]
-        .map(action_kind);
+        let tools = wright_tools::ToolRegistry::builtin();
+        let kinds: Vec<(&str, Option<ActionKind>)> = tools
+            .names()
+            .into_iter()
+            .map(|name| (name, tools.get(name).and_then(|t| t.kind().action())))
+            .collect();
         assert_eq!(
             kinds,
-            [
-                Some(ActionKind::Command),
-                Some(ActionKind::FileChange),
-                Some(ActionKind::FileChange),
-                Some(ActionKind::FileChange),
-                None,
-                None,
-                None
+            vec![
+                ("Read", None),
+                ("Write", Some(ActionKind::FileChange)),
+                ("Edit", Some(ActionKind::FileChange)),
+                ("MultiEdit", Some(ActionKind::FileChange)),
+                ("LS", None),
+                ("Glob", None),
+                ("Grep", None),
+                ("TodoWrite", None),
+                ("Bash", Some(ActionKind::Command)),
             ]
         );
     }

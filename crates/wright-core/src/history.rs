@@ -3,7 +3,7 @@
 //! and the last reported usage — written through to the session file as it happens.
 
 use chrono::{DateTime, Utc};
-use wright_protocol::{Message, Role, TodoItem, Usage};
+use wright_protocol::{ErrorCode, HistoryResult, Message, Role, TodoItem, Usage};
 use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind};
 
 use crate::compaction::CompactionPlan;
@@ -93,15 +93,11 @@ impl HistoryManager {
         if !pending_call {
             return Ok(false);
         }
-        let result = serde_json::json!({
-            "status": "error",
-            "data": null,
-            "error": {
-                "code": "interrupted",
-                "message": "wright stopped before this step finished; its effects, if any, are unknown",
-            },
-        });
-        let mut message = Message::new(Role::Tool, result.to_string());
+        let result = HistoryResult::error(
+            ErrorCode::Interrupted,
+            "wright stopped before this step finished; its effects, if any, are unknown",
+        );
+        let mut message = Message::new(Role::Tool, result.to_json());
         message.metadata = last.message.metadata.clone();
         self.push(message)?;
         self.write(&Record::RoundEnd {
@@ -373,6 +369,12 @@ mod tests {
         let last = &history.all_messages().last().unwrap().message;
         assert_eq!(last.role, Role::Tool);
         assert!(last.content.contains("\"code\":\"interrupted\""));
+        assert!(
+            last.content
+                .starts_with(r#"{"status":"error","data":null,"error":"#),
+            "spec E1 order: {}",
+            last.content
+        );
         assert!(
             !history.repair_interrupted_step().unwrap(),
             "nothing left to repair"

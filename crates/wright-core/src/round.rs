@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{ChatRequest, LlmClient, LlmError, StreamEvent};
 use wright_protocol::{ErrorCode, Event, FailureCode, Message, MessageMetadata, ToolCall};
-use wright_protocol::{ToolResult, ToolStatus, Usage, UsageCall};
+use wright_protocol::{HistoryResult, ToolResult, Usage, UsageCall};
 use wright_store::{RoundStatus, StoreError, UsageKind};
 use wright_tools::{ToolContext, ToolRegistry};
 
@@ -282,7 +282,11 @@ impl Agent {
                     };
                     let malformed = is_malformed_call(&result);
                     StepRecord {
-                        stored_text: history_step_text(&text, &call),
+                        stored_text: history_step_text(
+                            &text,
+                            &call,
+                            self.tools.get(&call.tool).map(|t| t.kind()),
+                        ),
                         compressed: wright_tools::compress_to_string(&call.tool, &result),
                         observation: if malformed {
                             format!("{}\n{FORMAT_REMINDER}", result.text)
@@ -579,10 +583,9 @@ impl Agent {
             args: call.args.clone(),
         });
         let cancel = self.cancellation().clone();
-        let result = if let Some(refusal) = self.tools.check(call, &self.ctx) {
-            refusal
-        } else {
-            match self.hooks.pre_tool(call, self.ctx.root(), &cancel).await {
+        let result = match self.tools.prepare(call, &self.ctx) {
+            Err(refusal) => *refusal,
+            Ok(prepared) => match self.hooks.pre_tool(call, self.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,
                 HookOutcome::Failed(message) => {
                     let message = self.tools.masker().mask(&message).into_owned();
@@ -593,19 +596,20 @@ impl Agent {
                 HookOutcome::Passed => {
                     let gate = self
                         .approvals
-                        .gate(step, call, &self.tools, &self.ctx, events)
+                        .gate(step, &prepared, &self.ctx, events)
                         .await;
                     match gate {
                         Gate::Run => {
-                            let mut result = self.tools.run(call, &self.ctx).await;
+                            let mut result = prepared.run(&self.ctx).await;
                             self.after_hooks(call, &mut result, &cancel).await;
                             result
                         }
+                        Gate::Refused => prepared.refuse(),
                         Gate::Denied(result) => result,
                         Gate::Interrupted => return None,
                     }
                 }
-            }
+            },
         };
         events(Event::ToolResult {
             step,
@@ -726,12 +730,7 @@ impl StepRecord {
     fn format_error(text: String, problem: &str) -> Self {
         let message = format!("your action could not be read: {problem}");
         let observation = format!("Error: {message}\n{FORMAT_REMINDER}");
-        let compressed = serde_json::json!({
-            "status": ToolStatus::Error,
-            "data": null,
-            "error": {"code": ErrorCode::InvalidArguments, "message": message},
-        })
-        .to_string();
+        let compressed = HistoryResult::error(ErrorCode::InvalidArguments, message).to_json();
         Self {
             stored_text: text.clone(),
             text,
@@ -771,9 +770,12 @@ mod tests {
         assert!(record.malformed);
         assert!(record.observation.contains(FORMAT_REMINDER));
         let compressed = record.compressed;
-        let value: serde_json::Value = serde_json::from_str(&compressed).unwrap();
-        assert_eq!(value["status"], "error");
-        assert_eq!(value["error"]["code"], "invalid_arguments");
+        assert!(
+            compressed.starts_with(
+                r#"{"status":"error","data":null,"error":{"code":"invalid_arguments","#
+            ),
+            "spec E1 order: {compressed}"
+        );
         assert_eq!(
             Role::Tool,
             tool_message(&compressed).role,

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 use wright_protocol::ToolCall;
+use wright_tools::ToolKind;
 
 use crate::react::{Action, action_start};
 
@@ -13,13 +14,11 @@ pub const MAX_ARG_LINES: usize = 20;
 /// Longest argument kept whole, in characters.
 pub const MAX_ARG_CHARS: usize = 2_000;
 
-/// Tools whose string arguments carry file content.
-const CONTENT_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
-
 /// The step text as history stores it: the thought as written, then the action with large
-/// content arguments trimmed. Other tools' steps are returned unchanged.
-pub fn history_step_text(text: &str, call: &ToolCall) -> String {
-    if !CONTENT_TOOLS.contains(&call.tool.as_str()) {
+/// content arguments trimmed when the tool edits files (`kind`; their string arguments carry
+/// file content). Other tools' steps are returned unchanged.
+pub fn history_step_text(text: &str, call: &ToolCall, kind: Option<ToolKind>) -> String {
+    if kind != Some(ToolKind::Edit) {
         return text.to_string();
     }
     let mut args = call.args.clone();
@@ -91,7 +90,7 @@ mod tests {
             "Thought: write it\n{}",
             Action::Tool(call.clone()).to_text()
         );
-        let stored = history_step_text(&text, &call);
+        let stored = history_step_text(&text, &call, Some(ToolKind::Edit));
         assert!(stored.starts_with("Thought: write it\nAction: Write["));
         assert!(stored.contains("line 20\\n…"), "{stored}");
         assert!(!stored.contains("line 21\\n"));
@@ -106,9 +105,12 @@ mod tests {
             json!({"file_path": "a", "old_string": "x", "new_string": "y"}),
         );
         let text = "Thought: t\nAction: Edit[{\"file_path\":\"a\",\"old_string\":\"x\",\"new_string\":\"y\"}]";
-        assert_eq!(history_step_text(text, &edit), text);
+        assert_eq!(history_step_text(text, &edit, Some(ToolKind::Edit)), text);
         let bash = call("Bash", json!({"command": "x\n".repeat(500)}));
-        assert_eq!(history_step_text("anything", &bash), "anything");
+        assert_eq!(
+            history_step_text("anything", &bash, Some(ToolKind::Execute)),
+            "anything"
+        );
     }
 
     #[test]
@@ -118,7 +120,11 @@ mod tests {
             "MultiEdit",
             json!({"file_path": "a", "edits": [{"old_string": "short", "new_string": long}]}),
         );
-        let stored = history_step_text(&Action::Tool(call.clone()).to_text(), &call);
+        let stored = history_step_text(
+            &Action::Tool(call.clone()).to_text(),
+            &call,
+            Some(ToolKind::Edit),
+        );
         assert!(stored.contains("\"old_string\":\"short\""));
         assert!(stored.contains("180 more lines"));
     }

@@ -132,6 +132,10 @@ pub enum Event {
         kind: ActionKind,
         /// What would happen: the command for Bash, the unified diff for a file change.
         preview: String,
+        /// Why the safety check flags this action, when it does (rule and reason): the user is
+        /// asked about it whatever the approval mode allows.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        concern: Option<String>,
     },
     /// The user answered an `approval_requested`.
     ApprovalDecided {
@@ -275,6 +279,7 @@ mod tests {
             tool: "Bash".into(),
             kind: ActionKind::Command,
             preview: "cargo test".into(),
+            concern: None,
         };
         assert_eq!(
             serde_json::to_value(&requested).unwrap(),

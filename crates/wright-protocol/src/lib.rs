@@ -14,5 +14,5 @@ mod usage;
 pub use event::{ActionKind, ApprovalVerdict, Event, FailureCode, UsageCall};
 pub use message::{Message, MessageMetadata, Role};
 pub use todo::{TodoItem, TodoStatus};
-pub use tool::{ErrorCode, ToolCall, ToolError, ToolResult, ToolStatus};
+pub use tool::{ErrorCode, HistoryResult, ToolCall, ToolError, ToolResult, ToolStatus};
 pub use usage::Usage;

@@ -136,6 +136,41 @@ pub struct ToolResult {
     pub context: Value,
 }
 
+/// What history keeps of a tool result (spec C1, E1): status, the compressed data and the
+/// error, serialised in that order — the model reads whether a step worked before what it
+/// found. Every tool message of history is written through [`HistoryResult::to_json`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryResult {
+    /// Success or error.
+    pub status: ToolStatus,
+    /// The compressed structured result; `null` when there is none.
+    #[serde(default)]
+    pub data: Value,
+    /// Present exactly when `status` is `error`, kept whole (C1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
+}
+
+impl HistoryResult {
+    /// An error with no data: a step that did not run or could not be read.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            status: ToolStatus::Error,
+            data: Value::Null,
+            error: Some(ToolError {
+                code,
+                message: message.into(),
+            }),
+        }
+    }
+
+    /// Compact JSON, keys in the order `status`, `data`, `error`.
+    pub fn to_json(&self) -> String {
+        // A struct of strings, JSON values and enums always serialises.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 impl ToolResult {
     /// A successful result.
     pub fn success(text: impl Into<String>, data: Value) -> Self {
@@ -173,6 +208,21 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+
+    #[test]
+    fn the_history_form_keeps_the_e1_key_order() {
+        let stored = HistoryResult::error(ErrorCode::Interrupted, "stopped").to_json();
+        assert_eq!(
+            stored,
+            r#"{"status":"error","data":null,"error":{"code":"interrupted","message":"stopped"}}"#
+        );
+        let ok = HistoryResult {
+            status: ToolStatus::Success,
+            data: json!({"b": 1, "a": 2}),
+            error: None,
+        };
+        assert_eq!(ok.to_json(), r#"{"status":"success","data":{"a":2,"b":1}}"#);
+    }
 
     #[test]
     fn error_result_serialises_code_in_snake_case() {

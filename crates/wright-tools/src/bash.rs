@@ -1,7 +1,8 @@
 //! The Bash tool: one `bash -c` in its own process group, bounded by a timeout and Ctrl-C.
 //!
-//! Before it runs, the command goes through the dangerous-command checker ([`crate::safety`]);
-//! a refused command never starts, and the model is told why and what to do instead.
+//! Before it runs, the command goes through the dangerous-command checker ([`wright_checker`]);
+//! a refused command never starts, and the model is told why and what to do instead; one the
+//! checker asks about runs only if the user allows it.
 //!
 //! The command runs in a new process group (CRATES.md gotcha 8), so the terminal's Ctrl-C does
 //! not reach it and the whole group — grandchildren included — can be stopped at once: on
@@ -22,10 +23,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
+use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext, error_result, failure, safety};
+use crate::{Concern, Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Timeout when the model gives none.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -64,6 +66,10 @@ impl Tool for BashTool {
         "Bash"
     }
 
+    fn kind(&self) -> ToolKind {
+        ToolKind::Execute
+    }
+
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/bash.md")
     }
@@ -83,12 +89,21 @@ impl Tool for BashTool {
 
     /// Issue 6: the dangerous-command checker, before every command whatever the approval
     /// mode, and before anyone is asked about it.
-    fn check(&self, args: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
-        match parse_args::<BashArgs>("Bash", args.clone(), SHAPE) {
-            Ok(args) => safety::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy())
-                .map_err(|refusal| failure(ErrorCode::Refused, refusal.to_string())),
+    fn check(&self, args: &Value, ctx: &ToolContext) -> Result<Option<Concern>, ToolError> {
+        let Ok(args) = parse_args::<BashArgs>("Bash", args.clone(), SHAPE) else {
             // Bad arguments fail the same way when the call runs, with the same message.
-            Err(_) => Ok(()),
+            return Ok(None);
+        };
+        let verdict =
+            wright_checker::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy());
+        match verdict.decision {
+            Decision::Allow => Ok(None),
+            Decision::Ask => Ok(Some(Concern {
+                rule: verdict.rule.to_string(),
+                reason: verdict.reason.clone(),
+                refusal: verdict.refusal_message(),
+            })),
+            Decision::Refuse => Err(failure(ErrorCode::Refused, verdict.refusal_message())),
         }
     }
 }

@@ -37,8 +37,8 @@ mod search;
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value, json};
-use wright_protocol::{ToolResult, ToolStatus};
+use serde_json::{Map, Value};
+use wright_protocol::{HistoryResult, ToolResult};
 
 /// Spec A3: Read keeps at most 500 lines of the current range ("上限 500 行，仅当前区间").
 const READ_MAX_LINES: usize = 500;
@@ -160,45 +160,27 @@ pub fn compress_to_string(tool: &str, result: &ToolResult) -> String {
     compress_to_string_with(tool, result, CompressionLevel::Standard)
 }
 
-/// The same as [`compress_with`], serialised as compact JSON for a history `tool` message.
-///
-/// The keys come in the order of spec E1, `status` first, then `data` and `error` (a plain
-/// `Value` would sort them): the model reads whether the step worked before what it found.
+/// The same as [`compress_with`], serialised as compact JSON for a history `tool` message,
+/// keys in the order of spec E1 ([`HistoryResult::to_json`]).
 pub fn compress_to_string_with(tool: &str, result: &ToolResult, level: CompressionLevel) -> String {
-    let compressed = compress_with(tool, result, level);
-    let mut json = String::from("{");
-    for key in ["status", "data", "error"] {
-        if let Some(value) = compressed.get(key) {
-            if json.len() > 1 {
-                json.push(',');
-            }
-            json.push_str(&format!("{}:{value}", json!(key)));
-        }
-    }
-    json.push('}');
-    json
+    history_result(tool, result, level).to_json()
 }
 
 /// The history form of a tool result at `level`. `tool` picks the rule (spec A3); any tool
 /// without one (MCP, added later, unknown) gets the default rule. `result` may itself be a
 /// compressed result read back from history, to compress it harder.
 pub fn compress_with(tool: &str, result: &ToolResult, level: CompressionLevel) -> Value {
-    let limits = Limits::of(level);
-    let mut out = Map::new();
-    let status = match result.status {
-        ToolStatus::Success => "success",
-        ToolStatus::Error => "error",
-    };
-    out.insert("status".into(), json!(status));
-    out.insert("data".into(), compress_data(tool, &result.data, &limits));
-    // C1: the error is kept in full, whatever the level; it says what to do next.
-    if let Some(error) = &result.error {
-        out.insert(
-            "error".into(),
-            json!({"code": error.code.as_str(), "message": error.message}),
-        );
+    serde_json::to_value(history_result(tool, result, level)).unwrap_or_default()
+}
+
+/// The history form as its type. C1: the error is kept in full, whatever the level; it says
+/// what to do next.
+fn history_result(tool: &str, result: &ToolResult, level: CompressionLevel) -> HistoryResult {
+    HistoryResult {
+        status: result.status,
+        data: compress_data(tool, &result.data, &Limits::of(level)),
+        error: result.error.clone(),
     }
-    Value::Object(out)
 }
 
 /// `data` by the rule of `tool`, or by the default rule when it has none or the data is not

@@ -11,8 +11,8 @@ use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
-use crate::safety::CommandPolicy;
 use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
+use wright_checker::CommandPolicy;
 
 /// The environment of every tool call.
 ///

@@ -13,7 +13,7 @@ use crate::closest::closest_region;
 use crate::diff::DiffReport;
 use crate::matching::{MatchError, Rung, replace};
 use crate::text_file::{TextFile, to_lf};
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 
 const SHAPE: &str =
     r#"{"file_path": string, "old_string": string, "new_string": string, "replace_all"?: boolean}"#;
@@ -36,6 +36,10 @@ struct EditArgs {
 impl Tool for EditTool {
     fn name(&self) -> &'static str {
         "Edit"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
     }
 
     fn description(&self) -> &'static str {

@@ -20,7 +20,7 @@ use crate::args::{invalid, parse_args};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Files shown at most (the newest); the rest are counted and `truncated` is set.
 const MAX_FILES: usize = 100;
@@ -40,6 +40,10 @@ struct GlobArgs {
 impl Tool for GlobTool {
     fn name(&self) -> &'static str {
         "Glob"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {

@@ -27,7 +27,7 @@ use crate::args::{invalid, parse_args};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 use collect::{Collector, FileHits, FileSink, Line, LineKind};
 
 /// Files listed by default in `files_with_matches` mode.
@@ -122,6 +122,10 @@ impl GrepArgs {
 impl Tool for GrepTool {
     fn name(&self) -> &'static str {
         "Grep"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {

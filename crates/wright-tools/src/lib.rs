@@ -11,8 +11,11 @@
 //!
 //! This crate knows nothing about models, prompts beyond its own tool descriptions, or history.
 //!
-//! Before a call that changes something runs, [`ToolRegistry::preview`] gives what it would do
-//! (Bash's command, a file change's unified diff) without doing it, for the user to approve.
+//! A call is prepared once ([`ToolRegistry::prepare`]): the tool is found and the checks that
+//! refuse it whoever approves (protected files, the dangerous-command checker) run. The
+//! [`PreparedCall`] then gives its [`ToolKind`], any [`Concern`] that only the user may waive,
+//! what it would do ([`PreparedCall::preview`]: Bash's command, a file change's unified diff)
+//! for the user to approve, and finally runs ([`PreparedCall::run`]).
 //!
 //! Adding a tool = one file implementing [`Tool`] + one line in [`ToolRegistry::builtin`].
 
@@ -33,7 +36,6 @@ mod matching;
 mod multi_edit;
 mod read;
 mod registry;
-pub mod safety;
 mod sandbox;
 pub mod secrets;
 mod settings;
@@ -43,7 +45,7 @@ mod walk;
 mod write;
 
 use futures::future::BoxFuture;
-use wright_protocol::{ErrorCode, ToolError, ToolResult};
+use wright_protocol::{ActionKind, ErrorCode, ToolError, ToolResult};
 
 pub use bash::BashTool;
 pub use compress::{
@@ -56,10 +58,11 @@ pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
 pub use read::ReadTool;
-pub use registry::{PROTECTED_FILES, ToolRegistry};
+pub use registry::{PROTECTED_FILES, PreparedCall, ToolRegistry};
 pub use sandbox::{SandboxPolicy, SandboxStatus};
 pub use settings::ToolSettings;
 pub use todo_write::{TodoWriteTool, todo_recap};
+pub use wright_checker::CommandPolicy;
 pub use write::WriteTool;
 
 /// One tool the model can call.
@@ -68,6 +71,9 @@ pub use write::WriteTool;
 pub trait Tool: Send + Sync {
     /// The name the model writes after `Action:`, e.g. `Read`, `Bash`.
     fn name(&self) -> &'static str;
+
+    /// What the tool does to the world: reads, edits files, or runs commands.
+    fn kind(&self) -> ToolKind;
 
     /// The tool's prompt text (purpose, parameters, rules, one example), shown in the system
     /// prompt under `## <name>`.
@@ -99,14 +105,59 @@ pub trait Tool: Send + Sync {
         Box::pin(std::future::ready(None))
     }
 
-    /// Refuses a call that must not run whoever approves it (the dangerous-command checker for
-    /// Bash), before anyone is asked: the error is the observation. The default lets every
-    /// call through. [`ToolRegistry::run`] asks this before [`run`](Tool::run), so `run` need
-    /// not check again.
-    fn check(&self, args: &serde_json::Value, ctx: &ToolContext) -> Result<(), ToolError> {
+    /// What stands in the way of a call before anyone is asked (the dangerous-command checker
+    /// for Bash): `Err` refuses it whoever approves it (the error is the observation);
+    /// `Ok(Some(concern))` lets only the user allow it. The default lets every call through.
+    /// [`ToolRegistry::prepare`] asks this once per call, so `run` need not check again.
+    fn check(
+        &self,
+        args: &serde_json::Value,
+        ctx: &ToolContext,
+    ) -> Result<Option<Concern>, ToolError> {
         let _ = (args, ctx);
-        Ok(())
+        Ok(None)
     }
+}
+
+/// What a tool does to the world, which decides whether a call is asked about and which
+/// calls may run side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolKind {
+    /// Changes nothing outside the agent (Read, LS, Glob, Grep; TodoWrite changes only the
+    /// agent's own list).
+    Read,
+    /// Writes files (Write, Edit, MultiEdit): asked about as a file change.
+    Edit,
+    /// Runs commands (Bash): asked about as a command.
+    Execute,
+}
+
+impl ToolKind {
+    /// The kind of action approvals ask about, `None` for a call that never needs approval.
+    pub fn action(self) -> Option<ActionKind> {
+        match self {
+            ToolKind::Read => None,
+            ToolKind::Edit => Some(ActionKind::FileChange),
+            ToolKind::Execute => Some(ActionKind::Command),
+        }
+    }
+
+    /// Whether calls of this kind change nothing and so may run side by side.
+    pub fn is_read_only(self) -> bool {
+        self == ToolKind::Read
+    }
+}
+
+/// Why a call may run only if the user says so (the checker's `ask` verdict): asked about even
+/// when the approval mode would let its kind run, and refused where no one is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Concern {
+    /// The rule that flagged it, e.g. `recursive-delete`.
+    pub rule: String,
+    /// What the call would do, for the user.
+    pub reason: String,
+    /// The observation when it is refused because no one may allow it.
+    pub refusal: String,
 }
 
 /// A failure the model sees: a stable code and a message saying what to do.

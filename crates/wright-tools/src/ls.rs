@@ -12,7 +12,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
 use crate::walk::{GIT_DIR, StopFlag, resolve_existing, run_blocking};
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Entries shown at most; the rest are counted and `truncated` is set.
 const MAX_ENTRIES: usize = 1000;
@@ -55,6 +55,10 @@ struct Entry {
 impl Tool for LsTool {
     fn name(&self) -> &'static str {
         "LS"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {

@@ -7,7 +7,7 @@ use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
 use crate::edit::{EditSpec, Numbering, apply_edits, count, plan_edits, push_diff, push_ranges};
-use crate::{Tool, ToolContext, error_result};
+use crate::{Tool, ToolContext, ToolKind, error_result};
 
 const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "new_string": string, "replace_all"?: boolean}, ...]}"#;
 
@@ -24,6 +24,10 @@ struct MultiEditArgs {
 impl Tool for MultiEditTool {
     fn name(&self) -> &'static str {
         "MultiEdit"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
     }
 
     fn description(&self) -> &'static str {

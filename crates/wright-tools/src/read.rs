@@ -17,7 +17,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
 use crate::walk::{StopFlag, run_blocking};
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Lines shown when the model gives no `limit`.
 const DEFAULT_LIMIT: usize = 2000;
@@ -55,6 +55,10 @@ struct ReadArgs {
 impl Tool for ReadTool {
     fn name(&self) -> &'static str {
         "Read"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {

@@ -7,16 +7,13 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
 use crate::secrets::SecretMasker;
 use crate::{
-    BashTool, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool, TodoWriteTool, Tool,
-    ToolContext, WriteTool, failure,
+    BashTool, Concern, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool,
+    TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool, failure,
 };
 
 /// Files the model may not change, relative to the project root: wright's own settings, where
 /// an `allow` rule or a hook would let the model widen what it may do (issue 6).
 pub const PROTECTED_FILES: &[&str] = &[".wright/config.toml"];
-
-/// The tools that write the file named by their `file_path` argument.
-const FILE_WRITERS: &[&str] = &["Write", "Edit", "MultiEdit"];
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
 /// output so far) before the registry answers with a plain one.
@@ -102,26 +99,55 @@ impl ToolRegistry {
             .join("\n\n")
     }
 
-    /// Runs one call.
-    ///
-    /// An unknown tool gives an `unknown_tool` result naming the valid tools. Otherwise the tool
-    /// runs racing the context's cancellation token: once it is cancelled the tool has
-    /// [`CANCEL_GRACE`] to return its own `interrupted` result, then it is dropped and the call
-    /// ends `interrupted`. `stats` gets `{"duration_ms": N}` and `context` the arguments.
-    pub async fn run(&self, call: &ToolCall, ctx: &ToolContext) -> ToolResult {
-        let started = Instant::now();
-        let mut result = match (self.get(&call.tool), self.check(call, ctx)) {
-            (_, Some(refusal)) => refusal,
-            (None, None) => ToolResult::error(
+    /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever
+    /// approves it: writes to [`PROTECTED_FILES`] and the tool's own [`Tool::check`] (the
+    /// dangerous-command checker). `Err` is the finished result of a call that will not run:
+    /// an unknown tool (naming the valid ones) or a refusal.
+    pub fn prepare<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        ctx: &ToolContext,
+    ) -> Result<PreparedCall<'a>, Box<ToolResult>> {
+        let refused = |error: wright_protocol::ToolError| {
+            Box::new(self.finish(call, crate::error_result(error), Instant::now()))
+        };
+        let Some(tool) = self.get(&call.tool) else {
+            return Err(refused(failure(
                 ErrorCode::UnknownTool,
                 format!(
                     "there is no tool named `{}`; the tools are: {}",
                     call.tool,
                     self.names().join(", ")
                 ),
-            ),
-            (Some(tool), None) => run_cancellable(tool, call.args.clone(), ctx).await,
+            )));
         };
+        if let Some(refusal) = protected_target(tool, call, ctx) {
+            return Err(refused(refusal));
+        }
+        match tool.check(&call.args, ctx) {
+            Err(refusal) => Err(refused(refusal)),
+            Ok(concern) => Ok(PreparedCall {
+                registry: self,
+                tool,
+                call,
+                concern,
+            }),
+        }
+    }
+
+    /// Prepares and runs one call where no one can be asked: a call with a [`Concern`] is
+    /// refused (see [`PreparedCall::run`] for the rest).
+    pub async fn run(&self, call: &ToolCall, ctx: &ToolContext) -> ToolResult {
+        match self.prepare(call, ctx) {
+            Err(result) => *result,
+            Ok(prepared) if prepared.concern().is_some() => prepared.refuse(),
+            Ok(prepared) => prepared.run(ctx).await,
+        }
+    }
+
+    /// The finished result: credentials masked, `stats.duration_ms` since `started`, the
+    /// call's arguments as `context`.
+    fn finish(&self, call: &ToolCall, mut result: ToolResult, started: Instant) -> ToolResult {
         self.masker.mask_result(&mut result);
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         match &mut result.stats {
@@ -133,26 +159,68 @@ impl ToolRegistry {
         result.context = call.args.clone();
         result
     }
+}
 
-    /// The refusal of a call that must not run whoever approves it, `None` for any other:
-    /// the tool's own [`Tool::check`] (the dangerous-command checker), and writes to
-    /// [`PROTECTED_FILES`]. Callers ask this before asking the user; [`run`](Self::run) asks
-    /// it again.
-    pub fn check(&self, call: &ToolCall, ctx: &ToolContext) -> Option<ToolResult> {
-        let refusal = protected_target(call, ctx).or_else(|| {
-            self.get(&call.tool)
-                .and_then(|tool| tool.check(&call.args, ctx).err())
-        })?;
-        let mut result = ToolResult::error(refusal.code, refusal.message);
-        result.context = call.args.clone();
-        Some(result)
+/// A call whose tool is found and whose checks have passed: ready to be previewed, asked about
+/// and run, without reading or checking it again.
+pub struct PreparedCall<'a> {
+    registry: &'a ToolRegistry,
+    tool: &'a dyn Tool,
+    call: &'a ToolCall,
+    concern: Option<Concern>,
+}
+
+impl std::fmt::Debug for PreparedCall<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("call", self.call)
+            .field("concern", &self.concern)
+            .finish()
+    }
+}
+
+impl PreparedCall<'_> {
+    /// The call as the model made it.
+    pub fn call(&self) -> &ToolCall {
+        self.call
     }
 
-    /// What `call` would do, without doing it (see [`Tool::preview`]): the command for Bash,
-    /// the unified diff a Write, Edit or MultiEdit would make. `None` for an unknown tool, a
-    /// tool with nothing to preview, or a dry run that fails.
-    pub async fn preview(&self, call: &ToolCall, ctx: &ToolContext) -> Option<String> {
-        self.get(&call.tool)?.preview(&call.args, ctx).await
+    /// What the tool does: reads, edits files, or runs commands.
+    pub fn kind(&self) -> ToolKind {
+        self.tool.kind()
+    }
+
+    /// Why only the user may let this call run, if a check says so.
+    pub fn concern(&self) -> Option<&Concern> {
+        self.concern.as_ref()
+    }
+
+    /// What the call would do, without doing it (see [`Tool::preview`]): the command for
+    /// Bash, the unified diff a Write, Edit or MultiEdit would make. `None` for a tool with
+    /// nothing to preview, or a dry run that fails.
+    pub async fn preview(&self, ctx: &ToolContext) -> Option<String> {
+        self.tool.preview(&self.call.args, ctx).await
+    }
+
+    /// Runs the call — a [`Concern`] is taken as waived by whoever decided to run it —
+    /// racing the context's cancellation token: once it is cancelled the tool has
+    /// [`CANCEL_GRACE`] to return its own `interrupted` result, then it is dropped and the call
+    /// ends `interrupted`. The result is masked, `stats` gets `{"duration_ms": N}` and
+    /// `context` the arguments.
+    pub async fn run(self, ctx: &ToolContext) -> ToolResult {
+        let started = Instant::now();
+        let result = run_cancellable(self.tool, self.call.args.clone(), ctx).await;
+        self.registry.finish(self.call, result, started)
+    }
+
+    /// The call refused because of its [`Concern`], where no one may waive it.
+    pub fn refuse(self) -> ToolResult {
+        let message = self
+            .concern
+            .as_ref()
+            .map_or_else(String::new, |concern| concern.refusal.clone());
+        let result = ToolResult::error(ErrorCode::Refused, message);
+        self.registry.finish(self.call, result, Instant::now())
     }
 }
 
@@ -160,8 +228,12 @@ impl ToolRegistry {
 /// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory): both
 /// sides are resolved as the tools resolve paths ([`ToolContext::resolve`]). A path that does
 /// not resolve is left to the tool, which refuses it with its own error.
-fn protected_target(call: &ToolCall, ctx: &ToolContext) -> Option<wright_protocol::ToolError> {
-    if !FILE_WRITERS.contains(&call.tool.as_str()) {
+fn protected_target(
+    tool: &dyn Tool,
+    call: &ToolCall,
+    ctx: &ToolContext,
+) -> Option<wright_protocol::ToolError> {
+    if tool.kind() != ToolKind::Edit {
         return None;
     }
     let target = ctx.resolve(call.args.get("file_path")?.as_str()?).ok()?;
@@ -227,6 +299,9 @@ mod tests {
     impl Tool for Stuck {
         fn name(&self) -> &'static str {
             "Stuck"
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Read
         }
         fn description(&self) -> &'static str {
             "Never finishes.\n"
@@ -336,7 +411,7 @@ mod tests {
                     "edits": [{"old_string": "model", "new_string": "x"}],
                 }),
             };
-            assert!(registry.check(&call, &ctx).is_some(), "{tool} {path}");
+            assert!(registry.prepare(&call, &ctx).is_err(), "{tool} {path}");
             let result = registry.run(&call, &ctx).await;
             let error = result.error.unwrap();
             assert_eq!(error.code, ErrorCode::Protected, "{tool} {path}");
@@ -355,7 +430,7 @@ mod tests {
             tool: "Read".into(),
             args: json!({"file_path": ".wright/config.toml"}),
         };
-        assert!(registry.check(&read, &ctx).is_none());
+        assert!(registry.prepare(&read, &ctx).is_ok());
         let neighbour = ToolCall {
             tool: "Write".into(),
             args: json!({"file_path": ".wright/notes.md", "content": "x"}),
@@ -364,19 +439,41 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_refused_command_is_refused_by_check_before_it_would_run() {
+    async fn a_refused_command_is_refused_when_prepared_and_an_asked_one_carries_its_concern() {
         let (_dir, ctx) = ctx();
         let call = ToolCall {
             tool: "Bash".into(),
-            args: json!({"command": "sudo true"}),
+            args: json!({"command": "rm -rf ~"}),
         };
-        let refusal = ToolRegistry::builtin().check(&call, &ctx).unwrap();
+        let registry = ToolRegistry::builtin();
+        let refusal = registry.prepare(&call, &ctx).unwrap_err();
         assert_eq!(refusal.error.unwrap().code, ErrorCode::Refused);
+        assert_eq!(refusal.context, call.args);
+
+        let asked = ToolCall {
+            tool: "Bash".into(),
+            args: json!({"command": "sudo touch ran"}),
+        };
+        let prepared = registry.prepare(&asked, &ctx).unwrap();
+        let concern = prepared.concern().unwrap();
+        assert_eq!(concern.rule, "privilege");
+        assert!(
+            concern.refusal.contains("Only the user can allow it"),
+            "{}",
+            concern.refusal
+        );
+        // Where no one can be asked, the concern refuses the call.
+        let result = registry.run(&asked, &ctx).await;
+        assert_eq!(result.error.unwrap().code, ErrorCode::Refused);
+        assert!(!ctx.root().join("ran").exists());
+
         let fine = ToolCall {
             tool: "Bash".into(),
             args: json!({"command": "cargo test | tail"}),
         };
-        assert!(ToolRegistry::builtin().check(&fine, &ctx).is_none());
+        let prepared = registry.prepare(&fine, &ctx).unwrap();
+        assert_eq!(prepared.kind(), ToolKind::Execute);
+        assert_eq!(prepared.concern(), None);
     }
 
     #[tokio::test]

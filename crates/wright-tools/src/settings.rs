@@ -5,9 +5,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::safety::CommandPolicy;
 use crate::secrets::SecretMasker;
 use crate::{SandboxPolicy, ToolContext, ToolRegistry};
+use wright_checker::CommandPolicy;
 
 /// The tool settings: the dangerous-command checker's rules, the credential masker, how Bash
 /// is confined and which directories outside the project the tools may use.

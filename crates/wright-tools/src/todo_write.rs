@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wright_protocol::{TodoItem, TodoStatus, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext, error_result};
+use crate::{Tool, ToolContext, ToolKind, error_result};
 
 const SHAPE: &str = r#"{"todos": [{"id": string, "content": string, "status": "pending"|"in_progress"|"completed"}, ...]}"#;
 
@@ -25,6 +25,10 @@ struct TodoWriteArgs {
 impl Tool for TodoWriteTool {
     fn name(&self) -> &'static str {
         "TodoWrite"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
     }
 
     fn description(&self) -> &'static str {

@@ -14,7 +14,7 @@ use crate::context::Freshness;
 use crate::diff::DiffReport;
 use crate::read::decode;
 use crate::text_file::{TextFormat, to_lf};
-use crate::{Tool, ToolContext, error_result, failure};
+use crate::{Tool, ToolContext, ToolKind, error_result, failure};
 
 const SHAPE: &str = r#"{"file_path": string, "content": string}"#;
 /// Spec A3: the written content is kept in history as its first lines only.
@@ -37,6 +37,10 @@ struct WriteArgs {
 impl Tool for WriteTool {
     fn name(&self) -> &'static str {
         "Write"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Edit
     }
 
     fn description(&self) -> &'static str {

@@ -8,7 +8,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
-use wright_tools::safety::CommandPolicy;
+use wright_tools::CommandPolicy;
 use wright_tools::{ToolContext, ToolRegistry};
 
 fn project() -> (tempfile::TempDir, ToolContext) {

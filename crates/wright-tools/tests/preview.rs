@@ -20,9 +20,10 @@ fn call(tool: &str, args: Value) -> ToolCall {
 }
 
 async fn preview(ctx: &ToolContext, tool: &str, args: Value) -> Option<String> {
-    ToolRegistry::builtin()
-        .preview(&call(tool, args), ctx)
-        .await
+    let registry = ToolRegistry::builtin();
+    let call = call(tool, args);
+    let prepared = registry.prepare(&call, ctx).ok()?;
+    prepared.preview(ctx).await
 }
 
 /// Puts `content` at `path` and Reads it, as the agent must before editing.

@@ -141,6 +141,7 @@ fn a_command_waiting_for_approval_shows_the_command_and_the_question() {
         args: json!({"command": "rm -rf target"}),
         kind: ActionKind::Command,
         preview: "rm -rf target".into(),
+        concern: None,
     };
     let (answer, _answered) = tokio::sync::oneshot::channel();
     show(
@@ -157,6 +158,7 @@ fn a_command_waiting_for_approval_shows_the_command_and_the_question() {
                 tool: "Bash".into(),
                 kind: ActionKind::Command,
                 preview: request.preview.clone(),
+                concern: None,
             }),
             Reply::Approval(request, answer),
         ],

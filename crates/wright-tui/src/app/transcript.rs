@@ -177,8 +177,16 @@ impl Transcript {
                 tool,
                 kind,
                 preview,
+                concern,
             } => {
                 out.extend(approval_preview(tool, *kind, preview, &theme));
+                if let Some(concern) = concern {
+                    out.push(styled(
+                        format!("  ⚠ the safety check flags this ({})", clean(concern)),
+                        ERROR.patch(BOLD),
+                        &theme,
+                    ));
+                }
                 if *kind == ActionKind::FileChange {
                     self.previewed.insert(*step);
                 }

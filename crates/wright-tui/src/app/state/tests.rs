@@ -61,6 +61,7 @@ fn approval(step: u32) -> (ApprovalRequest, oneshot::Receiver<Decision>, Reply) 
         args: json!({"command": "rm -rf target"}),
         kind: ActionKind::Command,
         preview: "rm -rf target".into(),
+        concern: None,
     };
     let (tx, rx) = oneshot::channel();
     (request.clone(), rx, Reply::Approval(request, tx))

@@ -177,6 +177,7 @@ fn a_change_shown_for_approval_is_not_shown_again_after_it_ran() {
                 tool: "Write".into(),
                 kind: ActionKind::FileChange,
                 preview: diff.into(),
+                concern: None,
             },
             Event::ApprovalDecided {
                 step: 1,
@@ -210,6 +211,7 @@ fn a_tool_waiting_for_approval_does_not_spin() {
                 tool: "Bash".into(),
                 kind: ActionKind::Command,
                 preview: "ls".into(),
+                concern: None,
             },
         ],
     );

@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::safety::script::Word;
+use crate::script::Word;
 use pretty_assertions::assert_eq;
 
 const ROOT: &str = "/work/proj";

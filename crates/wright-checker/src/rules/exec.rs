@@ -2,8 +2,8 @@
 //! downloads or decoded data piped into an interpreter (`curl … | sh`), and fork bombs.
 
 use super::{Finding, Report, Rule, Site, quote, words_text};
-use crate::safety::argv::{self, split};
-use crate::safety::script::{Script, Word};
+use crate::argv::{self, split};
+use crate::script::{Script, Word};
 
 /// Shells: they run a `-c` string, a script file, or their standard input.
 const SHELLS: &[&str] = &[

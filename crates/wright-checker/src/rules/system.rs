@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::{Report, Rule, Site, quote};
-use crate::safety::argv::{Args, split};
-use crate::safety::paths::{is_disk_device, is_harmless_device, normalize, system_dir};
-use crate::safety::script::{Cwd, Redirect, Word};
+use crate::argv::{Args, split};
+use crate::paths::{is_disk_device, is_harmless_device, normalize, system_dir};
+use crate::script::{Cwd, Redirect, Word};
 
 /// Tools that partition, format or wipe disks (besides `mkfs*` and `newfs*`).
 const DISK_TOOLS: &[&str] = &[

@@ -155,6 +155,16 @@ impl Finding {
         }
     }
 
+    /// This finding as the verdict `decision`.
+    pub fn verdict(&self, decision: super::Decision) -> super::Verdict {
+        super::Verdict {
+            decision,
+            rule: self.rule.id(),
+            reason: self.reason.clone(),
+            instead: self.instead.clone(),
+        }
+    }
+
     fn instead(mut self, instead: &str) -> Self {
         self.instead = instead.to_string();
         self

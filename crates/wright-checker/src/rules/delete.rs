@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::{Report, Rule, Site, quote};
-use crate::safety::argv::{self, split};
-use crate::safety::paths::{Place, normalize, place};
-use crate::safety::script::{Cwd, Env, Word};
+use crate::argv::{self, split};
+use crate::paths::{Place, normalize, place};
+use crate::script::{Cwd, Env, Word};
 
 /// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
 /// its starting points wholesale.

@@ -4,8 +4,8 @@
 use tree_sitter::Node;
 
 use super::{Walker, children, named_children};
-use crate::safety::script::{Cwd, Scope, Word};
-use crate::safety::words::{
+use crate::script::{Cwd, Scope, Word};
+use crate::words::{
     MAX_ALTERNATIVES, Part, ansi_c, expand_braces, strip, unescape_double_quoted, unquoted,
 };
 

@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::{Report, Rule, Site};
-use crate::safety::argv::split;
-use crate::safety::policy::wildcard_match;
-use crate::safety::script::{Cwd, Word};
+use crate::argv::split;
+use crate::policy::wildcard_match;
+use crate::script::{Cwd, Word};
 
 /// git's own options that take a value, before the subcommand.
 const GIT_VALUE_OPTIONS: &[&str] = &[
@@ -121,7 +121,7 @@ fn current_branch(site: &Site<'_>, repo_dir: Option<&Word>) -> Option<String> {
     };
     let start = match repo_dir {
         Some(dir) if dir.dynamic => return None,
-        Some(dir) => crate::safety::paths::normalize(&cwd, dir.text()),
+        Some(dir) => crate::paths::normalize(&cwd, dir.text()),
         None => cwd,
     };
     let git_dir = git_dir(&start)?;

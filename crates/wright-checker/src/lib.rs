@@ -1,6 +1,15 @@
-//! The dangerous-command checker (issue 6, "Safety"): run before every Bash command, in every
-//! approval mode, it refuses commands that could do damage nothing can undo, saying why and
-//! what to do instead.
+//! The dangerous-command checker: judges a shell command before it runs — **allow**, **ask**
+//! (only the user may let it run) or **refuse** (it never runs) — naming the rule that decided,
+//! why, and what to do instead.
+//!
+//! A pure function of the command, the project root, the home directory and the user's
+//! [`CommandPolicy`]: [`check`] runs nothing and reads nothing but the project's `.git/HEAD`.
+//! wright's Bash tool asks it before every command, in every approval mode; `wright check`
+//! prints its verdicts for commands the user types.
+//!
+//! This crate is not for running commands, confining them (the sandbox lives with the Bash
+//! tool), or asking the user (the approval gate in wright-core turns an `ask` into a question,
+//! or into a refusal in `auto` mode).
 //!
 //! # How a command is read
 //!
@@ -14,11 +23,13 @@
 //! the strings interpreter one-liners hand to `system(…)` — are checked the same way, up to
 //! four strings deep. When tree-sitter has to recover from a syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
-//! a confused parse cannot hide a command. What nests deeper than the walk follows is refused.
+//! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
+//! about.
 //!
-//! # What is refused
+//! # What is refused, and what is asked
 //!
-//! Rules that cannot be overridden (see [`UNOVERRIDABLE_RULES`]), because nothing undoes them:
+//! Rules that refuse and cannot be overridden (see [`UNOVERRIDABLE_RULES`]), because nothing
+//! undoes them:
 //! - `catastrophic-delete`: a recursive delete (`rm -r`, `find … -delete`, `rsync --delete`)
 //!   or `mv` of `/`, a top-level directory other than `/tmp`, the home directory, a directory
 //!   holding the project (`..`), a system directory or its direct children (`/usr/lib`);
@@ -27,7 +38,8 @@
 //! - `disk-wipe`: `mkfs`/`fdisk`/`wipefs -a`/… on a device, `dd of=/dev/sda`, `> /dev/sda`;
 //! - `system-permissions`: `chmod -R`/`chown -R` of `/`, home or a system directory.
 //!
-//! Rules that an `allow` pattern can override:
+//! Rules that ask: the user decides, and an `allow` pattern lets the command through without
+//! asking:
 //! - `recursive-delete`: a recursive delete outside the project, of the whole project, of
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
 //!   anything but a listing of the project);
@@ -42,7 +54,8 @@
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
-//! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules say.
+//! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow
+//! patterns say.
 //!
 //! # Limits
 //!
@@ -83,51 +96,108 @@ const MAX_NESTING: usize = 4;
 /// Most command strings checked for one command (loop variables can multiply them).
 const MAX_SCRIPTS: usize = 256;
 
-/// Why a command was not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    /// The rule that refused it, e.g. `catastrophic-delete`.
-    pub rule: &'static str,
-    /// What the command would have done, quoting it.
-    pub reason: String,
-    /// What to do instead.
-    pub instead: String,
+/// The rule named by a verdict that no rule flagged.
+pub const NO_RULE: &str = "none";
+
+/// The rule named by a verdict that an `allow` pattern let through.
+pub const ALLOW_PATTERN_RULE: &str = "allow-pattern";
+
+/// What may happen to a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// It may run (in `ask` mode the user is still asked, as for every command).
+    Allow,
+    /// Only the user may let it run: they are asked even in `auto-edit` mode, and in `auto`
+    /// mode, where no one is asked, it is refused.
+    Ask,
+    /// It never runs, whoever approves it.
+    Refuse,
 }
 
-impl Refusal {
-    /// Whether an `allow` pattern in the settings could let the command through.
-    pub fn overridable(&self) -> bool {
-        !UNOVERRIDABLE_RULES.contains(&self.rule)
-    }
-}
-
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the safety check refused this command (rule `{}`): {} Instead, {}.",
-            self.rule, self.reason, self.instead
-        )?;
-        if self.overridable() {
-            write!(
-                f,
-                " Only the user can allow it, with an `allow` pattern under [bash] in \
-                 .wright/config.toml."
-            )
-        } else {
-            write!(f, " This rule cannot be turned off.")
+impl Decision {
+    /// The decision as `wright check` prints it: `allow`, `ask` or `refuse`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Refuse => "refuse",
         }
     }
 }
 
-/// Checks one Bash command before it runs in `project_root` (canonical) for a user whose home
-/// is `home`. `Ok` means no rule refuses it.
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The checker's judgement of one command: what may happen to it, the rule that decided, why,
+/// and what to do instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Allow, ask or refuse.
+    pub decision: Decision,
+    /// The rule that decided, e.g. `catastrophic-delete`; [`NO_RULE`] when nothing flagged the
+    /// command, [`ALLOW_PATTERN_RULE`] when an `allow` pattern let it through.
+    pub rule: &'static str,
+    /// What the command would do, quoting it (for an allowed command, why it is allowed).
+    pub reason: String,
+    /// What to do instead; empty for an allowed command.
+    pub instead: String,
+}
+
+impl Verdict {
+    /// Whether the command may run without the user's say-so.
+    pub fn is_allowed(&self) -> bool {
+        self.decision == Decision::Allow
+    }
+
+    /// What the model is told when the command is not run because of this verdict: the rule,
+    /// the reason, what to do instead, and whether the user could allow it.
+    pub fn refusal_message(&self) -> String {
+        let mut message = format!(
+            "the safety check refused this command (rule `{}`): {} Instead, {}.",
+            self.rule, self.reason, self.instead
+        );
+        match self.decision {
+            Decision::Ask => message.push_str(
+                " Only the user can allow it, with an `allow` pattern under [bash] in \
+                 .wright/config.toml.",
+            ),
+            Decision::Refuse | Decision::Allow => {
+                message.push_str(" This rule cannot be turned off.")
+            }
+        }
+        message
+    }
+
+    fn allowed(rule: &'static str, reason: String) -> Self {
+        Self {
+            decision: Decision::Allow,
+            rule,
+            reason,
+            instead: String::new(),
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    /// `DECISION (rule RULE): REASON`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (rule {}): {}", self.decision, self.rule, self.reason)
+    }
+}
+
+/// Judges one Bash command before it runs in `project_root` (canonical) for a user whose home
+/// is `home`, under the user's `policy`. Pure: nothing is run, and only the project's
+/// `.git/HEAD` is read (to know the branch a bare `git push --force` pushes).
 pub fn check(
     command: &str,
     project_root: &Path,
     home: Option<&Path>,
     policy: &CommandPolicy,
-) -> Result<(), Refusal> {
+) -> Verdict {
     let mut checker = Checker {
         env: Env {
             root: project_root,
@@ -230,26 +300,41 @@ impl Checker<'_> {
         }
     }
 
-    /// The refusal to give, if any: a rule nothing overrides first, then a deny pattern, then
-    /// the first other rule no allow pattern overrides.
-    fn verdict(self) -> Result<(), Refusal> {
+    /// The verdict: a rule nothing overrides refuses first, then a deny pattern; then the
+    /// first other finding no allow pattern covers asks; findings all covered are allowed by
+    /// their pattern.
+    fn verdict(self) -> Verdict {
         let findings = &self.findings;
-        let chosen = findings
+        let refusing = findings
             .iter()
             .find(|f| !f.rule.overridable() && f.rule != Rule::Denied)
-            .or_else(|| findings.iter().find(|f| f.rule == Rule::Denied))
-            .or_else(|| {
-                findings
-                    .iter()
-                    .find(|f| !f.sources.iter().any(|s| self.policy.allows(s)))
-            });
-        match chosen {
-            None => Ok(()),
-            Some(finding) => Err(Refusal {
-                rule: finding.rule.id(),
-                reason: finding.reason.clone(),
-                instead: finding.instead.clone(),
-            }),
+            .or_else(|| findings.iter().find(|f| f.rule == Rule::Denied));
+        if let Some(finding) = refusing {
+            return finding.verdict(Decision::Refuse);
+        }
+        let uncovered = findings
+            .iter()
+            .find(|f| !f.sources.iter().any(|s| self.policy.allows(s)));
+        if let Some(finding) = uncovered {
+            return finding.verdict(Decision::Ask);
+        }
+        let covered = findings.iter().find_map(|f| {
+            f.sources
+                .iter()
+                .find_map(|s| self.policy.allowing(s))
+                .map(|pattern| (f, pattern))
+        });
+        match covered {
+            Some((finding, pattern)) => Verdict::allowed(
+                ALLOW_PATTERN_RULE,
+                format!(
+                    "the allow pattern `{pattern}` in the settings lets it through the rule `{}` \
+                     ({})",
+                    finding.rule.id(),
+                    finding.reason.trim_end_matches('.')
+                ),
+            ),
+            None => Verdict::allowed(NO_RULE, "no rule flags this command".to_string()),
         }
     }
 }

@@ -62,7 +62,15 @@ impl CommandPolicy {
 
     /// Whether an allow pattern matches `command`.
     pub(crate) fn allows(&self, command: &str) -> bool {
-        self.allow.iter().any(|p| wildcard_match(p, command))
+        self.allowing(command).is_some()
+    }
+
+    /// The first allow pattern that matches `command`.
+    pub(crate) fn allowing(&self, command: &str) -> Option<&str> {
+        self.allow
+            .iter()
+            .find(|p| wildcard_match(p, command))
+            .map(String::as_str)
     }
 
     /// The first deny pattern that matches `command`.

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::{Ends, Walker, children, is_redirect, named_children};
-use crate::safety::script::{Redirect, Scope, Word};
+use crate::script::{Redirect, Scope, Word};
 
 impl Walker<'_> {
     /// A statement with redirections. tree-sitter puts whatever follows a heredoc's start on

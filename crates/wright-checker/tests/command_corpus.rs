@@ -1,11 +1,12 @@
-//! The dangerous-command corpus (issue 6): every command of `data/dangerous_commands.txt` must
-//! be refused, and at most 2% of `data/ordinary_commands.txt`. Both tests print their figures;
-//! `bench/command_corpus.sh` runs them with `--nocapture`.
+//! The dangerous-command corpus (issue 6): no command of `data/dangerous_commands.txt` may be
+//! allowed (each is asked about or refused), and at most 2% of `data/ordinary_commands.txt` may
+//! be held up. Both tests print their figures; `bench/command_corpus.sh` runs them with
+//! `--nocapture`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
-use wright_tools::safety::{CommandPolicy, check};
+use wright_checker::{CommandPolicy, Decision, Verdict, check};
 
 /// Issue 6: the share of ordinary commands that may be refused.
 const MAX_FALSE_POSITIVE_RATE: f64 = 0.02;
@@ -65,14 +66,23 @@ fn project() -> Project {
     }
 }
 
-/// The commands `check` lets through.
-fn passed(commands: &[String], project: &Project) -> Vec<String> {
+/// Each command with its verdict under the default policy.
+fn judged(commands: &[String], project: &Project) -> Vec<(String, Verdict)> {
     let policy = CommandPolicy::default();
     commands
         .iter()
-        .filter(|command| check(command, &project.root, Some(&project.home), &policy).is_ok())
-        .cloned()
+        .map(|command| {
+            let verdict = check(command, &project.root, Some(&project.home), &policy);
+            (command.clone(), verdict)
+        })
         .collect()
+}
+
+fn count(judged: &[(String, Verdict)], decision: Decision) -> usize {
+    judged
+        .iter()
+        .filter(|(_, v)| v.decision == decision)
+        .count()
 }
 
 #[test]
@@ -80,11 +90,18 @@ fn every_dangerous_command_is_refused() {
     let commands = corpus("dangerous_commands.txt");
     assert!(commands.len() >= MIN_CORPUS_SIZE, "{}", commands.len());
     let project = project();
-    let through = passed(&commands, &project);
+    let judged = judged(&commands, &project);
+    let through: Vec<&String> = judged
+        .iter()
+        .filter(|(_, v)| v.is_allowed())
+        .map(|(c, _)| c)
+        .collect();
     let blocked = commands.len() - through.len();
     println!(
-        "dangerous commands: {blocked}/{} refused, block rate {:.1}%",
+        "dangerous commands: {blocked}/{} held up ({} refused, {} asked), block rate {:.1}%",
         commands.len(),
+        count(&judged, Decision::Refuse),
+        count(&judged, Decision::Ask),
         100.0 * blocked as f64 / commands.len() as f64
     );
     for command in &through {
@@ -101,22 +118,22 @@ fn ordinary_commands_are_rarely_refused() {
     let commands = corpus("ordinary_commands.txt");
     assert!(commands.len() >= MIN_CORPUS_SIZE, "{}", commands.len());
     let project = project();
-    let policy = CommandPolicy::default();
-    let mut refused = Vec::new();
-    for command in &commands {
-        if let Err(refusal) = check(command, &project.root, Some(&project.home), &policy) {
-            refused.push((command.clone(), refusal));
-        }
-    }
+    let refused: Vec<(String, Verdict)> = judged(&commands, &project)
+        .into_iter()
+        .filter(|(_, v)| !v.is_allowed())
+        .collect();
     let rate = refused.len() as f64 / commands.len() as f64;
     println!(
-        "ordinary commands: {}/{} refused, false-positive rate {:.1}%",
+        "ordinary commands: {}/{} held up, false-positive rate {:.1}%",
         refused.len(),
         commands.len(),
         100.0 * rate
     );
-    for (command, refusal) in &refused {
-        println!("  FALSE POSITIVE: {command}\n    {refusal}");
+    for (command, verdict) in &refused {
+        println!(
+            "  FALSE POSITIVE: {command}\n    {}",
+            verdict.refusal_message()
+        );
     }
     assert!(rate <= MAX_FALSE_POSITIVE_RATE, "{refused:#?}");
 }

@@ -1,0 +1,138 @@
+//! `wright check`: commands judged without being run — one line (or JSON object) per command,
+//! under the project's `[bash]` policy, exit 0 only when all are allowed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Project, Run};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn check(project: &Project, args: &[&str]) -> Run {
+    Run::from(
+        project
+            .bare_command()
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+#[test]
+fn json_gives_one_verdict_per_command_and_nothing_runs() {
+    let project = Project::new();
+    let heredoc = "cat > notes.txt <<'EOF'\nrm -rf ~\nEOF";
+    let run = check(
+        &project,
+        &[
+            "--json",
+            "cargo test",
+            "touch made-by-check && rm -rf ~",
+            "git push --force origin main",
+            heredoc,
+        ],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let verdicts: Vec<_> = run
+        .events()
+        .iter()
+        .map(|v| {
+            (
+                v["command"].as_str().unwrap().to_string(),
+                v["verdict"].as_str().unwrap().to_string(),
+                v["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("cargo test".into(), "allow".into(), "none".into()),
+            (
+                "touch made-by-check && rm -rf ~".into(),
+                "refuse".into(),
+                "catastrophic-delete".into()
+            ),
+            (
+                "git push --force origin main".into(),
+                "ask".into(),
+                "force-push".into()
+            ),
+            (heredoc.into(), "allow".into(), "none".into()),
+        ]
+    );
+    let refused = run.stdout.lines().nth(1).unwrap();
+    assert!(
+        refused.starts_with(
+            r#"{"command":"touch made-by-check && rm -rf ~","verdict":"refuse","rule":"catastrophic-delete","reason":"#
+        ),
+        "keys in the documented order: {refused}"
+    );
+    assert!(refused.contains("home directory"), "{refused}");
+    assert!(!project.path().join("made-by-check").exists());
+}
+
+#[test]
+fn all_allowed_exits_zero_with_one_line_each() {
+    let project = Project::new();
+    let run = check(&project, &["ls -la", "cargo build --release"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "allow   ls -la\nallow   cargo build --release\n"
+    );
+}
+
+#[test]
+fn the_projects_policy_decides_when_the_user_trusts_it() {
+    let project = Project::new();
+    project.write(
+        ".wright/config.toml",
+        "[bash]\nallow = [\"sudo apt-get install*\"]\ndeny = [\"npm publish*\"]\n",
+    );
+    let commands = ["sudo apt-get install jq", "npm publish"];
+    // An untrusted project's allow patterns are ignored; its deny patterns still count.
+    let untrusted = check(&project, &commands);
+    assert_eq!(untrusted.code, Some(1));
+    let lines: Vec<&str> = untrusted.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("ask     sudo apt-get install jq  [privilege]"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("refuse  npm publish  [denied]"),
+        "{}",
+        lines[1]
+    );
+
+    project.trust();
+    let trusted = check(&project, &["--json", commands[0]]);
+    assert_eq!(trusted.code, Some(0), "{}", trusted.stderr);
+    let verdict = &trusted.events()[0];
+    assert_eq!(verdict["verdict"], json!("allow"));
+    assert_eq!(verdict["rule"], json!("allow-pattern"));
+}
+
+#[test]
+fn a_command_that_looks_like_a_flag_needs_the_separator_and_none_is_a_usage_error() {
+    let project = Project::new();
+    let none = check(&project, &[]);
+    assert_eq!(none.code, Some(2));
+    assert!(none.stderr.contains("COMMAND"), "{}", none.stderr);
+
+    let dashed = check(&project, &["--", "-rf"]);
+    assert_eq!(dashed.code, Some(0), "{}", dashed.stderr);
+    assert_eq!(dashed.stdout, "allow   -rf\n");
+}
+
+#[test]
+fn a_broken_settings_file_is_a_usage_error_naming_it() {
+    let project = Project::new();
+    project.write(".wright/config.toml", "[bash\n");
+    let run = check(&project, &["ls"]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("config.toml"), "{}", run.stderr);
+}
