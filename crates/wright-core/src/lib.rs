@@ -20,6 +20,8 @@ pub mod mention;
 pub mod prompt;
 pub mod react;
 mod round;
+#[cfg(test)]
+mod spec_map;
 pub mod summarize;
 mod summary;
 pub mod tiers;
