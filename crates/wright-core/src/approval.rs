@@ -207,7 +207,7 @@ impl Approvals {
     pub(crate) async fn gate(
         &mut self,
         step: u32,
-        prepared: &PreparedCall<'_>,
+        prepared: &mut PreparedCall<'_>,
         ctx: &ToolContext,
         events: Events<'_>,
     ) -> Gate {

@@ -585,7 +585,7 @@ impl Agent {
         let cancel = self.cancellation().clone();
         let result = match self.tools.prepare(call, &self.ctx) {
             Err(refusal) => *refusal,
-            Ok(prepared) => match self.hooks.pre_tool(call, self.ctx.root(), &cancel).await {
+            Ok(mut prepared) => match self.hooks.pre_tool(call, self.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,
                 HookOutcome::Failed(message) => {
                     let message = self.tools.masker().mask(&message).into_owned();
@@ -596,7 +596,7 @@ impl Agent {
                 HookOutcome::Passed => {
                     let gate = self
                         .approvals
-                        .gate(step, &prepared, &self.ctx, events)
+                        .gate(step, &mut prepared, &self.ctx, events)
                         .await;
                     match gate {
                         Gate::Run => {

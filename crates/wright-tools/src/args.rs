@@ -1,10 +1,42 @@
-//! Turning the model's JSON arguments into a tool's typed argument struct.
+//! Turning the model's JSON arguments into a tool's typed argument struct, once per call.
 
+use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use wright_protocol::{ErrorCode, ToolError};
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::failure;
+use crate::{Prepared, ToolContext, error_result, failure};
+
+/// How a tool with nothing to check or preview runs its typed arguments.
+pub(crate) type RunTyped<A> =
+    for<'a> fn(A, &'a ToolContext) -> BoxFuture<'a, Result<ToolResult, ToolError>>;
+
+/// A call of a tool with nothing to check or preview beyond its arguments: the arguments,
+/// read once, and the function that runs them.
+pub(crate) struct Typed<A> {
+    args: A,
+    run: RunTyped<A>,
+}
+
+impl<A: DeserializeOwned + Send + Sync + 'static> Typed<A> {
+    /// Reads `args` for `tool` (see [`parse_args`]) into a prepared call that runs with `run`.
+    pub(crate) fn prepare(
+        tool: &str,
+        args: Value,
+        shape: &str,
+        run: RunTyped<A>,
+    ) -> Result<Box<dyn Prepared>, ToolError> {
+        let args = parse_args(tool, args, shape)?;
+        Ok(Box::new(Self { args, run }))
+    }
+}
+
+impl<A: Send + Sync + 'static> Prepared for Typed<A> {
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        let future = (self.run)(self.args, ctx);
+        Box::pin(async move { future.await.unwrap_or_else(error_result) })
+    }
+}
 
 /// Deserialises `args` into `T`, or returns the `invalid_arguments` error the model sees.
 ///

@@ -27,7 +27,7 @@ use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::{Concern, Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Timeout when the model gives none.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -74,37 +74,48 @@ impl Tool for BashTool {
         include_str!("../../../prompts/tools/bash.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { bash(args, ctx).await.unwrap_or_else(error_result) })
-    }
-
-    /// The command, exactly as it would run.
-    fn preview<'a>(&'a self, args: &'a Value, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
-        let command = parse_args::<BashArgs>("Bash", args.clone(), SHAPE)
-            .ok()
-            .map(|args| args.command)
-            .filter(|command| !command.trim().is_empty());
-        Box::pin(std::future::ready(command))
-    }
-
-    /// Issue 6: the dangerous-command checker, before every command whatever the approval
-    /// mode, and before anyone is asked about it.
-    fn check(&self, args: &Value, ctx: &ToolContext) -> Result<Option<Concern>, ToolError> {
-        let Ok(args) = parse_args::<BashArgs>("Bash", args.clone(), SHAPE) else {
-            // Bad arguments fail the same way when the call runs, with the same message.
-            return Ok(None);
-        };
+    /// Reads the arguments and runs the dangerous-command checker (issue 6), before every
+    /// command whatever the approval mode, and before anyone is asked about it.
+    fn prepare(&self, args: Value, ctx: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        let args: BashArgs = parse_args("Bash", args, SHAPE)?;
+        if args.command.trim().is_empty() {
+            return Err(invalid("Bash", "`command` is empty", SHAPE));
+        }
         let verdict =
             wright_checker::check(&args.command, ctx.root(), ctx.home(), ctx.command_policy());
-        match verdict.decision {
-            Decision::Allow => Ok(None),
-            Decision::Ask => Ok(Some(Concern {
+        let concern = match verdict.decision {
+            Decision::Allow => None,
+            Decision::Ask => Some(Concern {
                 rule: verdict.rule.to_string(),
                 reason: verdict.reason.clone(),
                 refusal: verdict.refusal_message(),
-            })),
-            Decision::Refuse => Err(failure(ErrorCode::Refused, verdict.refusal_message())),
-        }
+            }),
+            Decision::Refuse => {
+                return Err(failure(ErrorCode::Refused, verdict.refusal_message()));
+            }
+        };
+        Ok(Box::new(BashCall { args, concern }))
+    }
+}
+
+/// A checked command, ready to be shown and run.
+struct BashCall {
+    args: BashArgs,
+    concern: Option<Concern>,
+}
+
+impl Prepared for BashCall {
+    fn concern(&self) -> Option<&Concern> {
+        self.concern.as_ref()
+    }
+
+    /// The command, exactly as it would run.
+    fn preview<'a>(&'a mut self, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+        Box::pin(std::future::ready(Some(self.args.command.clone())))
+    }
+
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { bash(self.args, ctx).await.unwrap_or_else(error_result) })
     }
 }
 
@@ -116,13 +127,8 @@ enum End {
     Cancelled,
 }
 
-async fn bash(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: BashArgs = parse_args("Bash", args, SHAPE)?;
-    if args.command.trim().is_empty() {
-        return Err(invalid("Bash", "`command` is empty", SHAPE));
-    }
-    // The dangerous-command checker has run already: `ToolRegistry::run`, the one place a
-    // call is run, asks `Tool::check` first.
+async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    // The dangerous-command checker has run already, when the call was prepared.
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),

@@ -13,7 +13,7 @@ use crate::closest::closest_region;
 use crate::diff::DiffReport;
 use crate::matching::{MatchError, Rung, replace};
 use crate::text_file::{TextFile, to_lf};
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
 const SHAPE: &str =
     r#"{"file_path": string, "old_string": string, "new_string": string, "replace_all"?: boolean}"#;
@@ -46,40 +46,24 @@ impl Tool for EditTool {
         include_str!("../../../prompts/tools/edit.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { edit(args, ctx).await.unwrap_or_else(error_result) })
-    }
-
-    /// The unified diff the edit would make.
-    fn preview<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Option<String>> {
-        Box::pin(async move {
-            let (file_path, spec) = edit_args(args.clone()).ok()?;
-            let planned = plan_edits(ctx, &file_path, &[spec], Numbering::Single)
-                .await
-                .ok()?;
-            Some(planned.report().diff)
-        })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        let args: EditArgs = parse_args("Edit", args, SHAPE)?;
+        let spec = EditSpec {
+            old_string: args.old_string,
+            new_string: args.new_string,
+            replace_all: args.replace_all,
+        };
+        Ok(Box::new(EditCall::new(
+            args.file_path,
+            vec![spec],
+            Numbering::Single,
+            edit_result,
+        )))
     }
 }
 
-/// The file and the one replacement of an Edit call.
-fn edit_args(args: Value) -> Result<(String, EditSpec), ToolError> {
-    let args: EditArgs = parse_args("Edit", args, SHAPE)?;
-    let spec = EditSpec {
-        old_string: args.old_string,
-        new_string: args.new_string,
-        replace_all: args.replace_all,
-    };
-    Ok((args.file_path, spec))
-}
-
-async fn edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let (file_path, spec) = edit_args(args)?;
-    let applied = apply_edits(ctx, &file_path, &[spec], Numbering::Single).await?;
+/// The observation of a written Edit.
+fn edit_result(applied: Applied) -> ToolResult {
     let outcome = applied.outcomes.first().copied().unwrap_or(Outcome {
         replacements: 0,
         rung: Rung::Exact,
@@ -97,7 +81,69 @@ async fn edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
         ));
     }
     push_diff(&mut text, &applied.report);
-    Ok(ToolResult::success(text, applied.data()))
+    ToolResult::success(text, applied.data())
+}
+
+/// An Edit or MultiEdit call: the file, its replacements, and — once a preview has worked
+/// them out — the planned new content, which is what gets written if the file is still as it
+/// was then, so the user approves exactly what happens.
+pub(crate) struct EditCall {
+    file_path: String,
+    edits: Vec<EditSpec>,
+    numbering: Numbering,
+    planned: Option<Planned>,
+    /// Turns the written edits into the tool's observation.
+    observe: fn(Applied) -> ToolResult,
+}
+
+impl EditCall {
+    pub(crate) fn new(
+        file_path: String,
+        edits: Vec<EditSpec>,
+        numbering: Numbering,
+        observe: fn(Applied) -> ToolResult,
+    ) -> Self {
+        Self {
+            file_path,
+            edits,
+            numbering,
+            planned: None,
+            observe,
+        }
+    }
+}
+
+impl Prepared for EditCall {
+    fn writes(&self) -> Option<&str> {
+        Some(&self.file_path)
+    }
+
+    /// The unified diff the edits would make.
+    fn preview<'a>(&'a mut self, ctx: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let planned = plan_edits(ctx, &self.file_path, &self.edits, self.numbering)
+                .await
+                .ok()?;
+            let diff = planned.report().diff;
+            self.planned = Some(planned);
+            Some(diff)
+        })
+    }
+
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let observe = self.observe;
+            apply_edits(
+                ctx,
+                &self.file_path,
+                &self.edits,
+                self.numbering,
+                self.planned,
+            )
+            .await
+            .map_or_else(error_result, observe)
+        })
+    }
 }
 
 /// One replacement of an Edit or a MultiEdit.
@@ -166,13 +212,26 @@ pub(crate) struct Planned {
 }
 
 impl Planned {
+    /// Whether the file on disk is still exactly what this plan was worked out from.
+    async fn is_current(&self) -> bool {
+        TextFile::load(&self.abs, &self.shown)
+            .await
+            .is_ok_and(|now| {
+                now.text == self.file.text
+                    && now.format == self.file.format
+                    && now.mtime == self.file.mtime
+            })
+    }
+
     /// The diff from the file on disk to the planned content.
     pub(crate) fn report(&self) -> DiffReport {
         DiffReport::new(&to_lf(&self.file.text), &to_lf(&self.text), &self.shown)
     }
 }
 
-/// Applies `edits` in order to the file at `file_path` and writes the result once.
+/// Applies `edits` in order to the file at `file_path` and writes the result once: the
+/// `planned` content when the file is still exactly as it was planned against, else a fresh
+/// plan.
 ///
 /// All or nothing: the file must exist, be UTF-8 text the agent has read and that has not
 /// changed since, and every edit must match; otherwise nothing is written and the error names
@@ -182,8 +241,12 @@ pub(crate) async fn apply_edits(
     file_path: &str,
     edits: &[EditSpec],
     numbering: Numbering,
+    planned: Option<Planned>,
 ) -> Result<Applied, ToolError> {
-    let planned = plan_edits(ctx, file_path, edits, numbering).await?;
+    let planned = match planned {
+        Some(planned) if planned.is_current().await => planned,
+        _ => plan_edits(ctx, file_path, edits, numbering).await?,
+    };
     let Planned {
         abs,
         shown,

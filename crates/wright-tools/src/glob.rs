@@ -10,17 +10,16 @@
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use futures::future::BoxFuture;
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
+use crate::args::{Typed, invalid};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 
 /// Files shown at most (the newest); the rest are counted and `truncated` is set.
 const MAX_FILES: usize = 100;
@@ -50,13 +49,12 @@ impl Tool for GlobTool {
         include_str!("../../../prompts/tools/glob.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { glob(args, ctx).await.unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("Glob", args, SHAPE, |args, ctx| Box::pin(glob(args, ctx)))
     }
 }
 
-async fn glob(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: GlobArgs = parse_args("Glob", args, SHAPE)?;
+async fn glob(args: GlobArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let pattern = normalise(&args.pattern);
     if pattern.is_empty() {
         return Err(invalid("Glob", "`pattern` is empty", SHAPE));

@@ -13,7 +13,6 @@ mod collect;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use futures::future::BoxFuture;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, SearcherBuilder};
 use ignore::WalkBuilder;
@@ -23,11 +22,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
+use crate::args::{Typed, invalid};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 use collect::{Collector, FileHits, FileSink, Line, LineKind};
 
 /// Files listed by default in `files_with_matches` mode.
@@ -132,13 +131,12 @@ impl Tool for GrepTool {
         include_str!("../../../prompts/tools/grep.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { grep(args, ctx).await.unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("Grep", args, SHAPE, |args, ctx| Box::pin(grep(args, ctx)))
     }
 }
 
-async fn grep(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: GrepArgs = parse_args("Grep", args, SHAPE)?;
+async fn grep(args: GrepArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     if args.pattern.is_empty() {
         return Err(invalid("Grep", "`pattern` is empty", SHAPE));
     }

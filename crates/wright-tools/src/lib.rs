@@ -45,6 +45,7 @@ mod walk;
 mod write;
 
 use futures::future::BoxFuture;
+use serde_json::Value;
 use wright_protocol::{ActionKind, ErrorCode, ToolError, ToolResult};
 
 pub use bash::BashTool;
@@ -79,44 +80,43 @@ pub trait Tool: Send + Sync {
     /// prompt under `## <name>`.
     fn description(&self) -> &'static str;
 
-    /// Runs one call with the model's JSON arguments.
-    ///
-    /// Bad arguments and failures come back as error results (code `invalid_arguments`,
-    /// `not_found`, …) for the model to read; this never panics on model input.
-    fn run<'a>(
-        &'a self,
-        args: serde_json::Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, ToolResult>;
+    /// Reads the model's JSON arguments into the tool's own type and runs the checks that
+    /// refuse a call whoever approves it, once per call. `Err` is the observation of a call
+    /// that will not run (bad arguments: code `invalid_arguments`; the dangerous-command
+    /// checker: `refused`); this never panics on model input.
+    fn prepare(&self, args: Value, ctx: &ToolContext) -> Result<Box<dyn Prepared>, ToolError>;
+}
 
-    /// What [`run`](Tool::run) would do with these arguments, shown to the user before it is
-    /// allowed to run: the command for Bash, the unified diff for a file change. A dry run:
-    /// nothing is written and nothing is executed.
+/// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.
+pub trait Prepared: Send + Sync {
+    /// Why only the user may let this call run (the checker's `ask` verdict), if anything.
+    fn concern(&self) -> Option<&Concern> {
+        None
+    }
+
+    /// The file this call writes, as the model named it (relative to the project root or
+    /// absolute), if it writes one: [`ToolRegistry::prepare`] refuses wright's own settings
+    /// file here.
+    fn writes(&self) -> Option<&str> {
+        None
+    }
+
+    /// What [`run`](Prepared::run) would do, shown to the user before it is allowed to run:
+    /// the command for Bash, the unified diff for a file change. A dry run: nothing is written
+    /// and nothing is executed. A file change keeps what it worked out, so that what runs is
+    /// exactly what was shown.
     ///
     /// `None` when the tool has nothing to preview (the default), or when the dry run fails
-    /// (bad arguments, no match, …): the call would fail the same way, and its own error is
-    /// what the model should see.
-    fn preview<'a>(
-        &'a self,
-        args: &'a serde_json::Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Option<String>> {
-        let _ = (args, ctx);
+    /// (no match, …): the call would fail the same way, and its own error is what the model
+    /// should see.
+    fn preview<'a>(&'a mut self, ctx: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+        let _ = ctx;
         Box::pin(std::future::ready(None))
     }
 
-    /// What stands in the way of a call before anyone is asked (the dangerous-command checker
-    /// for Bash): `Err` refuses it whoever approves it (the error is the observation);
-    /// `Ok(Some(concern))` lets only the user allow it. The default lets every call through.
-    /// [`ToolRegistry::prepare`] asks this once per call, so `run` need not check again.
-    fn check(
-        &self,
-        args: &serde_json::Value,
-        ctx: &ToolContext,
-    ) -> Result<Option<Concern>, ToolError> {
-        let _ = (args, ctx);
-        Ok(None)
-    }
+    /// Runs the call. Failures come back as error results (code `not_found`, …) for the
+    /// model to read.
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
 }
 
 /// What a tool does to the world, which decides whether a call is asked about and which

@@ -4,15 +4,14 @@ use std::cmp::Ordering;
 use std::fs::Metadata;
 use std::path::Path;
 
-use futures::future::BoxFuture;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::parse_args;
+use crate::args::Typed;
 use crate::walk::{GIT_DIR, StopFlag, resolve_existing, run_blocking};
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 
 /// Entries shown at most; the rest are counted and `truncated` is set.
 const MAX_ENTRIES: usize = 1000;
@@ -65,13 +64,12 @@ impl Tool for LsTool {
         include_str!("../../../prompts/tools/ls.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { ls(args, ctx).await.unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("LS", args, SHAPE, |args, ctx| Box::pin(ls(args, ctx)))
     }
 }
 
-async fn ls(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: LsArgs = parse_args("LS", args, SHAPE)?;
+async fn ls(args: LsArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let ignore = ignore_set(&args.ignore)?;
     let (dir, meta) = resolve_existing(ctx, args.path.as_deref())?;
     let shown = ctx.display_path(&dir);

@@ -1,13 +1,12 @@
 //! The MultiEdit tool: several Edit replacements in one file, applied in order, all or nothing.
 
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
-use crate::edit::{EditSpec, Numbering, apply_edits, count, plan_edits, push_diff, push_ranges};
-use crate::{Tool, ToolContext, ToolKind, error_result};
+use crate::edit::{Applied, EditCall, EditSpec, Numbering, count, push_diff, push_ranges};
+use crate::{Prepared, Tool, ToolContext, ToolKind};
 
 const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "new_string": string, "replace_all"?: boolean}, ...]}"#;
 
@@ -34,23 +33,14 @@ impl Tool for MultiEditTool {
         include_str!("../../../prompts/tools/multi_edit.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { multi_edit(args, ctx).await.unwrap_or_else(error_result) })
-    }
-
-    /// The unified diff the edits together would make.
-    fn preview<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Option<String>> {
-        Box::pin(async move {
-            let args = multi_edit_args(args.clone()).ok()?;
-            let planned = plan_edits(ctx, &args.file_path, &args.edits, Numbering::Numbered)
-                .await
-                .ok()?;
-            Some(planned.report().diff)
-        })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        let args = multi_edit_args(args)?;
+        Ok(Box::new(EditCall::new(
+            args.file_path,
+            args.edits,
+            Numbering::Numbered,
+            multi_edit_result,
+        )))
     }
 }
 
@@ -67,10 +57,8 @@ fn multi_edit_args(args: Value) -> Result<MultiEditArgs, ToolError> {
     Ok(args)
 }
 
-async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args = multi_edit_args(args)?;
-    let applied = apply_edits(ctx, &args.file_path, &args.edits, Numbering::Numbered).await?;
-
+/// The observation of a written MultiEdit.
+fn multi_edit_result(applied: Applied) -> ToolResult {
     let replacements: usize = applied.outcomes.iter().map(|o| o.replacements).sum();
     let mut text = format!(
         "Edited {}: {}, {}",
@@ -97,5 +85,5 @@ async fn multi_edit(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolEr
         .map(|o| json!({"replacements": o.replacements, "fallback": o.rung.fallback_name()}))
         .collect();
     data["edits_applied"] = json!(applied.outcomes.len());
-    Ok(ToolResult::success(text, data))
+    ToolResult::success(text, data)
 }

@@ -10,14 +10,13 @@ use std::io::{ErrorKind, Read};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
+use crate::args::{Typed, invalid};
 use crate::walk::{StopFlag, run_blocking};
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 
 /// Lines shown when the model gives no `limit`.
 const DEFAULT_LIMIT: usize = 2000;
@@ -65,13 +64,12 @@ impl Tool for ReadTool {
         include_str!("../../../prompts/tools/read.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { read(args, ctx).await.unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("Read", args, SHAPE, |args, ctx| Box::pin(read(args, ctx)))
     }
 }
 
-async fn read(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: ReadArgs = parse_args("Read", args, SHAPE)?;
+async fn read(args: ReadArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let offset = usize::try_from(args.offset.unwrap_or(1).max(1)).unwrap_or(usize::MAX);
     let limit = match args.limit {
         None => DEFAULT_LIMIT,

@@ -7,7 +7,7 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
 use crate::secrets::SecretMasker;
 use crate::{
-    BashTool, Concern, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, ReadTool,
+    BashTool, Concern, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, Prepared, ReadTool,
     TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool, failure,
 };
 
@@ -121,18 +121,19 @@ impl ToolRegistry {
                 ),
             )));
         };
-        if let Some(refusal) = protected_target(tool, call, ctx) {
+        let prepared = tool.prepare(call.args.clone(), ctx).map_err(refused)?;
+        if let Some(refusal) = prepared
+            .writes()
+            .and_then(|path| protected_target(path, ctx))
+        {
             return Err(refused(refusal));
         }
-        match tool.check(&call.args, ctx) {
-            Err(refusal) => Err(refused(refusal)),
-            Ok(concern) => Ok(PreparedCall {
-                registry: self,
-                tool,
-                call,
-                concern,
-            }),
-        }
+        Ok(PreparedCall {
+            registry: self,
+            tool,
+            call,
+            prepared,
+        })
     }
 
     /// Prepares and runs one call where no one can be asked: a call with a [`Concern`] is
@@ -167,14 +168,14 @@ pub struct PreparedCall<'a> {
     registry: &'a ToolRegistry,
     tool: &'a dyn Tool,
     call: &'a ToolCall,
-    concern: Option<Concern>,
+    prepared: Box<dyn Prepared>,
 }
 
 impl std::fmt::Debug for PreparedCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCall")
             .field("call", self.call)
-            .field("concern", &self.concern)
+            .field("concern", &self.concern())
             .finish()
     }
 }
@@ -192,14 +193,19 @@ impl PreparedCall<'_> {
 
     /// Why only the user may let this call run, if a check says so.
     pub fn concern(&self) -> Option<&Concern> {
-        self.concern.as_ref()
+        self.prepared.concern()
     }
 
-    /// What the call would do, without doing it (see [`Tool::preview`]): the command for
+    /// The file the call writes, as the model named it, if it writes one.
+    pub fn writes(&self) -> Option<&str> {
+        self.prepared.writes()
+    }
+
+    /// What the call would do, without doing it (see [`Prepared::preview`]): the command for
     /// Bash, the unified diff a Write, Edit or MultiEdit would make. `None` for a tool with
     /// nothing to preview, or a dry run that fails.
-    pub async fn preview(&self, ctx: &ToolContext) -> Option<String> {
-        self.tool.preview(&self.call.args, ctx).await
+    pub async fn preview(&mut self, ctx: &ToolContext) -> Option<String> {
+        self.prepared.preview(ctx).await
     }
 
     /// Runs the call — a [`Concern`] is taken as waived by whoever decided to run it —
@@ -209,15 +215,14 @@ impl PreparedCall<'_> {
     /// `context` the arguments.
     pub async fn run(self, ctx: &ToolContext) -> ToolResult {
         let started = Instant::now();
-        let result = run_cancellable(self.tool, self.call.args.clone(), ctx).await;
+        let result = run_cancellable(self.tool.name(), self.prepared, ctx).await;
         self.registry.finish(self.call, result, started)
     }
 
     /// The call refused because of its [`Concern`], where no one may waive it.
     pub fn refuse(self) -> ToolResult {
         let message = self
-            .concern
-            .as_ref()
+            .concern()
             .map_or_else(String::new, |concern| concern.refusal.clone());
         let result = ToolResult::error(ErrorCode::Refused, message);
         self.registry.finish(self.call, result, Instant::now())
@@ -228,15 +233,8 @@ impl PreparedCall<'_> {
 /// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory): both
 /// sides are resolved as the tools resolve paths ([`ToolContext::resolve`]). A path that does
 /// not resolve is left to the tool, which refuses it with its own error.
-fn protected_target(
-    tool: &dyn Tool,
-    call: &ToolCall,
-    ctx: &ToolContext,
-) -> Option<wright_protocol::ToolError> {
-    if tool.kind() != ToolKind::Edit {
-        return None;
-    }
-    let target = ctx.resolve(call.args.get("file_path")?.as_str()?).ok()?;
+fn protected_target(path: &str, ctx: &ToolContext) -> Option<wright_protocol::ToolError> {
+    let target = ctx.resolve(path).ok()?;
     PROTECTED_FILES
         .iter()
         .find(|protected| ctx.resolve(protected).is_ok_and(|path| path == target))
@@ -253,21 +251,18 @@ fn protected_target(
 }
 
 /// Runs `tool`, racing the cancellation token (see [`ToolRegistry::run`]).
-async fn run_cancellable(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> ToolResult {
+async fn run_cancellable(name: &str, call: Box<dyn Prepared>, ctx: &ToolContext) -> ToolResult {
     let interrupted = || {
         ToolResult::error(
             ErrorCode::Interrupted,
-            format!(
-                "{} was interrupted by the user before it finished",
-                tool.name()
-            ),
+            format!("{name} was interrupted by the user before it finished"),
         )
     };
     let cancel = ctx.cancellation();
     if cancel.is_cancelled() {
         return interrupted();
     }
-    let run = tool.run(args, ctx);
+    let run = call.run(ctx);
     tokio::pin!(run);
     tokio::select! {
         biased;
@@ -306,7 +301,17 @@ mod tests {
         fn description(&self) -> &'static str {
             "Never finishes.\n"
         }
-        fn run<'a>(&'a self, _: Value, _: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        fn prepare(
+            &self,
+            _: Value,
+            _: &ToolContext,
+        ) -> Result<Box<dyn Prepared>, wright_protocol::ToolError> {
+            Ok(Box::new(Stuck))
+        }
+    }
+
+    impl Prepared for Stuck {
+        fn run<'a>(self: Box<Self>, _: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
             futures::future::pending().boxed()
         }
     }

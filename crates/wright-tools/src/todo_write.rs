@@ -3,13 +3,12 @@
 
 use std::collections::HashSet;
 
-use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{TodoItem, TodoStatus, ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
-use crate::{Tool, ToolContext, ToolKind, error_result};
+use crate::args::{Typed, invalid};
+use crate::{Prepared, Tool, ToolContext, ToolKind};
 
 const SHAPE: &str = r#"{"todos": [{"id": string, "content": string, "status": "pending"|"in_progress"|"completed"}, ...]}"#;
 
@@ -35,13 +34,14 @@ impl Tool for TodoWriteTool {
         include_str!("../../../prompts/tools/todo_write.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { todo_write(args, ctx).unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("TodoWrite", args, SHAPE, |args, ctx| {
+            Box::pin(std::future::ready(todo_write(args, ctx)))
+        })
     }
 }
 
-fn todo_write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: TodoWriteArgs = parse_args("TodoWrite", args, SHAPE)?;
+fn todo_write(args: TodoWriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     validate(&args.todos)?;
     let counts = Counts::of(&args.todos);
     let recap = one_line_recap(&args.todos);

@@ -14,7 +14,7 @@ use crate::context::Freshness;
 use crate::diff::DiffReport;
 use crate::read::decode;
 use crate::text_file::{TextFormat, to_lf};
-use crate::{Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
 const SHAPE: &str = r#"{"file_path": string, "content": string}"#;
 /// Spec A3: the written content is kept in history as its first lines only.
@@ -47,19 +47,26 @@ impl Tool for WriteTool {
         include_str!("../../../prompts/tools/write.md")
     }
 
-    fn run<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move { write(args, ctx).await.unwrap_or_else(error_result) })
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        let args: WriteArgs = parse_args("Write", args, SHAPE)?;
+        Ok(Box::new(WriteCall(args)))
+    }
+}
+
+/// A Write call. Its checks run again when it runs (they are cheap, and whether the file
+/// exists may have changed while the user looked at the preview).
+struct WriteCall(WriteArgs);
+
+impl Prepared for WriteCall {
+    fn writes(&self) -> Option<&str> {
+        Some(&self.0.file_path)
     }
 
     /// The unified diff from the file on disk (nothing, for a new file) to the new content.
-    fn preview<'a>(
-        &'a self,
-        args: &'a Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Option<String>> {
+    fn preview<'a>(&'a mut self, ctx: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
         Box::pin(async move {
-            let args: WriteArgs = parse_args("Write", args.clone(), SHAPE).ok()?;
-            let planned = plan_write(&args, ctx).await.ok()?;
+            let args = &self.0;
+            let planned = plan_write(args, ctx).await.ok()?;
             let old = match planned.existing {
                 false => Some(String::new()),
                 true => {
@@ -78,6 +85,10 @@ impl Tool for WriteTool {
             })
         })
     }
+
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move { write(self.0, ctx).await.unwrap_or_else(error_result) })
+    }
 }
 
 /// A Write whose checks passed, not yet done.
@@ -91,8 +102,7 @@ struct PlannedWrite {
     format: TextFormat,
 }
 
-async fn write(args: Value, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    let args: WriteArgs = parse_args("Write", args, SHAPE)?;
+async fn write(args: WriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let PlannedWrite {
         abs,
         shown,

@@ -195,6 +195,7 @@ async fn a_cancelled_walk_stops_and_reports_interrupted() {
     let token = CancellationToken::new();
     token.cancel();
     let ctx = ctx.with_cancellation(token);
-    let result = GlobTool.run(json!({"pattern": "**/*"}), &ctx).await;
+    let call = GlobTool.prepare(json!({"pattern": "**/*"}), &ctx).unwrap();
+    let result = call.run(&ctx).await;
     assert_eq!(code(&result), Some(ErrorCode::Interrupted));
 }

@@ -476,6 +476,9 @@ async fn a_cancelled_search_stops_and_reports_interrupted() {
     let token = CancellationToken::new();
     token.cancel();
     let ctx = ctx.with_cancellation(token);
-    let result = GrepTool.run(json!({"pattern": "needle"}), &ctx).await;
+    let call = GrepTool
+        .prepare(json!({"pattern": "needle"}), &ctx)
+        .unwrap();
+    let result = call.run(&ctx).await;
     assert_eq!(code(&result), Some(ErrorCode::Interrupted));
 }

@@ -22,7 +22,7 @@ fn call(tool: &str, args: Value) -> ToolCall {
 async fn preview(ctx: &ToolContext, tool: &str, args: Value) -> Option<String> {
     let registry = ToolRegistry::builtin();
     let call = call(tool, args);
-    let prepared = registry.prepare(&call, ctx).ok()?;
+    let mut prepared = registry.prepare(&call, ctx).ok()?;
     prepared.preview(ctx).await
 }
 
@@ -123,4 +123,48 @@ async fn a_dry_run_that_would_fail_gives_no_preview() {
         None
     );
     assert_eq!(preview(&ctx, "Nope", json!({})).await, None);
+}
+
+#[tokio::test]
+async fn an_approved_edit_writes_what_its_preview_showed() {
+    let (_dir, ctx) = project();
+    put_and_read(&ctx, "a.txt", "one\ntwo\n").await;
+    let registry = ToolRegistry::builtin();
+    let edit = call(
+        "Edit",
+        json!({"file_path": "a.txt", "old_string": "two", "new_string": "2"}),
+    );
+    let mut prepared = registry.prepare(&edit, &ctx).unwrap();
+    assert_eq!(prepared.writes(), Some("a.txt"));
+    let diff = prepared.preview(&ctx).await.unwrap();
+    assert!(diff.contains("-two\n+2\n"), "{diff}");
+    let result = prepared.run(&ctx).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(on_disk(&ctx, "a.txt"), "one\n2\n");
+}
+
+#[tokio::test]
+async fn a_file_changed_while_its_edit_awaited_approval_is_not_written() {
+    let (_dir, ctx) = project();
+    put_and_read(&ctx, "a.txt", "one\ntwo\n").await;
+    let registry = ToolRegistry::builtin();
+    let edit = call(
+        "Edit",
+        json!({"file_path": "a.txt", "old_string": "two", "new_string": "2"}),
+    );
+    let mut prepared = registry.prepare(&edit, &ctx).unwrap();
+    prepared.preview(&ctx).await.unwrap();
+    // The user (or their editor) changes the file while the question is open; the planned
+    // content no longer fits it.
+    std::fs::write(
+        ctx.root().join("a.txt"),
+        "one\ntwo\nthree, added meanwhile\n",
+    )
+    .unwrap();
+    let result = prepared.run(&ctx).await;
+    assert_eq!(
+        result.error.map(|e| e.code),
+        Some(wright_protocol::ErrorCode::StaleFile)
+    );
+    assert_eq!(on_disk(&ctx, "a.txt"), "one\ntwo\nthree, added meanwhile\n");
 }
