@@ -615,7 +615,7 @@ impl Agent {
             step,
             tool: call.tool.clone(),
             status: result.status,
-            summary: result_summary(&result),
+            summary: result_summary(&call.tool, &result),
             data: result.data.clone(),
             error: result.error.clone(),
         });

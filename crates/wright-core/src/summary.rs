@@ -1,41 +1,34 @@
 //! One-line summaries of tool results, for the `tool_result` event and the terminal.
 
-use serde_json::Value;
 use wright_protocol::ToolResult;
+use wright_tools::data::ToolData;
 
 /// Longest summary line, in characters.
 const MAX_SUMMARY_CHARS: usize = 120;
 
-/// A one-line account of a tool result: the error, or what the tool's data says it did.
-pub fn result_summary(result: &ToolResult) -> String {
+/// A one-line account of a result of `tool`: the error, or what the tool's data says it did.
+pub fn result_summary(tool: &str, result: &ToolResult) -> String {
     if let Some(error) = &result.error {
         return clip(&format!("{}: {}", error.code, first_line(&error.message)));
     }
-    let data = &result.data;
-    let number = |key: &str| data.get(key).and_then(Value::as_u64);
-    if let Some(exit_code) = data.get("exit_code") {
-        let lines = |key: &str| {
-            data.get(key)
-                .and_then(Value::as_str)
-                .map_or(0, |s| s.lines().count())
-        };
-        let exit = match exit_code.as_i64() {
-            Some(code) => format!("exit {code}"),
-            None => "killed by a signal".to_string(),
-        };
-        return format!(
-            "{exit}, {} lines of output",
-            lines("stdout") + lines("stderr")
-        );
+    match ToolData::of(tool, &result.data) {
+        Some(ToolData::Bash(bash)) => {
+            let exit = match bash.exit_code {
+                Some(code) => format!("exit {code}"),
+                None => "killed by a signal".to_string(),
+            };
+            let lines = bash.stdout.lines().count() + bash.stderr.lines().count();
+            format!("{exit}, {lines} lines of output")
+        }
+        Some(ToolData::Read(read)) => {
+            format!(
+                "{} of {} lines",
+                read.content.lines().count(),
+                read.total_lines
+            )
+        }
+        _ => clip(first_line(&result.text)),
     }
-    if let Some(total) = number("total_lines") {
-        let shown = data
-            .get("content")
-            .and_then(Value::as_str)
-            .map_or(0, |s| s.lines().count());
-        return format!("{shown} of {total} lines");
-    }
-    clip(first_line(&result.text))
 }
 
 fn first_line(text: &str) -> &str {
@@ -55,13 +48,13 @@ fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
     use wright_protocol::ErrorCode;
 
     #[test]
     fn error_summary_names_code_and_first_line() {
         let result = ToolResult::error(ErrorCode::NotFound, "no file a.rs\nmore detail");
-        assert_eq!(result_summary(&result), "not_found: no file a.rs");
+        assert_eq!(result_summary("Read", &result), "not_found: no file a.rs");
     }
 
     #[test]
@@ -70,7 +63,7 @@ mod tests {
             "x",
             json!({"exit_code": 1, "stdout": "a\nb\n", "stderr": "c\n"}),
         );
-        assert_eq!(result_summary(&result), "exit 1, 3 lines of output");
+        assert_eq!(result_summary("Bash", &result), "exit 1, 3 lines of output");
     }
 
     #[test]
@@ -79,14 +72,14 @@ mod tests {
             "x",
             json!({"total_lines": 10, "content": "     1\ta\n     2\tb\n"}),
         );
-        assert_eq!(result_summary(&result), "2 of 10 lines");
+        assert_eq!(result_summary("Read", &result), "2 of 10 lines");
     }
 
     #[test]
     fn long_first_lines_are_clipped() {
         let result = ToolResult::success("y".repeat(500), Value::Null);
         assert_eq!(
-            result_summary(&result).chars().count(),
+            result_summary("Glob", &result).chars().count(),
             MAX_SUMMARY_CHARS + 1
         );
     }

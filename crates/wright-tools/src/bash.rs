@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 use tokio::time::Instant;
@@ -27,6 +27,7 @@ use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
+use crate::data::{BashData, to_value};
 use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Timeout when the model gives none.
@@ -215,16 +216,16 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let (stdout, stdout_chars) = running.out.shown();
     let (stderr, stderr_chars) = running.err.shown();
     let exit = running.status.as_ref().map(describe_exit);
-    let data = json!({
-        "command": args.command,
-        "exit_code": exit.as_ref().and_then(|e| e.code),
-        "signal": exit.as_ref().and_then(|e| e.signal.clone()),
-        "stdout": stdout,
-        "stderr": stderr,
-        "stdout_chars": stdout_chars,
-        "stderr_chars": stderr_chars,
-        "timed_out": end == End::TimedOut,
-    });
+    let data = BashData {
+        command: args.command,
+        exit_code: exit.as_ref().and_then(|e| e.code),
+        signal: exit.as_ref().and_then(|e| e.signal.clone()),
+        stdout: stdout.clone(),
+        stderr: stderr.clone(),
+        stdout_chars,
+        stderr_chars,
+        timed_out: end == End::TimedOut,
+    };
     let status_line = exit.map_or_else(|| "Exit code: unknown".to_string(), |e| e.line);
     let report = format!(
         "{status_line}\n{}\n{}",
@@ -245,7 +246,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             "the command was interrupted by the user and stopped; its output so far is below",
         ),
     };
-    result.data = data;
+    result.data = to_value(&data);
     if end != End::Exited {
         notes.push(result.text);
     }

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
 use crate::closest::closest_region;
+use crate::data::{EditData, to_value};
 use crate::diff::DiffReport;
 use crate::matching::{MatchError, Rung, replace};
 use crate::text_file::{TextFile, to_lf};
@@ -81,7 +82,7 @@ fn edit_result(applied: Applied) -> ToolResult {
         ));
     }
     push_diff(&mut text, &applied.report);
-    ToolResult::success(text, applied.data())
+    ToolResult::success(text, to_value(&applied.data()))
 }
 
 /// An Edit or MultiEdit call: the file, its replacements, and — once a preview has worked
@@ -183,20 +184,22 @@ pub(crate) struct Applied {
 
 impl Applied {
     /// Edit's `data`; MultiEdit adds its per-edit fields.
-    pub(crate) fn data(&self) -> Value {
+    pub(crate) fn data(&self) -> EditData {
         let replacements: usize = self.outcomes.iter().map(|o| o.replacements).sum();
         let fallback = self.outcomes.iter().find_map(|o| o.rung.fallback_name());
-        json!({
-            "file_path": self.shown,
-            "replacements": replacements,
-            "fallback": fallback,
-            "applied": true,
-            "changed_ranges": self.report.changed_ranges,
-            "diff": self.report.diff,
-            "diff_lines": self.report.diff_lines,
-            "added": self.report.added,
-            "removed": self.report.removed,
-        })
+        EditData {
+            file_path: self.shown.clone(),
+            replacements,
+            fallback: fallback.map(str::to_string),
+            applied: true,
+            changed_ranges: self.report.changed_ranges.clone(),
+            diff: self.report.diff.clone(),
+            diff_lines: self.report.diff_lines,
+            added: self.report.added,
+            removed: self.report.removed,
+            edits: None,
+            edits_applied: None,
+        }
     }
 }
 

@@ -12,10 +12,11 @@ use std::sync::{Mutex, PoisonError};
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{Typed, invalid};
+use crate::data::{GlobData, to_value};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
@@ -86,14 +87,14 @@ async fn glob(args: GlobArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         .map(|f| ctx.display_path(&f.path))
         .collect();
     let text = render(pattern, &shown, total);
-    let data = json!({
-        "pattern": args.pattern,
-        "path": shown_dir,
-        "files": shown,
-        "total": total,
-        "truncated": truncated,
-    });
-    Ok(ToolResult::success(text, data))
+    let data = GlobData {
+        pattern: args.pattern,
+        path: shown_dir,
+        files: shown,
+        total,
+        truncated,
+    };
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// The pattern without surrounding space or a leading `./` (which the paths matched never have).

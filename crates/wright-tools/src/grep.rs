@@ -19,10 +19,11 @@ use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{Typed, invalid};
+use crate::data::{GrepCount, GrepData, GrepMatch, to_value};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
 };
@@ -176,9 +177,9 @@ async fn grep(args: GrepArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             before + after > 0,
         ),
     };
-    data["pattern"] = json!(args.pattern);
-    data["mode"] = json!(mode.as_str());
-    Ok(ToolResult::success(text, data))
+    data.pattern = args.pattern;
+    data.mode = mode.as_str().to_string();
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// The project walk over `target` with the `glob` and `type` filters. Globs are matched
@@ -316,7 +317,7 @@ impl Report {
     }
 
     /// Files mode: `Found N files` and the paths, newest first.
-    fn files_with_matches(mut self, display: &dyn Fn(&Path) -> String) -> (String, Value) {
+    fn files_with_matches(mut self, display: &dyn Fn(&Path) -> String) -> (String, GrepData) {
         let mut found: Vec<Found> = self
             .files
             .drain(..)
@@ -338,16 +339,17 @@ impl Report {
             }
             format!("{header}\n{}", paths.join("\n"))
         };
-        let data = json!({
-            "files": paths,
-            "total_files": self.total_files,
-            "truncated": truncated,
-        });
+        let data = GrepData {
+            files: Some(paths),
+            total_files: self.total_files,
+            truncated,
+            ..GrepData::default()
+        };
         (text, data)
     }
 
     /// Count mode: `path:count` lines by path, then the totals.
-    fn count(mut self, display: &dyn Fn(&Path) -> String) -> (String, Value) {
+    fn count(mut self, display: &dyn Fn(&Path) -> String) -> (String, GrepData) {
         self.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let shown = self.shown_files();
         let counts: Vec<(String, u64)> = self.files[..shown]
@@ -372,15 +374,18 @@ impl Report {
             }
             text
         };
-        let data = json!({
-            "counts": counts
-                .iter()
-                .map(|(file, count)| json!({"file": file, "count": count}))
-                .collect::<Vec<_>>(),
-            "total_matches": self.total_matches,
-            "total_files": self.total_files,
-            "truncated": truncated,
-        });
+        let data = GrepData {
+            counts: Some(
+                counts
+                    .into_iter()
+                    .map(|(file, count)| GrepCount { file, count })
+                    .collect(),
+            ),
+            total_matches: Some(self.total_matches),
+            total_files: self.total_files,
+            truncated,
+            ..GrepData::default()
+        };
         (text, data)
     }
 
@@ -391,7 +396,7 @@ impl Report {
         display: &dyn Fn(&Path) -> String,
         line_numbers: bool,
         with_context: bool,
-    ) -> (String, Value) {
+    ) -> (String, GrepData) {
         self.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         let cap = self.limit.unwrap_or(usize::MAX);
         let mut out: Vec<String> = Vec::new();
@@ -413,7 +418,11 @@ impl Report {
                 }
                 out.push(render_line(&shown, line, line_numbers));
                 if line.kind == LineKind::Match {
-                    matches.push(json!({"file": shown, "line": line.number, "text": line.text}));
+                    matches.push(GrepMatch {
+                        file: shown.clone(),
+                        line: line.number,
+                        text: line.text.clone(),
+                    });
                 }
             }
         }
@@ -435,12 +444,13 @@ impl Report {
             }
             text
         };
-        let data = json!({
-            "matches": matches,
-            "total_matches": self.total_matches,
-            "total_files": self.total_files,
-            "truncated": truncated,
-        });
+        let data = GrepData {
+            matches: Some(matches),
+            total_matches: Some(self.total_matches),
+            total_files: self.total_files,
+            truncated,
+            ..GrepData::default()
+        };
         (text, data)
     }
 }

@@ -25,6 +25,7 @@ mod bash;
 mod closest;
 mod compress;
 mod context;
+pub mod data;
 mod diff;
 mod edit;
 #[doc(hidden)]

@@ -5,11 +5,12 @@ use std::fs::Metadata;
 use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::Typed;
+use crate::data::{EntryKind, LsData, LsEntry, to_value};
 use crate::walk::{GIT_DIR, StopFlag, resolve_existing, run_blocking};
 use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 
@@ -29,27 +30,11 @@ struct LsArgs {
     ignore: Vec<String>,
 }
 
-/// What a directory entry is. A symlink is not followed, so a link to a directory is a
-/// `symlink`, not a `dir`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-enum Kind {
-    Dir,
-    File,
-    Symlink,
-}
-
-/// One entry of the listing, as it appears in `data.entries`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-struct Entry {
-    name: String,
-    kind: Kind,
-    /// Bytes, for files only.
-    size: Option<u64>,
-    /// Where a symlink points, shown in the text only.
-    #[serde(skip)]
-    target: Option<String>,
-}
+/// A directory entry (`data.entries`): a symlink is not followed, so a link to a directory is
+/// a `symlink`, not a `dir`.
+type Entry = LsEntry;
+/// What a directory entry is.
+type Kind = EntryKind;
 
 impl Tool for LsTool {
     fn name(&self) -> &'static str {
@@ -91,15 +76,15 @@ async fn ls(args: LsArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     let truncated = total > MAX_ENTRIES;
     entries.truncate(MAX_ENTRIES);
     let text = render(&shown, &entries, total, dirs);
-    let data = json!({
-        "path": shown,
-        "entries": entries,
-        "total": total,
-        "dirs": dirs,
-        "files": total - dirs,
-        "truncated": truncated,
-    });
-    Ok(ToolResult::success(text, data))
+    let data = LsData {
+        path: shown,
+        entries,
+        total,
+        dirs,
+        files: total - dirs,
+        truncated,
+    };
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// The `ignore` globs as one set, matched against entry names.

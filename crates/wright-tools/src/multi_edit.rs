@@ -1,10 +1,11 @@
 //! The MultiEdit tool: several Edit replacements in one file, applied in order, all or nothing.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args};
+use crate::data::{EditOutcome, to_value};
 use crate::edit::{Applied, EditCall, EditSpec, Numbering, count, push_diff, push_ranges};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
@@ -79,11 +80,16 @@ fn multi_edit_result(applied: Applied) -> ToolResult {
     push_diff(&mut text, &applied.report);
 
     let mut data = applied.data();
-    data["edits"] = applied
-        .outcomes
-        .iter()
-        .map(|o| json!({"replacements": o.replacements, "fallback": o.rung.fallback_name()}))
-        .collect();
-    data["edits_applied"] = json!(applied.outcomes.len());
-    ToolResult::success(text, data)
+    data.edits = Some(
+        applied
+            .outcomes
+            .iter()
+            .map(|o| EditOutcome {
+                replacements: o.replacements,
+                fallback: o.rung.fallback_name().map(str::to_string),
+            })
+            .collect(),
+    );
+    data.edits_applied = Some(applied.outcomes.len());
+    ToolResult::success(text, to_value(&data))
 }

@@ -11,10 +11,11 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{Typed, invalid};
+use crate::data::{ReadData, to_value};
 use crate::walk::{StopFlag, run_blocking};
 use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
 
@@ -139,36 +140,37 @@ async fn read(args: ReadArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         notes.push(listing.range_note());
         listing
     };
-    let mut data = json!({
-        "file_path": shown,
-        "offset": listing.first,
-        "limit": limit,
-        "lines_shown": listing.last + 1 - listing.first,
-        "total_lines": listing.total,
-        "content": listing.content,
-        "mtime": mtime.map(epoch_seconds),
-        "truncated": listing.truncated(),
-        "long_lines_cut": listing.long_lines_cut,
-    });
     if invalid_bytes > 0 {
         notes.push(format!(
             "Note: {shown} is not valid UTF-8; its {invalid_bytes} undecodable bytes are shown \
              as \u{FFFD}."
         ));
-        data["invalid_utf8_bytes"] = json!(invalid_bytes);
     }
     let modified = mtime.is_some_and(|mtime| ctx.observe_mtime(&abs, mtime));
     if modified {
         notes.push(format!("Note: {shown} was modified externally."));
     }
-    data["modified_externally"] = json!(modified);
+    let mut data = ReadData {
+        file_path: shown,
+        offset: listing.first,
+        limit,
+        lines_shown: listing.last + 1 - listing.first,
+        total_lines: listing.total,
+        content: String::new(),
+        mtime: mtime.map(epoch_seconds),
+        truncated: listing.truncated(),
+        long_lines_cut: listing.long_lines_cut,
+        invalid_utf8_bytes: (invalid_bytes > 0).then_some(invalid_bytes),
+        modified_externally: modified,
+    };
 
-    let mut text = listing.content;
+    let mut text = listing.content.clone();
+    data.content = listing.content;
     if !text.is_empty() {
         text.push('\n');
     }
     text.push_str(&notes.join("\n"));
-    Ok(ToolResult::success(text, data))
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// The file as text and its count of undecodable bytes, or `None` for a binary file: a NUL in

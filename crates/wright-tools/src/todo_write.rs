@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wright_protocol::{TodoItem, TodoStatus, ToolError, ToolResult};
 
 use crate::args::{Typed, invalid};
+use crate::data::{TodoData, to_value};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
 const SHAPE: &str = r#"{"todos": [{"id": string, "content": string, "status": "pending"|"in_progress"|"completed"}, ...]}"#;
@@ -52,16 +53,16 @@ fn todo_write(args: TodoWriteArgs, ctx: &ToolContext) -> Result<ToolResult, Tool
         text.push_str(&checklist(args.todos.iter()));
         text
     };
-    let data = json!({
-        "todos": args.todos,
-        "total": args.todos.len(),
-        "completed": counts.completed,
-        "in_progress": counts.in_progress,
-        "pending": counts.pending,
-        "recap": recap,
-    });
+    let data = TodoData {
+        todos: args.todos.clone(),
+        total: args.todos.len(),
+        completed: counts.completed,
+        in_progress: counts.in_progress,
+        pending: counts.pending,
+        recap,
+    };
     ctx.set_todos(args.todos);
-    Ok(ToolResult::success(text, data))
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// Refuses blank ids or content, duplicate ids, and more than one item in progress; the list

@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::parse_args;
 use crate::context::Freshness;
+use crate::data::{WriteAction, WriteData, to_value};
 use crate::diff::DiffReport;
 use crate::read::decode;
 use crate::text_file::{TextFormat, to_lf};
@@ -128,7 +129,11 @@ async fn write(args: WriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolErr
         .map_err(|err| failure(ErrorCode::Io, format!("cannot write {shown}: {err}")))?;
     ctx.record_mtime(&abs);
 
-    let action = if existing { "overwritten" } else { "created" };
+    let action = if existing {
+        WriteAction::Overwritten
+    } else {
+        WriteAction::Created
+    };
     let lines = args.content.lines().count();
     let mut text = format!(
         "{} {shown} ({}, {}).",
@@ -143,19 +148,20 @@ async fn write(args: WriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolErr
         (false, false) => {}
     }
     let (head, truncated) = head(&args.content);
-    let mut data = json!({
-        "file_path": shown,
-        "action": action,
-        "lines": lines,
-        "bytes": byte_count,
-        "head": head,
-        "truncated": truncated,
-    });
-    if let Some(old) = old {
+    let diff = old.map(|old| {
         let report = DiffReport::new(&old, &to_lf(&args.content), &shown);
-        data["diff"] = json!(capped_lines(&report.diff, MAX_DIFF_LINES));
-    }
-    Ok(ToolResult::success(text, data))
+        capped_lines(&report.diff, MAX_DIFF_LINES)
+    });
+    let data = WriteData {
+        file_path: shown,
+        action,
+        lines,
+        bytes: byte_count,
+        head,
+        truncated,
+        diff,
+    };
+    Ok(ToolResult::success(text, to_value(&data)))
 }
 
 /// Lines of a Write's diff kept in its result: enough for any screen, not a whole large file.

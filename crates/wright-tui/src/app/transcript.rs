@@ -12,6 +12,7 @@ use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
 use wright_protocol::{
     ActionKind, ApprovalVerdict, ErrorCode, Event, FailureCode, ToolError, ToolStatus,
 };
+use wright_tools::data::ToolData;
 
 use crate::render::palette::{ADDED, BOLD, DIM, ERROR, WARNING};
 use crate::render::{self, SPINNER_FRAMES, Theme, ToolLineState, ToolOutcome};
@@ -238,12 +239,16 @@ impl Transcript {
                 };
                 let done = ToolLineState::Done { result, elapsed };
                 out.push(render::tool_call_line(tool, &args, done, &theme));
-                let diff = data.get("diff").and_then(Value::as_str);
+                let diff = match ToolData::of(tool, data) {
+                    Some(ToolData::Edit(edit)) => Some(edit.diff),
+                    Some(ToolData::Write(write)) => write.diff,
+                    _ => None,
+                };
                 if *status == ToolStatus::Success
                     && !self.previewed.contains(step)
                     && let Some(diff) = diff.filter(|d| !d.trim().is_empty())
                 {
-                    out.extend(capped_diff(diff, &theme));
+                    out.extend(capped_diff(&diff, &theme));
                 }
             }
             Event::FormatError { message, .. } => {

@@ -11,6 +11,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 use wright_protocol::{ToolError, ToolResult, ToolStatus};
+use wright_tools::data::{BashData, EditData, ReadData, ToolData};
 
 use super::Theme;
 use super::palette::{ADDED, BOLD, DIM, ERROR, REMOVED, WARNING};
@@ -83,21 +84,17 @@ pub fn tool_call_line(
         } => {
             let frame = SPINNER_FRAMES[spinner_frame % SPINNER_FRAMES.len()];
             let mut spans = vec![Span::styled(frame, SPINNER), Span::raw(" ")];
-            spans.extend(call(
-                &name,
-                &subject(tool, args, &Value::Null),
-                BOLD,
-                Style::new(),
-            ));
+            spans.extend(call(&name, &subject(tool, args, None), BOLD, Style::new()));
             spans.push(Span::styled(format!(" … {}", seconds(elapsed)), DIM));
             Line::from(spans)
         }
         ToolLineState::Done { result, elapsed } => {
-            let subject = subject(tool, args, &result.data);
+            let data = ToolData::of(tool, &result.data);
+            let subject = subject(tool, args, data.as_ref());
             match (&result.status, &result.error) {
                 (ToolStatus::Success, _) => {
                     let mut spans = call(&name, &subject, BOLD, Style::new());
-                    spans.extend(outcome(tool, &result.data, elapsed));
+                    spans.extend(outcome(tool, data.as_ref(), elapsed));
                     Line::from(spans)
                 }
                 (ToolStatus::Error, error) => {
@@ -127,41 +124,42 @@ fn call(name: &str, subject: &str, name_style: Style, subject_style: Style) -> V
     spans
 }
 
-fn str_field<'a>(args: &'a Value, data: &'a Value, key: &str) -> Option<&'a str> {
-    data.get(key)
-        .and_then(Value::as_str)
-        .or_else(|| args.get(key).and_then(Value::as_str))
-}
-
-fn u64_field(data: &Value, key: &str) -> Option<u64> {
-    data.get(key).and_then(Value::as_u64)
-}
-
-/// What the tool works on, clipped to [`SUBJECT_BUDGET`]; the shown path in `data` is
-/// preferred to the path the model gave.
-fn subject(tool: &str, args: &Value, data: &Value) -> String {
+/// What the tool works on, clipped to [`SUBJECT_BUDGET`]; the shown path in the tool's data
+/// is preferred to the path the model gave.
+fn subject(tool: &str, args: &Value, data: Option<&ToolData>) -> String {
+    let arg = |key: &str| args.get(key).and_then(Value::as_str);
+    let shown = |path: &str| Some(path.to_string()).filter(|p| !p.is_empty());
     let text = match tool {
         "Read" | "Edit" | "MultiEdit" | "Write" => {
-            str_field(args, data, "file_path").unwrap_or("").to_string()
+            let from_data = match data {
+                Some(ToolData::Read(read)) => shown(&read.file_path),
+                Some(ToolData::Edit(edit)) => shown(&edit.file_path),
+                Some(ToolData::Write(write)) => shown(&write.file_path),
+                _ => None,
+            };
+            from_data.unwrap_or_else(|| arg("file_path").unwrap_or("").to_string())
         }
-        "Bash" => str_field(args, &Value::Null, "command")
+        "Bash" => arg("command")
             .unwrap_or("")
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" "),
         "Grep" | "Glob" => {
-            let pattern = str_field(args, &Value::Null, "pattern").unwrap_or("");
+            let pattern = arg("pattern").unwrap_or("");
             let pattern = if tool == "Grep" {
                 format!("\"{pattern}\"")
             } else {
                 pattern.to_string()
             };
-            match args.get("path").and_then(Value::as_str) {
+            match arg("path") {
                 Some(path) if !path.is_empty() && path != "." => format!("{pattern} in {path}"),
                 _ => pattern,
             }
         }
-        "LS" => str_field(args, data, "path").unwrap_or(".").to_string(),
+        "LS" => match data {
+            Some(ToolData::Ls(ls)) if !ls.path.is_empty() => ls.path.clone(),
+            _ => arg("path").unwrap_or(".").to_string(),
+        },
         "TodoWrite" => String::new(),
         _ => match args {
             Value::Null => String::new(),
@@ -177,117 +175,107 @@ fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// `+3 −1`, in green and red.
-fn added_removed(data: &Value) -> Vec<Span<'static>> {
-    match (u64_field(data, "added"), u64_field(data, "removed")) {
-        (Some(added), Some(removed)) => vec![
-            Span::raw(", "),
-            Span::styled(format!("+{added}"), ADDED),
-            Span::raw(" "),
-            Span::styled(format!("\u{2212}{removed}"), REMOVED),
-        ],
-        _ => Vec::new(),
-    }
+/// `n thing` or `n things`, for a count of things in memory.
+fn count_of(n: usize, one: &str, many: &str) -> String {
+    count(u64::try_from(n).unwrap_or(u64::MAX), one, many)
 }
 
-/// What came of a successful call, with its separator; empty when `data` does not say.
-fn outcome(tool: &str, data: &Value, elapsed: Duration) -> Vec<Span<'static>> {
+/// `+3 −1`, in green and red.
+fn added_removed(edit: &EditData) -> Vec<Span<'static>> {
+    vec![
+        Span::raw(", "),
+        Span::styled(format!("+{}", edit.added), ADDED),
+        Span::raw(" "),
+        Span::styled(format!("\u{2212}{}", edit.removed), REMOVED),
+    ]
+}
+
+/// What came of a successful call, with its separator; empty when its data does not say.
+fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'static>> {
     let separated = |spans: Vec<Span<'static>>| {
         let mut out = vec![Span::styled(SEPARATOR, DIM)];
         out.extend(spans);
         out
     };
-    let spans = match tool {
-        "Read" => return read_range(data).into_iter().collect(),
-        "Bash" => vec![
-            bash_exit(data),
-            Span::raw(format!(", {}", seconds(elapsed))),
-        ],
-        "Edit" | "MultiEdit" => {
-            let (key, one, many) = if tool == "Edit" {
-                ("replacements", "replacement", "replacements")
-            } else {
-                ("edits_applied", "edit", "edits")
-            };
-            let Some(n) = u64_field(data, key) else {
-                return Vec::new();
-            };
-            let mut spans = vec![Span::raw(count(n, one, many))];
-            spans.extend(added_removed(data));
+    if tool == "Bash" {
+        let exit = match data {
+            Some(ToolData::Bash(bash)) => bash_exit(bash),
+            _ => bash_exit(&BashData::default()),
+        };
+        return separated(vec![exit, Span::raw(format!(", {}", seconds(elapsed)))]);
+    }
+    let Some(data) = data else {
+        return Vec::new();
+    };
+    let spans = match data {
+        ToolData::Read(read) => return vec![read_range(read)],
+        ToolData::Edit(edit) => {
+            let mut spans = vec![Span::raw(match edit.edits_applied {
+                Some(edits) => count_of(edits, "edit", "edits"),
+                None => count_of(edit.replacements, "replacement", "replacements"),
+            })];
+            spans.extend(added_removed(edit));
             spans
         }
-        "Write" => match (
-            str_field(&Value::Null, data, "action"),
-            u64_field(data, "lines"),
-        ) {
-            (Some(action), Some(lines)) => {
-                vec![Span::raw(format!(
-                    "{action}, {}",
-                    count(lines, "line", "lines")
-                ))]
-            }
-            _ => return Vec::new(),
-        },
-        "Grep" => {
-            let Some(files) = u64_field(data, "total_files") else {
-                return Vec::new();
-            };
-            let text = match u64_field(data, "total_matches") {
+        ToolData::Write(write) => vec![Span::raw(format!(
+            "{}, {}",
+            write.action.as_str(),
+            count_of(write.lines, "line", "lines")
+        ))],
+        ToolData::Grep(grep) => {
+            let files = grep.total_files;
+            let text = match grep.total_matches {
                 _ if files == 0 => "no matches".to_string(),
                 Some(matches) => format!(
                     "{} in {}",
                     count(matches, "match", "matches"),
-                    count(files, "file", "files")
+                    count_of(files, "file", "files")
                 ),
-                None => count(files, "file", "files"),
+                None => count_of(files, "file", "files"),
             };
             vec![Span::raw(text)]
         }
-        "Glob" => match u64_field(data, "total") {
-            Some(0) => vec![Span::raw("no files")],
-            Some(total) => vec![Span::raw(count(total, "file", "files"))],
-            None => return Vec::new(),
+        ToolData::Glob(glob) => match glob.total {
+            0 => vec![Span::raw("no files")],
+            total => vec![Span::raw(count_of(total, "file", "files"))],
         },
-        "LS" => match (u64_field(data, "dirs"), u64_field(data, "files")) {
-            (Some(0), Some(0)) => vec![Span::raw("empty")],
-            (Some(dirs), Some(files)) => vec![Span::raw(format!(
+        ToolData::Ls(ls) => match (ls.dirs, ls.files) {
+            (0, 0) => vec![Span::raw("empty")],
+            (dirs, files) => vec![Span::raw(format!(
                 "{}, {}",
-                count(dirs, "dir", "dirs"),
-                count(files, "file", "files")
+                count_of(dirs, "dir", "dirs"),
+                count_of(files, "file", "files")
             ))],
-            _ => return Vec::new(),
         },
-        "TodoWrite" => match (u64_field(data, "completed"), u64_field(data, "total")) {
-            (Some(done), Some(total)) => vec![Span::raw(format!("{done}/{total} done"))],
-            _ => return Vec::new(),
-        },
-        _ => return Vec::new(),
+        ToolData::Todo(todo) => vec![Span::raw(format!("{}/{} done", todo.completed, todo.total))],
+        ToolData::Bash(_) => return Vec::new(),
     };
     separated(spans)
 }
 
 /// ` (1–200 of 812 lines)`, ` (812 lines)` when the whole file was shown, ` (empty)`.
-fn read_range(data: &Value) -> Option<Span<'static>> {
-    let total = u64_field(data, "total_lines")?;
-    let first = u64_field(data, "offset")?;
-    let shown = u64_field(data, "lines_shown")?;
+fn read_range(read: &ReadData) -> Span<'static> {
+    let (total, first, shown) = (read.total_lines, read.offset, read.lines_shown);
     let text = if total == 0 {
         "empty".to_string()
     } else if first == 1 && shown == total {
-        count(total, "line", "lines")
+        count_of(total, "line", "lines")
     } else {
         let last = (first + shown).saturating_sub(1);
-        format!("{first}\u{2013}{last} of {}", count(total, "line", "lines"))
+        format!(
+            "{first}\u{2013}{last} of {}",
+            count_of(total, "line", "lines")
+        )
     };
-    Some(Span::styled(format!(" ({text})"), DIM))
+    Span::styled(format!(" ({text})"), DIM)
 }
 
 /// `exit 0`; a non-zero code in yellow; `killed by SIGKILL` for a signal.
-fn bash_exit(data: &Value) -> Span<'static> {
-    if let Some(signal) = data.get("signal").and_then(Value::as_str) {
+fn bash_exit(bash: &BashData) -> Span<'static> {
+    if let Some(signal) = &bash.signal {
         return Span::styled(format!("killed by {}", clean_line(signal)), WARNING);
     }
-    match data.get("exit_code").and_then(Value::as_i64) {
+    match bash.exit_code {
         Some(0) => Span::raw("exit 0"),
         Some(code) => Span::styled(format!("exit {code}"), WARNING),
         None => Span::raw("exit unknown"),
@@ -320,15 +308,15 @@ mod tests {
     #[test]
     fn a_multi_line_command_is_shown_on_one_line() {
         let args = serde_json::json!({"command": "cd x &&\n  cargo test"});
-        assert_eq!(subject("Bash", &args, &Value::Null), "cd x && cargo test");
+        assert_eq!(subject("Bash", &args, None), "cd x && cargo test");
     }
 
     #[test]
     fn a_read_of_the_whole_file_gives_just_its_length() {
         let data = serde_json::json!({"offset": 1, "lines_shown": 40, "total_lines": 40});
-        assert_eq!(
-            read_range(&data).map(|s| s.content.into_owned()),
-            Some(" (40 lines)".to_string())
-        );
+        let Some(ToolData::Read(read)) = ToolData::of("Read", &data) else {
+            panic!("not a Read");
+        };
+        assert_eq!(read_range(&read).content, " (40 lines)");
     }
 }
