@@ -289,10 +289,7 @@ fn usage_line(usage: &Usage) -> String {
 }
 
 fn clip(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    wright_protocol::text::clip(text, max_chars).into_owned()
 }
 
 #[cfg(test)]

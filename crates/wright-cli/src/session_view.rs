@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
+use wright_protocol::text::{self, first_line};
 use wright_protocol::{Role, Usage};
 use wright_store::{LoadedSession, Record, RoundStatus, SessionSummary};
 
@@ -269,19 +270,9 @@ fn fact_value(value: &Value) -> Option<String> {
     }
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-}
-
 /// `text` cut to `max` characters, with `…` when cut.
 fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    text::clip(text, max).into_owned()
 }
 
 pub fn local_time<Tz: TimeZone>(at: DateTime<Utc>, tz: &Tz) -> String
@@ -292,13 +283,7 @@ where
 }
 
 /// `1 round`, `3 rounds`.
-pub fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use wright_protocol::text::plural;
 
 /// `1234567` as `1,234,567`.
 fn thousands(n: u64) -> String {

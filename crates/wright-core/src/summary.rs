@@ -1,6 +1,7 @@
 //! One-line summaries of tool results, for the `tool_result` event and the terminal.
 
 use wright_protocol::ToolResult;
+use wright_protocol::text::{self, first_line};
 use wright_tools::data::ToolData;
 
 /// Longest summary line, in characters.
@@ -31,18 +32,8 @@ pub fn result_summary(tool: &str, result: &ToolResult) -> String {
     }
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-}
-
 fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_SUMMARY_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    text::clip(text, MAX_SUMMARY_CHARS).into_owned()
 }
 
 #[cfg(test)]

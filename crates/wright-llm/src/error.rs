@@ -219,10 +219,7 @@ pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
 
 /// `text` cut to [`MAX_QUOTED_BODY_CHARS`] characters.
 fn quote(text: &str) -> String {
-    match text.char_indices().nth(MAX_QUOTED_BODY_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+    wright_protocol::text::clip(text, MAX_QUOTED_BODY_CHARS).into_owned()
 }
 
 #[cfg(test)]

@@ -53,53 +53,12 @@ pub(crate) fn server_requested_delay(headers: &HeaderMap, now: SystemTime) -> Op
     Some(requested.min(MAX_SERVER_RETRY_DELAY))
 }
 
-/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only HTTP-date form servers
-/// are allowed to send.
+/// Parses an HTTP-date (`Sun, 06 Nov 1994 08:49:37 GMT`, the IMF-fixdate servers send, is an
+/// RFC 2822 date).
 fn parse_http_date(text: &str) -> Option<SystemTime> {
-    let parts: Vec<&str> = text.split_ascii_whitespace().collect();
-    let [_weekday, day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let day: u32 = day.parse().ok()?;
-    let month = match *month {
-        "Jan" => 1,
-        "Feb" => 2,
-        "Mar" => 3,
-        "Apr" => 4,
-        "May" => 5,
-        "Jun" => 6,
-        "Jul" => 7,
-        "Aug" => 8,
-        "Sep" => 9,
-        "Oct" => 10,
-        "Nov" => 11,
-        "Dec" => 12,
-        _ => return None,
-    };
-    let year: i64 = year.parse().ok()?;
-    let mut clock = time.split(':').map(str::parse::<u64>);
-    let (Some(Ok(hours)), Some(Ok(minutes)), Some(Ok(seconds)), None) =
-        (clock.next(), clock.next(), clock.next(), clock.next())
-    else {
-        return None;
-    };
-    if !(1..=31).contains(&day) || hours > 23 || minutes > 59 || seconds > 60 {
-        return None;
-    }
-    let days = u64::try_from(days_since_epoch(year, month, day)).ok()?;
-    let seconds = days * 86_400 + hours * 3_600 + minutes * 60 + seconds;
-    UNIX_EPOCH.checked_add(Duration::from_secs(seconds))
-}
-
-/// Days from 1970-01-01 to the given civil date (Howard Hinnant's `days_from_civil`).
-fn days_since_epoch(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month_from_march = i64::from((month + 9) % 12);
-    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
+    chrono::DateTime::parse_from_rfc2822(text)
+        .ok()
+        .map(SystemTime::from)
 }
 
 /// A duration as people read it in a retry reason: `300 ms`, `2 s`, `1.5 s`.

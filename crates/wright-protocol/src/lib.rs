@@ -7,6 +7,7 @@
 
 mod event;
 mod message;
+pub mod text;
 mod todo;
 mod tool;
 mod usage;

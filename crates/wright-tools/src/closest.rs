@@ -7,6 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use wright_protocol::text::take_chars;
+
 /// Lines of the closest region shown at most.
 const MAX_REGION_LINES: usize = 30;
 /// Characters of one line shown before it is cut.
@@ -93,9 +95,11 @@ pub(crate) fn closest_region(text: &str, old: &str) -> Option<Region> {
 /// One line as Read shows it: number right-aligned in 6 columns, a tab, the text.
 fn numbered(number: usize, line: &str) -> String {
     let line = line.strip_suffix('\r').unwrap_or(line);
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        None => format!("{number:>6}\t{line}"),
-        Some((cut, _)) => format!("{number:>6}\t{} …", &line[..cut]),
+    let kept = take_chars(line, MAX_LINE_CHARS);
+    if kept.len() == line.len() {
+        format!("{number:>6}\t{line}")
+    } else {
+        format!("{number:>6}\t{kept} …")
     }
 }
 

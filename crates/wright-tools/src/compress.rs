@@ -283,18 +283,7 @@ fn split_cut(text: &str) -> Option<(&str, usize, &str)> {
     Some((&text[..open], dropped, &rest[close + CUT_CLOSE.len()..]))
 }
 
-/// The first `n` characters of `text`.
-fn take_chars(text: &str, n: usize) -> &str {
-    text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
-}
-
-/// The last `n` characters of `text`.
-fn last_chars(text: &str, n: usize) -> &str {
-    let skip = text.chars().count().saturating_sub(n);
-    text.char_indices()
-        .nth(skip)
-        .map_or("", |(i, _)| &text[i..])
-}
+use wright_protocol::text::{last_chars, take_chars};
 
 /// Some lines of a text, each cut to a maximum length.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -427,12 +427,7 @@ fn has_line_number_prefixes(old: &str) -> bool {
 }
 
 /// `1 replacement`, `2 replacements`.
-pub(crate) fn count(n: usize, noun: &str) -> String {
-    match n {
-        1 => format!("1 {noun}"),
-        n => format!("{n} {noun}s"),
-    }
-}
+pub(crate) use wright_protocol::text::plural as count;
 
 /// Appends `, lines 10-14 changed.` (or just `.`) to the summary line.
 pub(crate) fn push_ranges(text: &mut String, report: &DiffReport) {

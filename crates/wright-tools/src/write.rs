@@ -9,6 +9,8 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
+use wright_protocol::text::take_chars;
+
 use crate::args::parse_args;
 use crate::context::Freshness;
 use crate::data::{WriteAction, WriteData, to_value};
@@ -266,12 +268,10 @@ fn head(content: &str) -> (String, bool) {
     let lines: Vec<&str> = content
         .lines()
         .take(HEAD_LINES)
-        .map(|line| match line.char_indices().nth(MAX_HEAD_LINE_CHARS) {
-            None => line,
-            Some((cut, _)) => {
-                truncated = true;
-                &line[..cut]
-            }
+        .map(|line| {
+            let kept = take_chars(line, MAX_HEAD_LINE_CHARS);
+            truncated |= kept.len() < line.len();
+            kept
         })
         .collect();
     (lines.join("\n"), truncated)

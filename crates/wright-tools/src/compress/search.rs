@@ -103,13 +103,8 @@ fn grep_counts(data: &Map<String, Value>, mode: &str) -> Option<(String, &'stati
 /// Joins counts to the pattern they are for.
 const FOR: &str = " for ";
 
-/// `1 file`, `3 files`.
-fn plural(n: usize, one: &str, many: &str) -> String {
-    match n {
-        1 => format!("1 {one}"),
-        n => format!("{n} {many}"),
-    }
-}
+/// `1 file`, `3 files`, `1 match`, `3 matches`.
+use wright_protocol::text::count as plural;
 
 /// `{file, line, text}` as `file:line: text`, the text cut to `chars` characters.
 fn render_match(item: &Value, chars: usize) -> Value {

@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use wright_protocol::text::take_chars;
+
 use crate::walk::StopFlag;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkFinish, SinkMatch};
 
@@ -176,14 +178,11 @@ pub(super) fn clip(bytes: &[u8]) -> String {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     let line = String::from_utf8_lossy(bytes);
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        None => line.into_owned(),
-        Some((cut, _)) => format!(
-            "{} … [line truncated: {} chars]",
-            &line[..cut],
-            line.chars().count()
-        ),
+    let kept = take_chars(&line, MAX_LINE_CHARS);
+    if kept.len() == line.len() {
+        return line.into_owned();
     }
+    format!("{kept} … [line truncated: {} chars]", line.chars().count())
 }
 
 /// The files with matches, gathered from all walker threads.

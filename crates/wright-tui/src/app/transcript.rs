@@ -504,13 +504,7 @@ pub fn tokens(n: u64) -> String {
 }
 
 /// `1 round`, `3 rounds`.
-pub fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use wright_protocol::text::plural;
 
 #[cfg(test)]
 mod tests;

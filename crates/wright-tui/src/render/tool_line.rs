@@ -171,14 +171,7 @@ fn subject(tool: &str, args: &Value, data: Option<&ToolData>) -> String {
 }
 
 /// `n thing` or `n things`.
-fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// `n thing` or `n things`, for a count of things in memory.
-fn count_of(n: usize, one: &str, many: &str) -> String {
-    count(u64::try_from(n).unwrap_or(u64::MAX), one, many)
-}
+use wright_protocol::text::{count, count as count_of};
 
 /// `+3 −1`, in green and red.
 fn added_removed(edit: &EditData) -> Vec<Span<'static>> {
