@@ -1,7 +1,7 @@
 //! The retry policy as pure functions: which failures heal, and how long to wait before the
 //! next attempt (DESIGN §6: exponential backoff with jitter, `Retry-After` honoured).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
@@ -77,6 +77,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use reqwest::header::HeaderValue;
+    use std::time::UNIX_EPOCH;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
