@@ -1,5 +1,4 @@
 //! The TodoWrite tool through the registry, and the todo recap the core closes requests with.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

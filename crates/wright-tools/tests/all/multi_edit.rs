@@ -1,5 +1,4 @@
 //! The MultiEdit tool end to end, through the registry, on real files in a temporary project.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

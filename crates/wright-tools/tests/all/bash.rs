@@ -1,6 +1,5 @@
 //! The Bash tool end to end: real `bash` processes in a temporary project.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,6 @@
 //! out, and symlinks swapped in after a path was checked; `allow_outside_project` roots let
 //! chosen directories in.
 #![cfg(unix)]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,5 @@
 //! The history form of tool results (spec A3, C1): one rule per tool, the default rule, the
 //! fields that are always kept or always dropped, and the tight tier (DESIGN §9.3).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

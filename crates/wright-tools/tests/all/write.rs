@@ -1,5 +1,4 @@
 //! The Write tool end to end, through the registry, on real files in a temporary project.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::File;
 use std::path::Path;

@@ -1,5 +1,4 @@
 //! Dry runs: what a call would do, shown for approval, with nothing written or run.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

@@ -2,7 +2,6 @@
 //! empty, odd encodings and line endings — goes through Read, Grep and Edit. Each call either
 //! works or fails with a stable code and a message a person can act on; none panics, and a
 //! file is never changed by a call that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

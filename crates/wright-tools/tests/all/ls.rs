@@ -1,5 +1,4 @@
 //! The LS tool end to end, through the registry, on real directories in a temporary project.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

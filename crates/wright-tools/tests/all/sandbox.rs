@@ -7,7 +7,6 @@
 //! Where the kernel cannot confine commands, the tests that need confinement check the "not
 //! confined" note instead of passing silently.
 #![cfg(target_os = "linux")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::ErrorKind;
 use std::net::TcpListener;

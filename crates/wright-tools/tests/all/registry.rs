@@ -1,5 +1,4 @@
 //! The built-in registry as the core and the CLI use it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
