@@ -1,15 +1,11 @@
 //! The interactive session end to end: the real `wright` in a pseudo-terminal against the
 //! scripted provider — typing, streaming, approvals, Ctrl-C, slash commands.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "../common/mod.rs"]
-mod common;
 mod pty;
 
 use std::process::Stdio;
 
-use common::{Project, last_message, reply, serve};
+use crate::common::{self, Project, last_message, reply, serve};
 use pretty_assertions::assert_eq;
 use pty::Session;
 

@@ -1,8 +1,6 @@
 //! Shared set-up for end-to-end tests: a temporary project, a scripted provider, and the real
 //! `wright` binary pointed at it with a clean environment.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,13 +1,9 @@
 //! Issue 6, "Confinement", through the real binary: `[sandbox]` and `allow_outside_project`
 //! from the settings file reach the tools.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 /// A directory outside every temporary directory (see

@@ -1,11 +1,9 @@
 //! Issue 6, "Secrets": credentials in the environment, in project files and in provider errors
 //! reach neither the model nor anything wright writes or prints.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use wright_testkit::ScriptedResponse;
 

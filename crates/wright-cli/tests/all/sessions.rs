@@ -1,14 +1,10 @@
 //! `wright sessions list|show|rm`, `--resume` and `--continue` end to end, against sessions
 //! made by real `wright exec` rounds.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{Project, Run, reply, serve};
+use crate::common::{Project, Run, reply, serve};
 use pretty_assertions::assert_eq;
 use wright_store::SessionStore;
 use wright_testkit::{ScriptedResponse, ScriptedUsage};

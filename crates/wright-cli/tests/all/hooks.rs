@@ -1,9 +1,7 @@
 //! Issue 6, "Hooks": `[[hooks.pre_tool]]` and `[[hooks.post_tool]]` from the settings file,
 //! run by the real binary around the model's calls.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 #[test]

@@ -1,10 +1,6 @@
 //! `wright tool NAME 'JSON'`: one tool, run directly.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
-use common::{Project, Run};
+use crate::common::{Project, Run};
 use pretty_assertions::assert_eq;
 
 fn tool(project: &Project, args: &[&str]) -> Run {

@@ -1,15 +1,11 @@
 //! Every built-in tool end to end through `wright tool`: the real binary, a temporary project,
 //! and the result checked on stdout and on disk.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use std::io::Write as _;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{Project, Run};
+use crate::common::{Project, Run};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tempfile::TempDir;

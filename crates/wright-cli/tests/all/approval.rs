@@ -1,10 +1,6 @@
 //! `wright exec --approval` and the cost status line, end to end through the real binary.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
-use common::{Project, reply, serve};
+use crate::common::{self, Project, reply, serve};
 use pretty_assertions::assert_eq;
 
 const TOUCH: &str = "Thought: make it\nAction: Bash[{\"command\": \"touch ran\"}]";

@@ -1,14 +1,10 @@
 //! Ctrl-C during a round stops the running tool at once and exits with 130.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Project, reply, serve};
+use crate::common::{Project, reply, serve};
 
 #[test]
 fn ctrl_c_during_a_tool_exits_130_with_an_interrupted_event() {

@@ -1,10 +1,6 @@
 //! `wright exec` end to end: the real binary against the scripted provider over loopback.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
-use common::{Project, last_message, messages, reply, serve};
+use crate::common::{self, Project, last_message, messages, reply, serve};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use wright_testkit::{ScriptedResponse, ScriptedUsage};

@@ -1,16 +1,12 @@
 //! Crash safety (DESIGN §7): killing wright with SIGKILL at any moment leaves every session
 //! loadable, a torn last line is skipped with a warning, and completed rounds are never lost.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{Project, Run, messages, reply, serve};
+use crate::common::{Project, Run, messages, reply, serve};
 use pretty_assertions::assert_eq;
 use wright_store::{Record, RoundStatus, SessionStore, load};
 use wright_testkit::ScriptedResponse;
