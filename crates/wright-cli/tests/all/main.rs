@@ -17,4 +17,3 @@ mod interrupt;
 mod secrets;
 mod sessions;
 mod tool_cmd;
-mod tool_suite;

@@ -1,7 +1,11 @@
 //! `wright tool NAME 'JSON'`: one tool, run directly.
 
+use std::io::Write as _;
+use std::process::Stdio;
+
 use crate::common::{Project, Run};
 use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
 
 fn tool(project: &Project, args: &[&str]) -> Run {
     Run::from(
@@ -35,7 +39,7 @@ fn json_prints_the_whole_tool_result() {
         &["--json", "Bash", r#"{"command": "echo hi; exit 3"}"#],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["status"], "success");
     assert_eq!(result["data"]["exit_code"], 3);
     assert_eq!(result["data"]["stdout"], "hi\n");
@@ -50,7 +54,7 @@ fn a_tool_error_still_exits_0() {
         &["--json", "Read", r#"{"file_path": "missing.txt"}"#],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["status"], "error");
     assert_eq!(result["error"]["code"], "not_found");
 }
@@ -62,8 +66,53 @@ fn paths_outside_the_project_are_refused() {
         &project,
         &["--json", "Read", r#"{"file_path": "../../etc/passwd"}"#],
     );
-    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["error"]["code"], "path_outside_project");
+}
+
+/// Each `wright tool` run is a fresh process with no Read behind it, so the read-before-edit
+/// rule is waived (the tool tests in wright-tools cover the edit itself).
+#[test]
+fn an_edit_needs_no_read_before_it() {
+    let project = Project::new();
+    project.write("src/lib.rs", "fn a() {\n    let x = 1;\n}\n");
+    let args =
+        json!({"file_path": "src/lib.rs", "old_string": "let x = 1;", "new_string": "let x = 2;"});
+    let run = tool(&project, &["--json", "Edit", &args.to_string()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["status"], "success", "{result:#}");
+    assert_eq!(result["data"]["replacements"], 1);
+    assert_eq!(result["data"]["fallback"], Value::Null);
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("src/lib.rs")).unwrap(),
+        "fn a() {\n    let x = 2;\n}\n"
+    );
+}
+
+#[test]
+fn a_bash_command_does_not_read_wrights_stdin() {
+    let project = Project::new();
+    let args = json!({"command": "cat", "timeout_ms": 5000});
+    let mut child = project
+        .bare_command()
+        .args(["tool", "--json", "Bash", &args.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wright's own stdin stays open with data in it: were it passed on, `cat` would print the
+    // data and then wait for more until the timeout.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"leaked from the terminal\n").unwrap();
+    let run = Run::from(child.wait_with_output().unwrap());
+    drop(stdin);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(result["status"], "success", "{result:#}");
+    assert_eq!(result["data"]["exit_code"], 0);
+    assert_eq!(result["data"]["stdout"], "");
 }
 
 #[test]
@@ -77,7 +126,7 @@ fn a_dangerous_bash_command_is_refused_before_it_runs() {
             r#"{"command": "git push --force origin main"}"#,
         ],
     );
-    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["error"]["code"], "refused", "{result}");
 }
 
@@ -89,7 +138,7 @@ fn the_bash_deny_patterns_of_the_settings_apply() {
         &project,
         &["--json", "Bash", r#"{"command": "touch made.txt"}"#],
     );
-    let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["error"]["code"], "refused", "{result}");
     assert!(!project.path().join("made.txt").exists());
 }

@@ -103,10 +103,11 @@ async fn dot_dot_escapes_are_refused() {
     let outcomes = [
         code(&write(&ctx, &format!("../{name}"), "x").await),
         code(&write(&ctx, &format!("src/../../{name}"), "x").await),
+        code(&write(&ctx, &format!("missing/../../{name}"), "x").await),
         code(&read(&ctx, "src/../../../../../../../etc/hostname").await),
         code(&run(&ctx, "LS", json!({"path": ".."})).await),
     ];
-    assert_eq!(outcomes, [Some(ErrorCode::PathOutsideProject); 4]);
+    assert_eq!(outcomes, [Some(ErrorCode::PathOutsideProject); 5]);
     assert!(!parent.join(&name).exists());
 }
 
@@ -115,12 +116,15 @@ async fn absolute_paths_outside_are_refused() {
     let (_dir, ctx) = project();
     let out = outside();
     let secret = out.path().join("secret.txt");
+    let new = out.path().join("new.txt");
     let outcomes = [
         code(&read(&ctx, secret.to_str().unwrap()).await),
         code(&write(&ctx, secret.to_str().unwrap(), "x").await),
+        code(&write(&ctx, new.to_str().unwrap(), "x").await),
     ];
-    assert_eq!(outcomes, [Some(ErrorCode::PathOutsideProject); 2]);
+    assert_eq!(outcomes, [Some(ErrorCode::PathOutsideProject); 3]);
     assert_eq!(secret_of(out.path()), "secret\n");
+    assert_eq!(entries(out.path()), vec!["secret.txt"]);
 }
 
 #[tokio::test]

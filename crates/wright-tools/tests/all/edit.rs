@@ -160,7 +160,8 @@ async fn a_missing_file_is_not_found() {
 #[tokio::test]
 async fn several_matches_are_ambiguous_with_their_line_numbers() {
     let (_dir, ctx) = project();
-    put_and_read(&ctx, "a.rs", "x();\ny();\nx();\nz();\nx();\n").await;
+    let original = "x();\ny();\nx();\nz();\nx();\n";
+    put_and_read(&ctx, "a.rs", original).await;
     let result = edit(&ctx, "a.rs", "x();", "w();").await;
     assert_eq!(code(&result), Some(ErrorCode::AmbiguousMatch));
     assert_eq!(
@@ -168,6 +169,7 @@ async fn several_matches_are_ambiguous_with_their_line_numbers() {
         "old_string matches 3 places in a.rs (lines 1, 3, 5); add surrounding lines to \
          old_string so that it matches one place, or set replace_all to true to change every one"
     );
+    assert_eq!(on_disk(&ctx, "a.rs"), original.as_bytes());
 }
 
 #[tokio::test]
@@ -199,6 +201,7 @@ async fn no_match_shows_the_closest_region_with_line_numbers() {
          quotes/dashes. The closest region is lines 2-3:\n     2\t    let x = 1;\n     3\t    \
          println!(\"{x}\");\nRead the file again and copy old_string exactly from it."
     );
+    assert_eq!(on_disk(&ctx, "src/main.rs"), MAIN.as_bytes());
 }
 
 #[tokio::test]

@@ -386,6 +386,19 @@ async fn gitignored_hidden_and_binary_files_are_skipped() {
 }
 
 #[tokio::test]
+async fn gitignore_is_honoured_without_a_git_directory() {
+    let (_dir, ctx) = project();
+    write(&ctx, ".gitignore", "ignored.txt\nbuild/\n");
+    write(&ctx, "kept.txt", "needle\n");
+    write(&ctx, "ignored.txt", "needle\n");
+    write(&ctx, "build/out.txt", "needle\n");
+    assert!(!ctx.root().join(".git").exists());
+    let result = grep(&ctx, json!({"pattern": "needle"})).await;
+    assert_eq!(files(&result), vec!["kept.txt"]);
+    assert_eq!(result.data["total_files"], 1);
+}
+
+#[tokio::test]
 async fn path_may_be_a_single_file() {
     let (_dir, ctx) = rust_project();
     let result = grep(
