@@ -107,7 +107,6 @@ fn server_errors_rate_limits_and_cut_streams_are_retried() {
         },
         reply("Thought: fine now\nAction: Finish[recovered]"),
     ]);
-    let started = std::time::Instant::now();
     let run = project.exec(&server, "openai", &["--json"], "go");
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     let events = run.events();
@@ -125,7 +124,6 @@ fn server_errors_rate_limits_and_cut_streams_are_retried() {
         retries[1]["delay_ms"].as_u64().unwrap() >= 1000,
         "Retry-After honoured"
     );
-    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
     assert_eq!(events.last().unwrap()["answer"], "recovered");
     assert_eq!(server.requests().len(), 4);
 }
