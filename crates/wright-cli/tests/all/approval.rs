@@ -1,7 +1,8 @@
 //! `wright exec --approval` and the cost status line, end to end through the real binary.
 
-use crate::common::{self, Project, reply, serve};
 use pretty_assertions::assert_eq;
+
+use crate::common::{self, Project, reply, serve};
 
 const TOUCH: &str = "Thought: make it\nAction: Bash[{\"command\": \"touch ran\"}]";
 const FINISH: &str = "Thought: done\nAction: Finish[ok]";

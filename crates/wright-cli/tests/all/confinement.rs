@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::*;
 use serde_json::json;
+
+use crate::common::*;
 
 /// A directory outside every temporary directory (see
 /// [`wright_testkit::scratch::outside_temporary_dirs`]).

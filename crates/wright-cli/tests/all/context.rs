@@ -1,10 +1,11 @@
 //! Context engineering end to end (spec A1–A8, C1–C7, E1–E5): layers, history, compaction,
 //! @file, CODE_LAW.md and the todo recap, through the real binary against the testkit.
 
-use crate::common::{Project, Run, messages, reply, serve};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use wright_testkit::{RecordedRequest, ScriptedResponse, ScriptedUsage, TestServer};
+
+use crate::common::{Project, Run, messages, reply, serve};
 
 const SESSION: &str = "work";
 

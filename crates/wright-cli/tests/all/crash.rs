@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::{Project, Run, messages, reply, serve};
 use pretty_assertions::assert_eq;
 use wright_store::{Record, RoundStatus, SessionStore, load};
 use wright_testkit::ScriptedResponse;
+
+use crate::common::{Project, Run, messages, reply, serve};
 
 /// Rounds started and killed.
 const ITERATIONS: u64 = 25;

@@ -1,9 +1,10 @@
 //! `wright exec` end to end: the real binary against the scripted provider over loopback.
 
-use crate::common::{self, Project, last_message, messages, reply, serve};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use wright_testkit::{ScriptedResponse, ScriptedUsage};
+
+use crate::common::{self, Project, last_message, messages, reply, serve};
 
 fn read_bash_finish(provider: &str) {
     let project = Project::new();

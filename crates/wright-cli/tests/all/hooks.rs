@@ -1,8 +1,9 @@
 //! Issue 6, "Hooks": `[[hooks.pre_tool]]` and `[[hooks.post_tool]]` from the settings file,
 //! run by the real binary around the model's calls.
 
-use crate::common::*;
 use serde_json::json;
+
+use crate::common::*;
 
 #[test]
 fn settings_file_hooks_block_a_call_and_comment_on_another() {

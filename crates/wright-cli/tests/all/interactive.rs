@@ -5,8 +5,9 @@ mod pty;
 
 use std::process::Stdio;
 
-use crate::common::{self, Project, last_message, reply, serve};
 use pretty_assertions::assert_eq;
+
+use crate::common::{self, Project, last_message, reply, serve};
 use pty::Session;
 
 const FINISH: &str = "Thought: done\nAction: Finish[finished]";

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use crate::common::*;
 use serde_json::json;
 use wright_testkit::ScriptedResponse;
+
+use crate::common::*;
 
 const API_KEY: &str = "sk-proj-TheRealKey0123456789abcdefXYZ";
 const SERVICE_TOKEN: &str = "opaque-service-credential-77";

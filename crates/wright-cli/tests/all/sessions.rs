@@ -4,10 +4,11 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{Project, Run, reply, serve};
 use pretty_assertions::assert_eq;
 use wright_store::SessionStore;
 use wright_testkit::{ScriptedResponse, ScriptedUsage};
+
+use crate::common::{Project, Run, reply, serve};
 
 /// A reply that reports `total` tokens of usage.
 fn reply_with_usage(text: &str, total: u64) -> ScriptedResponse {

@@ -3,9 +3,10 @@
 use std::io::Write as _;
 use std::process::Stdio;
 
-use crate::common::{Project, Run};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+
+use crate::common::{Project, Run};
 
 fn tool(project: &Project, args: &[&str]) -> Run {
     Run::from(

@@ -1,6 +1,5 @@
 //! The Anthropic provider against a real loopback server.
 
-use crate::common::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use wright_llm::{
@@ -8,6 +7,8 @@ use wright_llm::{
 };
 use wright_protocol::Usage;
 use wright_testkit::{Script, ScriptedResponse, TestServer};
+
+use crate::common::*;
 
 const REPLY: &str = "Hello! This reply arrives in several streamed pieces.";
 

@@ -1,11 +1,12 @@
 //! Replies cut by the output-token limit are continued, against a real loopback server.
 
-use crate::common::*;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use wright_llm::{FinishReason, MAX_CONTINUATIONS, ProviderKind, StreamEvent};
 use wright_protocol::Usage;
 use wright_testkit::{Script, ScriptedResponse, TestServer};
+
+use crate::common::*;
 
 fn cut(text: &str, prompt_tokens: u64, completion_tokens: u64) -> ScriptedResponse {
     ScriptedResponse::text(text)

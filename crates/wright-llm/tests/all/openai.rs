@@ -1,11 +1,12 @@
 //! The OpenAI-compatible provider against a real loopback server.
 
-use crate::common::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use wright_llm::{ChatMessage, ChatRequest, Completion, FinishReason, ProviderKind, StreamEvent};
 use wright_protocol::Usage;
 use wright_testkit::{Script, ScriptedResponse, TestServer};
+
+use crate::common::*;
 
 const REPLY: &str = "Hello! This reply arrives in several streamed pieces.";
 

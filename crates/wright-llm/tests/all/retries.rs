@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
-use crate::common::*;
 use pretty_assertions::assert_eq;
 use wright_llm::{LlmError, ProviderKind, StreamEvent};
 use wright_testkit::{Script, ScriptedResponse, TestServer};
+
+use crate::common::*;
 
 const REPLY: &str = "A reply long enough to arrive in several pieces.";
 

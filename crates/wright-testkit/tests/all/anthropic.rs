@@ -1,10 +1,10 @@
 //! The Anthropic Messages wire format, streamed and not.
 
-use crate::common;
-
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use wright_testkit::{Script, ScriptedResponse, TestServer};
+
+use crate::common;
 
 const PATH: &str = "/v1/messages";
 

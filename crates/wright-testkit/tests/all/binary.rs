@@ -1,11 +1,11 @@
 //! The `wright-testkit` binary.
 
-use crate::common;
-
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 
 use pretty_assertions::assert_eq;
+
+use crate::common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_wright-testkit");
 

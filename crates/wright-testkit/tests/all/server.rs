@@ -1,8 +1,6 @@
 //! Behaviour common to both formats: routing, recording, errors, the script running out,
 //! misbehaving streams and concurrency.
 
-use crate::common;
-
 use std::io::{Read, Write};
 use std::time::Duration;
 
@@ -11,6 +9,8 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use wright_testkit::{RecordedRequest, Script, ScriptedResponse, TestServer};
+
+use crate::common;
 
 const OPENAI: &str = "/v1/chat/completions";
 const ANTHROPIC: &str = "/v1/messages";

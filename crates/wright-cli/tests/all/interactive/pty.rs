@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use wright_testkit::TestServer;
 
 use crate::common::Project;
-use wright_testkit::TestServer;
 
 /// Rows of the pseudo-terminal: tall enough that a test's output never scrolls away.
 pub const ROWS: u16 = 100;
