@@ -30,6 +30,8 @@
 mod anthropic;
 mod http;
 mod openai;
+#[cfg(target_os = "linux")]
+pub mod processes;
 pub mod scratch;
 mod script;
 mod server;

@@ -1,0 +1,19 @@
+//! wright's end-to-end tests: the real `wright` binary in a temporary project against the
+//! scripted provider. They are modules of one test binary so that the crate and its
+//! dependencies are linked once rather than once per file.
+
+// Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod approval;
+mod common;
+mod confinement;
+mod context;
+mod crash;
+mod exec;
+mod hooks;
+mod interactive;
+mod interrupt;
+mod secrets;
+mod sessions;
+mod tool_cmd;

@@ -1,0 +1,107 @@
+//! Usage accounting end to end: a compaction's summary call is recorded as a summary, and the
+//! compaction trigger keeps reading the last step's usage.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use wright_core::cost::{KindCost, Price, session_cost};
+use wright_core::history::HistoryManager;
+use wright_core::{Agent, AgentConfig, RoundOutcome};
+use wright_llm::{LlmClient, LlmConfig, ProviderKind};
+use wright_protocol::{Message, Usage};
+use wright_store::{Record, RoundStatus, UsageKind};
+use wright_testkit::{Script, ScriptedResponse, TestServer};
+use wright_tools::{ToolContext, ToolRegistry};
+
+fn usage(prompt: u64, completion: u64) -> Usage {
+    Usage {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+        ..Usage::default()
+    }
+}
+
+/// Twelve finished rounds, the last step's usage past the compaction threshold.
+fn long_history() -> HistoryManager {
+    let mut history = HistoryManager::new(None);
+    for i in 1..=12 {
+        history.open_round(&format!("question {i}")).unwrap();
+        history
+            .push(Message::assistant(format!("answer {i}")))
+            .unwrap();
+        history.end_round(RoundStatus::Finished).unwrap();
+    }
+    history
+        .record_usage(usage(170_000, 0), UsageKind::Step, "m")
+        .unwrap();
+    history
+}
+
+#[tokio::test]
+async fn the_summary_call_is_recorded_as_a_summary_and_is_not_the_last_usage() {
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::text("## 📌 Archived Session Summary\nthe gist").with_usage(2_000, 500),
+        ScriptedResponse::text("Thought: done.\nAction: Finish[ok]").with_usage(1_000, 100),
+    ]))
+    .unwrap();
+    let mut config = LlmConfig::new(ProviderKind::OpenAi, format!("{}/v1/", server.url()), "m");
+    config.api_key = Some("test-key".into());
+    config.retry_base_delay = Duration::from_millis(5);
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        ToolRegistry::builtin(),
+        ToolContext::new(dir.path()).unwrap(),
+        AgentConfig::default(),
+        long_history(),
+    )
+    .unwrap();
+
+    let outcome = agent.run_round("question 13", &mut |_| {}).await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(server.requests().len(), 2, "one summary call, one step");
+
+    let recorded: Vec<(UsageKind, Option<String>, Usage)> = agent
+        .history()
+        .usage_records()
+        .iter()
+        .filter_map(|record| match record {
+            Record::Usage {
+                usage, kind, model, ..
+            } => Some((*kind, model.clone(), *usage)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        vec![
+            (UsageKind::Step, Some("m".into()), usage(170_000, 0)),
+            (UsageKind::Summary, Some("m".into()), usage(2_000, 500)),
+            (UsageKind::Step, Some("m".into()), usage(1_000, 100)),
+        ]
+    );
+    assert_eq!(agent.history().last_usage(), Some(&usage(1_000, 100)));
+
+    let prices = HashMap::from([(
+        "m".to_string(),
+        Price {
+            input: 1.0,
+            output: 2.0,
+            cached_input: None,
+        },
+    )]);
+    let report = session_cost(agent.history().usage_records(), "m", &prices);
+    assert_eq!(
+        report.summaries,
+        KindCost {
+            calls: 1,
+            usage: usage(2_000, 500),
+            cost_usd: Some(0.003),
+        }
+    );
+}

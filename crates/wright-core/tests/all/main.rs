@@ -1,0 +1,10 @@
+//! wright-core's integration tests, as modules of one binary so that the crate and its
+//! dependencies are linked once rather than once per file.
+
+// Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod approval;
+mod cost;
+mod react_roundtrip;
+mod rendered_request;

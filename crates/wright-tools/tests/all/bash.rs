@@ -1,0 +1,250 @@
+//! The Bash tool end to end: real `bash` processes in a temporary project.
+#![cfg(unix)]
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_tools::CommandPolicy;
+use wright_tools::{ToolContext, ToolRegistry};
+
+fn project() -> (tempfile::TempDir, ToolContext) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    (dir, ctx)
+}
+
+async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
+    let call = ToolCall {
+        tool: "Bash".into(),
+        args,
+    };
+    ToolRegistry::builtin().run(&call, ctx).await
+}
+
+fn code(result: &ToolResult) -> Option<ErrorCode> {
+    result.error.as_ref().map(|e| e.code)
+}
+
+/// Waits until nothing runs in the project any more, then checks that the background job
+/// `(sleep 1; touch marker) &` was killed before it touched `marker`. Were the kill missed,
+/// the job would touch it and end, or still be running when the wait gives up.
+#[cfg(target_os = "linux")]
+pub(crate) fn assert_the_background_job_was_killed(root: &std::path::Path) {
+    let left = wright_testkit::processes::wait_until_none_run_in(root).unwrap();
+    assert_eq!(left, Vec::<u32>::new(), "still running in the project");
+    assert!(!root.join("marker").exists(), "the background job survived");
+}
+
+#[tokio::test]
+async fn stdout_stderr_and_exit_code_are_reported_separately() {
+    let (_dir, ctx) = project();
+    let command = "echo out; echo err >&2; exit 3";
+    let result = bash(&ctx, json!({"command": command})).await;
+    assert!(result.is_success(), "a non-zero exit is still a success");
+    assert_eq!(
+        result.text,
+        "Exit code: 3\n<stdout>\nout\n</stdout>\n<stderr>\nerr\n</stderr>"
+    );
+    assert_eq!(
+        result.data,
+        json!({
+            "command": command,
+            "exit_code": 3,
+            "signal": null,
+            "stdout": "out\n",
+            "stderr": "err\n",
+            "stdout_chars": 4,
+            "stderr_chars": 4,
+            "timed_out": false,
+        })
+    );
+}
+
+#[tokio::test]
+async fn working_directory_is_the_project_root() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "pwd -P"})).await;
+    assert_eq!(result.data["stdout"], format!("{}\n", ctx.root().display()));
+}
+
+#[tokio::test]
+async fn stdin_is_closed() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "cat", "timeout_ms": 10_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["exit_code"], 0);
+    assert_eq!(
+        result.text,
+        "Exit code: 0\n<stdout></stdout>\n<stderr></stderr>"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn timeout_kills_the_whole_group_and_keeps_the_output_so_far() {
+    let (_dir, ctx) = project();
+    let command = "echo started; (sleep 1; touch marker) & sleep 30";
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 300})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Timeout));
+    assert!(
+        result
+            .text
+            .starts_with("Error (timeout): the command did not finish within 300 ms")
+    );
+    assert!(
+        result.text.contains("<stdout>\nstarted\n</stdout>"),
+        "{}",
+        result.text
+    );
+    assert_eq!(result.data["timed_out"], true);
+    assert_the_background_job_was_killed(ctx.root());
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn background_jobs_are_stopped_when_the_command_ends() {
+    let (_dir, ctx) = project();
+    // The background job holds stdout open: without the group kill this call would wait.
+    let result = bash(
+        &ctx,
+        json!({"command": "(sleep 1; touch marker) & echo done"}),
+    )
+    .await;
+    assert!(result.is_success());
+    assert_eq!(result.data["stdout"], "done\n");
+    assert_the_background_job_was_killed(ctx.root());
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn cancellation_stops_the_command_and_its_background_job() {
+    let (_dir, ctx) = project();
+    let token = CancellationToken::new();
+    let ctx = ctx.with_cancellation(token.clone());
+    let canceller = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        token.cancel();
+    };
+    let (result, ()) = tokio::join!(
+        bash(
+            &ctx,
+            json!({"command": "echo started; (sleep 1; touch marker) & sleep 30"})
+        ),
+        canceller
+    );
+    assert_eq!(code(&result), Some(ErrorCode::Interrupted));
+    assert!(
+        result.text.contains("<stdout>\nstarted\n</stdout>"),
+        "{}",
+        result.text
+    );
+    assert_the_background_job_was_killed(ctx.root());
+}
+
+#[tokio::test]
+async fn long_output_is_cut_in_the_middle() {
+    let (_dir, ctx) = project();
+    let command = "printf 'a%.0s' $(seq 20000); printf 'b%.0s' $(seq 20000)";
+    let result = bash(&ctx, json!({"command": command})).await;
+    let stdout = result.data["stdout"].as_str().unwrap();
+    let expected = format!(
+        "{}\n… [10000 characters cut] …\n{}",
+        "a".repeat(15_000),
+        "b".repeat(15_000)
+    );
+    assert_eq!(stdout, expected);
+    assert_eq!(result.data["stdout_chars"], 40_000);
+}
+
+#[tokio::test]
+async fn signal_death_is_reported_as_an_exit_code() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "kill -9 $$"})).await;
+    assert!(result.is_success());
+    assert_eq!(result.data["exit_code"], 137);
+    assert_eq!(result.data["signal"], "SIGKILL");
+    assert!(
+        result
+            .text
+            .starts_with("Exit code: 137 (killed by SIGKILL)")
+    );
+}
+
+#[tokio::test]
+async fn timeout_above_the_maximum_is_clamped_and_said() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "true", "timeout_ms": 900_000})).await;
+    assert!(result.is_success());
+    assert!(result.text.starts_with(
+        "Note: timeout_ms 900000 is above the maximum of 600000; the command ran with 600000.\n"
+    ));
+}
+
+#[tokio::test]
+async fn missing_command_is_invalid_arguments() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"cmd": "ls"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
+    let message = &result.error.unwrap().message;
+    assert!(message.contains("missing field `command`"), "{message}");
+}
+
+#[tokio::test]
+async fn mistyped_timeout_is_invalid_arguments_naming_the_field() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "ls", "timeout_ms": "5s"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::InvalidArguments));
+    assert!(result.error.unwrap().message.contains("field `timeout_ms`"));
+}
+
+// The dangerous-command checker (issue 6). Every command below is harmless if it did run.
+
+#[tokio::test]
+async fn a_refused_command_never_runs_and_says_why_and_what_to_do() {
+    let (_dir, ctx) = project();
+    let result = bash(&ctx, json!({"command": "git push --force origin main"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Refused));
+    assert_eq!(result.data, Value::Null, "nothing ran");
+    assert_eq!(
+        result.text,
+        "Error (refused): the safety check refused this command (rule `force-push`): \
+         `git push --force origin main` force-pushes main, and the protected branches \
+         (main, master) must not lose history. Instead, push your work to a branch of its own \
+         (e.g. `git push --force-with-lease origin my-branch`) and let the user merge it. Only \
+         the user can allow it, with an `allow` pattern under [bash] in .wright/config.toml."
+    );
+}
+
+#[tokio::test]
+async fn a_deny_pattern_of_the_policy_refuses_an_ordinary_command() {
+    let (dir, ctx) = project();
+    let policy = CommandPolicy::new(vec![], vec!["touch*".into()], vec![]);
+    let ctx = ctx.with_command_policy(policy);
+    let result = bash(&ctx, json!({"command": "echo hi && touch made.txt"})).await;
+    assert_eq!(code(&result), Some(ErrorCode::Refused));
+    assert!(result.text.contains("rule `denied`"), "{}", result.text);
+    assert!(!dir.path().join("made.txt").exists());
+}
+
+#[tokio::test]
+async fn an_allow_pattern_of_the_policy_lets_an_overridable_refusal_through() {
+    let (_dir, ctx) = project();
+    let policy = CommandPolicy::new(
+        vec!["git push --force origin main*".into()],
+        vec![],
+        vec!["main".into()],
+    );
+    let ctx = ctx.with_command_policy(policy);
+    let result = bash(
+        &ctx,
+        json!({"command": "git push --force origin main 2>/dev/null"}),
+    )
+    .await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_ne!(
+        result.data["exit_code"],
+        json!(0),
+        "not a repository: git fails"
+    );
+}

@@ -1,0 +1,21 @@
+//! wright-tools' integration tests, as modules of one binary so that the crate and its
+//! dependencies are linked once rather than once per file. `tests/command_corpus.rs` is apart.
+
+// Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod bash;
+mod compress;
+mod confinement;
+mod corpus_robustness;
+mod edit;
+mod glob;
+mod grep;
+mod ls;
+mod multi_edit;
+mod preview;
+mod read;
+mod registry;
+mod sandbox;
+mod todo_write;
+mod write;

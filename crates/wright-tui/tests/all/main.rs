@@ -1,0 +1,8 @@
+//! wright-tui's integration tests, as modules of one binary so that the crate and its
+//! dependencies are linked once rather than once per file.
+
+// Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod app_render;
+mod render;
