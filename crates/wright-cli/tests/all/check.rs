@@ -1,11 +1,7 @@
 //! `wright check`: commands judged without being run — one line (or JSON object) per command,
 //! under the project's `[bash]` policy, exit 0 only when all are allowed.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
-use common::{Project, Run};
+use crate::common::{Project, Run};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
