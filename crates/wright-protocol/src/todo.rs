@@ -1,9 +1,10 @@
 //! The agent's todo list (TodoWrite), which feeds the todo recap at the end of each request.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a todo item stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     /// Not started.
@@ -15,7 +16,7 @@ pub enum TodoStatus {
 }
 
 /// One item of the todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TodoItem {
     /// The model's identifier for the item.
     pub id: String,

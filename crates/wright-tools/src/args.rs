@@ -1,11 +1,25 @@
 //! Turning the model's JSON arguments into a tool's typed argument struct, once per call.
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::{Prepared, ToolContext, error_result, failure};
+
+/// The JSON Schema of the argument type `A`: draft 2020-12, every subschema inline (providers'
+/// function schemas take no `$ref`), without the `$schema` and `title` keys.
+pub(crate) fn schema_of<A: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<A>();
+    schema.remove("$schema");
+    schema.remove("title");
+    schema.to_value()
+}
 
 /// How a tool with nothing to check or preview runs its typed arguments.
 pub(crate) type RunTyped<A> =

@@ -18,6 +18,7 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -26,7 +27,7 @@ use tokio::time::Instant;
 use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
+use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{BashData, to_value};
 use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
@@ -55,11 +56,13 @@ const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BashTool;
 
-/// `description` is accepted but unused: it is for the user's display, read by the caller.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct BashArgs {
     command: String,
     timeout_ms: Option<u64>,
+    /// Accepted but unused: a few words for the user's display, read by the caller.
+    #[allow(dead_code)]
+    description: Option<String>,
 }
 
 impl Tool for BashTool {
@@ -73,6 +76,10 @@ impl Tool for BashTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/bash.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<BashArgs>()
     }
 
     /// Reads the arguments and runs the dangerous-command checker (issue 6), before every

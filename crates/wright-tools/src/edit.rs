@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::parse_args;
+use crate::args::{parse_args, schema_of};
 use crate::closest::closest_region;
 use crate::data::{EditData, to_value};
 use crate::diff::DiffReport;
@@ -25,7 +26,7 @@ const MAX_LISTED_LINES: usize = 20;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EditTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct EditArgs {
     file_path: String,
     old_string: String,
@@ -45,6 +46,10 @@ impl Tool for EditTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/edit.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<EditArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
@@ -148,7 +153,7 @@ impl Prepared for EditCall {
 }
 
 /// One replacement of an Edit or a MultiEdit.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub(crate) struct EditSpec {
     pub(crate) old_string: String,
     pub(crate) new_string: String,

@@ -11,11 +11,12 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 use globset::{GlobBuilder, GlobMatcher};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{Typed, invalid};
+use crate::args::{Typed, invalid, schema_of};
 use crate::data::{GlobData, to_value};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
@@ -31,7 +32,7 @@ const SHAPE: &str = r#"{"pattern": string, "path"?: string}"#;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct GlobArgs {
     pattern: String,
     path: Option<String>,
@@ -48,6 +49,10 @@ impl Tool for GlobTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/glob.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<GlobArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

@@ -18,11 +18,12 @@ use grep_searcher::{BinaryDetection, MmapChoice, SearcherBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{Typed, invalid};
+use crate::args::{Typed, invalid, schema_of};
 use crate::data::{GrepCount, GrepData, GrepMatch, to_value};
 use crate::walk::{
     Found, StopFlag, project_walker, resolve_existing, run_blocking, sort_newest_first, visit_files,
@@ -44,7 +45,7 @@ const SHAPE: &str = r#"{"pattern": string, "path"?: string, "glob"?: string, "ty
 pub struct GrepTool;
 
 /// What Grep reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum OutputMode {
     /// The paths of the files with a match.
@@ -74,7 +75,7 @@ impl OutputMode {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct GrepArgs {
     pattern: String,
     path: Option<String>,
@@ -130,6 +131,10 @@ impl Tool for GrepTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/grep.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<GrepArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

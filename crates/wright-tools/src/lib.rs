@@ -78,8 +78,24 @@ pub trait Tool: Send + Sync {
     fn kind(&self) -> ToolKind;
 
     /// The tool's prompt text (purpose, parameters, rules, one example), shown in the system
-    /// prompt under `## <name>`.
+    /// prompt under `## <name>`; from `prompts/tools/`.
     fn description(&self) -> &'static str;
+
+    /// The JSON Schema of the tool's arguments (an object schema, subschemas inline), as
+    /// function-calling providers and MCP clients take it.
+    fn schema(&self) -> Value;
+
+    /// Whether a call changes nothing outside the agent, so that it may run where nothing may
+    /// be changed (plan mode, read-only sub-agents).
+    fn read_only(&self) -> bool {
+        self.kind().is_read_only()
+    }
+
+    /// Whether calls may run at the same time as other such calls (several read-only calls
+    /// in one reply).
+    fn concurrency_safe(&self) -> bool {
+        self.read_only()
+    }
 
     /// Reads the model's JSON arguments into the tool's own type and runs the checks that
     /// refuse a call whoever approves it, once per call. `Err` is the observation of a call

@@ -5,11 +5,12 @@ use std::fs::Metadata;
 use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::Typed;
+use crate::args::{Typed, schema_of};
 use crate::data::{EntryKind, LsData, LsEntry, to_value};
 use crate::walk::{GIT_DIR, StopFlag, resolve_existing, run_blocking};
 use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
@@ -23,7 +24,7 @@ const SHAPE: &str = r#"{"path"?: string, "ignore"?: [glob]}"#;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LsTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct LsArgs {
     path: Option<String>,
     #[serde(default)]
@@ -47,6 +48,10 @@ impl Tool for LsTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/ls.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<LsArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

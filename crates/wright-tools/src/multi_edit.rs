@@ -1,10 +1,11 @@
 //! The MultiEdit tool: several Edit replacements in one file, applied in order, all or nothing.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ToolError, ToolResult};
 
-use crate::args::{invalid, parse_args};
+use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{EditOutcome, to_value};
 use crate::edit::{Applied, EditCall, EditSpec, Numbering, count, push_diff, push_ranges};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
@@ -15,7 +16,7 @@ const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "n
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MultiEditTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct MultiEditArgs {
     file_path: String,
     edits: Vec<EditSpec>,
@@ -32,6 +33,10 @@ impl Tool for MultiEditTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/multi_edit.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<MultiEditArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

@@ -10,11 +10,12 @@ use std::io::{ErrorKind, Read};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use crate::args::{Typed, invalid};
+use crate::args::{Typed, invalid, schema_of};
 use crate::data::{ReadData, to_value};
 use crate::walk::{StopFlag, run_blocking};
 use crate::{Prepared, Tool, ToolContext, ToolKind, failure};
@@ -44,7 +45,7 @@ const SHAPE: &str = r#"{"file_path": string, "offset"?: integer, "limit"?: integ
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct ReadArgs {
     file_path: String,
     /// 1-based first line; 0 is taken as 1.
@@ -63,6 +64,10 @@ impl Tool for ReadTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/read.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<ReadArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

@@ -298,6 +298,9 @@ mod tests {
         fn kind(&self) -> ToolKind {
             ToolKind::Read
         }
+        fn schema(&self) -> Value {
+            json!({"type": "object"})
+        }
         fn description(&self) -> &'static str {
             "Never finishes.\n"
         }
@@ -336,6 +339,107 @@ mod tests {
                 "Grep",
                 "TodoWrite",
                 "Bash"
+            ]
+        );
+    }
+
+    /// The argument names a schema declares, and those it requires, sorted.
+    fn schema_fields(schema: &Value) -> (Vec<String>, Vec<String>) {
+        let mut properties: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut required: Vec<String> = schema["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        properties.sort();
+        required.sort();
+        (properties, required)
+    }
+
+    #[test]
+    fn every_tool_declares_its_arguments_as_an_inline_object_schema() {
+        let registry = ToolRegistry::builtin();
+        let fields = |name: &str| {
+            let schema = registry.get(name).unwrap().schema();
+            assert_eq!(schema["type"], "object", "{name}: {schema}");
+            let text = schema.to_string();
+            assert!(
+                !text.contains("$ref") && !text.contains("$defs"),
+                "{name}: {text}"
+            );
+            schema_fields(&schema)
+        };
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            fields("Read"),
+            (
+                names(&["file_path", "limit", "offset"]),
+                names(&["file_path"])
+            )
+        );
+        assert_eq!(
+            fields("Edit"),
+            (
+                names(&["file_path", "new_string", "old_string", "replace_all"]),
+                names(&["file_path", "new_string", "old_string"])
+            )
+        );
+        assert_eq!(
+            fields("Bash"),
+            (
+                names(&["command", "description", "timeout_ms"]),
+                names(&["command"])
+            )
+        );
+        assert_eq!(
+            fields("MultiEdit"),
+            (
+                names(&["edits", "file_path"]),
+                names(&["edits", "file_path"])
+            )
+        );
+        let grep = fields("Grep");
+        assert!(grep.0.contains(&"-i".to_string()) && grep.0.contains(&"type".to_string()));
+        assert_eq!(grep.1, names(&["pattern"]));
+        let todo = registry.get("TodoWrite").unwrap().schema();
+        let status = todo["properties"]["todos"]["items"]["properties"]["status"].to_string();
+        for value in ["\"pending\"", "\"in_progress\"", "\"completed\""] {
+            assert!(status.contains(value), "{status}");
+        }
+        for name in registry.names() {
+            fields(name);
+        }
+    }
+
+    #[test]
+    fn only_tools_that_change_nothing_are_read_only_and_todo_write_runs_alone() {
+        let registry = ToolRegistry::builtin();
+        let flags: Vec<(&str, bool, bool)> = registry
+            .names()
+            .into_iter()
+            .map(|name| {
+                let tool = registry.get(name).unwrap();
+                (name, tool.read_only(), tool.concurrency_safe())
+            })
+            .collect();
+        assert_eq!(
+            flags,
+            vec![
+                ("Read", true, true),
+                ("Write", false, false),
+                ("Edit", false, false),
+                ("MultiEdit", false, false),
+                ("LS", true, true),
+                ("Glob", true, true),
+                ("Grep", true, true),
+                ("TodoWrite", true, false),
+                ("Bash", false, false),
             ]
         );
     }

@@ -3,11 +3,12 @@
 
 use std::collections::HashSet;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wright_protocol::{TodoItem, TodoStatus, ToolError, ToolResult};
 
-use crate::args::{Typed, invalid};
+use crate::args::{Typed, invalid, schema_of};
 use crate::data::{TodoData, to_value};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
@@ -17,7 +18,7 @@ const SHAPE: &str = r#"{"todos": [{"id": string, "content": string, "status": "p
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TodoWriteTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct TodoWriteArgs {
     todos: Vec<TodoItem>,
 }
@@ -33,6 +34,15 @@ impl Tool for TodoWriteTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/todo_write.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<TodoWriteArgs>()
+    }
+
+    /// It changes only the agent's own list, but two lists sent at once would race.
+    fn concurrency_safe(&self) -> bool {
+        false
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {

@@ -4,6 +4,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use futures::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
@@ -11,7 +12,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use wright_protocol::text::take_chars;
 
-use crate::args::parse_args;
+use crate::args::{parse_args, schema_of};
 use crate::context::Freshness;
 use crate::data::{WriteAction, WriteData, to_value};
 use crate::diff::DiffReport;
@@ -31,7 +32,7 @@ const FORMAT_SNIFF_BYTES: u64 = 64 * 1024;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct WriteArgs {
     file_path: String,
     content: String,
@@ -48,6 +49,10 @@ impl Tool for WriteTool {
 
     fn description(&self) -> &'static str {
         include_str!("../../../prompts/tools/write.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<WriteArgs>()
     }
 
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
