@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use similar::{DiffTag, TextDiff};
 
-/// Spec A3: lines of context around each change in the diff.
+/// Lines of context around each change in the diff, as `diff -u` and git show them.
 const CONTEXT_RADIUS: usize = 3;
 /// Past this the diff algorithm settles for a coarser (still correct) diff: huge rewrites must
 /// not stall the tool.

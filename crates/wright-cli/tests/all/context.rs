@@ -1,5 +1,6 @@
-//! Context engineering end to end (spec A1–A8, C1–C7, E1–E5): layers, history, compaction,
-//! @file, CODE_LAW.md and the todo recap, through the real binary against the testkit.
+//! Context engineering end to end (spec A1–A7, C1–C3, C5–C7, E1–E5): layers, history,
+//! compaction, @file, CODE_LAW.md and the todo recap, through the real binary against the
+//! testkit. (The mtime notes of A8/C4 are tested with the Read tool.)
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
