@@ -14,6 +14,7 @@ pub mod code_law;
 pub mod compaction;
 pub mod context;
 pub mod cost;
+mod error;
 pub mod history;
 pub mod hooks;
 pub mod mention;
@@ -27,5 +28,6 @@ mod summary;
 pub mod tiers;
 pub mod trim;
 
+pub use error::RoundError;
 pub use round::{Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome};
 pub use summary::result_summary;

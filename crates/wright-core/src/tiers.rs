@@ -21,8 +21,9 @@ pub fn tool_message(compressed: &str) -> Message {
 }
 
 /// L3 for the running round: a snapshot of the summaries and retained messages, taken when
-/// the round opens (the round's own steps live in the scratchpad until it ends).
-#[derive(Debug, Clone)]
+/// the round opens (the round's own steps live in the scratchpad until it ends). The default
+/// view is empty.
+#[derive(Debug, Clone, Default)]
 pub struct HistoryView {
     summaries: Vec<SummaryEntry>,
     messages: Vec<Message>,
