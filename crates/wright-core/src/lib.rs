@@ -21,6 +21,7 @@ pub mod mention;
 pub mod prompt;
 pub mod react;
 mod round;
+pub mod session;
 #[cfg(test)]
 mod spec_map;
 pub mod summarize;
