@@ -24,6 +24,7 @@ mod round;
 pub mod session;
 #[cfg(test)]
 mod spec_map;
+pub mod stored;
 pub mod summarize;
 mod summary;
 pub mod tiers;
