@@ -6,6 +6,7 @@ use std::path::Path;
 
 use chrono::Local;
 use wright_core::approval::ApprovalMode;
+use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, SessionSummary, StoreError};
 use wright_tui::app::{EXIT_USAGE, Launch};
 
@@ -68,20 +69,24 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let launch = Launch {
+    let setup = AgentSetup {
         root: root.to_path_buf(),
-        home,
         llm: settings.llm,
         agent: settings.agent,
-        store,
-        session,
+        tools: settings.tools,
         approval: args
             .approval
             .or(settings.approval)
             .unwrap_or(ApprovalMode::Ask),
-        prices: settings.prices,
-        tools: settings.tools,
+        approver: None,
         hooks: settings.hooks,
+    };
+    let launch = Launch {
+        setup,
+        home,
+        store,
+        session,
+        prices: settings.prices,
         context_report,
         session_table: local_session_table,
     };

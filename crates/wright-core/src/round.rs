@@ -14,6 +14,7 @@ mod request;
 mod step;
 mod tool_call;
 
+pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig};
 
 use wright_protocol::{Event, FailureCode, Message, MessageMetadata, Usage};

@@ -163,6 +163,12 @@ impl Agent {
         self.ctx.todos()
     }
 
+    /// What the user should know about how commands are confined, when they are not fully
+    /// (no sandbox on this system, or only part of one).
+    pub fn sandbox_note(&self) -> Option<String> {
+        self.ctx.sandbox_status().note()
+    }
+
     /// The context settings (window, threshold, retained rounds).
     pub fn context_settings(&self) -> &ContextSettings {
         &self.config.context
