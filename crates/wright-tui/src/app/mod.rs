@@ -11,6 +11,7 @@ mod complete;
 mod history;
 mod input;
 mod recap;
+mod reports;
 mod state;
 mod terminal;
 mod transcript;
@@ -38,9 +39,10 @@ use wright_store::{LoadedSession, SessionStore, project_key};
 pub use commands::{COMMANDS, SlashCommand};
 pub use complete::FileIndex;
 pub use history::InputHistory;
+pub use reports::Reports;
 pub use state::{App, EXIT_CONFIRM_WINDOW};
 pub use terminal::{Screen, TrackedBackend};
-pub use worker::{ContextReport, Notice, Reply, Request, SessionOpened, SessionTable};
+pub use worker::{Notice, Reply, Request, SessionOpened};
 
 use crate::render::Theme;
 use worker::{Worker, WorkerConfig};
@@ -69,10 +71,9 @@ pub struct Launch {
     pub session: Option<LoadedSession>,
     /// Configured prices, by model.
     pub prices: HashMap<String, Price>,
-    /// What `/context` prints (the `wright context` report).
-    pub context_report: ContextReport,
-    /// How `/sessions` lists sessions (the `wright sessions list` table).
-    pub session_table: SessionTable,
+    /// Writes what `/context` and `/sessions` print (the `wright context` report and the
+    /// `wright sessions list` table).
+    pub reports: Box<dyn Reports>,
 }
 
 /// Runs the interactive session until the user leaves; returns the process's exit code.
@@ -90,8 +91,7 @@ pub async fn run(launch: Launch) -> u8 {
         setup: launch.setup,
         store: launch.store,
         prices: launch.prices,
-        context_report: launch.context_report,
-        session_table: launch.session_table,
+        reports: launch.reports,
     };
     let worker = match Worker::open(config, launch.session, reply_tx) {
         Ok(worker) => worker,

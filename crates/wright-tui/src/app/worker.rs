@@ -4,7 +4,7 @@
 //! none of this runs on its side.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::recap::{RECAP_ROUNDS, Recap, recap};
@@ -13,20 +13,14 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::{ApprovalRequest, Approver, Decision};
-use wright_core::compaction::ContextSettings;
 use wright_core::cost::{Price, session_cost};
 use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
 use wright_protocol::Event;
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
+use super::reports::Reports;
 use crate::render::StatusInfo;
-
-/// Renders `wright context`'s report: project root, the session (if any), the settings, and
-/// whether to include the whole request.
-pub type ContextReport = fn(&Path, Option<&LoadedSession>, &ContextSettings, bool) -> String;
-/// Renders the table `wright sessions list` prints.
-pub type SessionTable = fn(&[SessionSummary]) -> String;
 
 /// What the terminal asks of the agent.
 #[derive(Debug)]
@@ -116,8 +110,7 @@ pub struct Worker {
     session: Session,
     root: PathBuf,
     prices: HashMap<String, Price>,
-    context_report: ContextReport,
-    session_table: SessionTable,
+    reports: Box<dyn Reports>,
     replies: mpsc::UnboundedSender<Reply>,
 }
 
@@ -129,10 +122,8 @@ pub struct WorkerConfig {
     pub store: SessionStore,
     /// Configured prices.
     pub prices: HashMap<String, Price>,
-    /// `/context`'s report.
-    pub context_report: ContextReport,
-    /// `/sessions`' table.
-    pub session_table: SessionTable,
+    /// Writes `/context`'s report and `/sessions`' table.
+    pub reports: Box<dyn Reports>,
 }
 
 impl Worker {
@@ -157,8 +148,7 @@ impl Worker {
             session,
             root,
             prices: config.prices,
-            context_report: config.context_report,
-            session_table: config.session_table,
+            reports: config.reports,
             replies,
         })
     }
@@ -257,11 +247,10 @@ impl Worker {
             }
             SlashCommand::Context => match self.sessions.store().find(self.session.id()) {
                 Ok(session) => {
-                    let report = (self.context_report)(
+                    let report = self.reports.context(
                         &self.root,
                         session.as_ref(),
                         agent.context_settings(),
-                        false,
                     );
                     self.notice(Notice::Info(report));
                 }
@@ -272,7 +261,7 @@ impl Worker {
                     self.notice(Notice::Info("No sessions yet.".to_string()));
                 }
                 Ok(list) => {
-                    let table = (self.session_table)(&list);
+                    let table = self.reports.session_table(&list);
                     let text = format!("{table}You are in {}.", self.session.id());
                     self.notice(Notice::Info(text));
                 }
@@ -342,4 +331,78 @@ fn open(
         recap,
     };
     Ok((session, opened))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::path::Path;
+    use wright_core::AgentConfig;
+    use wright_core::approval::ApprovalMode;
+    use wright_core::compaction::ContextSettings;
+    use wright_core::hooks::Hooks;
+    use wright_llm::{LlmConfig, ProviderKind};
+
+    /// Says what it was asked for, so the test sees the worker went through it.
+    struct Named;
+
+    impl Reports for Named {
+        fn context(
+            &self,
+            _: &Path,
+            session: Option<&LoadedSession>,
+            settings: &ContextSettings,
+        ) -> String {
+            let id = session.map_or("none", |s| s.meta.id.as_str());
+            format!("context of {id} in a window of {}", settings.context_window)
+        }
+
+        fn session_table(&self, summaries: &[SessionSummary]) -> String {
+            format!("{} sessions\n", summaries.len())
+        }
+    }
+
+    fn notices(replies: &mut mpsc::UnboundedReceiver<Reply>) -> Vec<Notice> {
+        let mut out = Vec::new();
+        while let Ok(reply) = replies.try_recv() {
+            if let Reply::Notice(notice) = reply {
+                out.push(notice);
+            }
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn context_and_sessions_are_written_by_the_launchers_reports() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let config = WorkerConfig {
+            setup: AgentSetup {
+                root: root.path().to_path_buf(),
+                llm: LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+                agent: AgentConfig::default(),
+                tools: wright_tools::ToolSettings::default(),
+                approval: ApprovalMode::Ask,
+                approver: None,
+                hooks: Hooks::default(),
+            },
+            store: SessionStore::new(home.path(), root.path()),
+            prices: HashMap::new(),
+            reports: Box::new(Named),
+        };
+        let (reply_tx, mut replies) = mpsc::unbounded_channel();
+        let mut worker = Worker::open(config, None, reply_tx).unwrap();
+        let id = worker.session.id().to_string();
+        worker.handle(Request::Command(SlashCommand::Context)).await;
+        worker
+            .handle(Request::Command(SlashCommand::Sessions))
+            .await;
+        assert_eq!(
+            notices(&mut replies),
+            vec![
+                Notice::Info(format!("context of {id} in a window of 200000")),
+                Notice::Info(format!("1 sessions\nYou are in {id}.")),
+            ]
+        );
+    }
 }
