@@ -5,18 +5,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use wright_core::code_law;
 use wright_core::compaction::{
     CHARS_PER_TOKEN, ContextSettings, check_trigger, estimate_tokens, round_starts,
 };
-use wright_core::context::{estimate_request, recap_text, system_text};
-use wright_core::history::HistoryManager;
-use wright_core::prompt::system_prompt;
-use wright_core::tiers::HistoryView;
+use wright_core::context::{Layer, TOKENS_PER_MESSAGE, estimate_messages, estimate_request};
+use wright_core::session::SessionContext;
 use wright_llm::ChatRole;
-use wright_protocol::Message;
 use wright_store::LoadedSession;
-use wright_tools::ToolRegistry;
 
 /// Where the next user input goes in `--full` output.
 const NEXT_INPUT: &str = "<your next message>";
@@ -28,37 +23,11 @@ pub fn report(
     settings: &ContextSettings,
     full: bool,
 ) -> String {
-    let tools = ToolRegistry::builtin();
-    let l1 = system_prompt(&tools);
-    let law = code_law::load(root);
-    let history = session.map_or_else(
-        || HistoryManager::new(None),
-        |s| HistoryManager::replay(&s.records, None),
-    );
-    let retained: Vec<Message> = history
-        .retained()
-        .iter()
-        .map(|stored| stored.message.clone())
-        .collect();
-    let view = HistoryView::new(&history);
-    let recap = history
-        .last_todo_list()
-        .and_then(|todos| wright_tools::todo_recap(&todos));
-
-    let l1_tokens = estimate_tokens(&l1);
-    let law_ok = law.as_ref().ok().and_then(Option::as_ref);
-    let l2_tokens = estimate_tokens(&system_text(&l1, law_ok)) - l1_tokens;
-    let summary_tokens: u64 = history
-        .summaries()
-        .iter()
-        .map(|s| estimate_tokens(&s.text))
-        .sum();
-    let l3_tokens = view.estimate("").saturating_sub(summary_tokens);
-    let recap_tokens = recap
-        .as_deref()
-        .map_or(0, |r| estimate_tokens(&recap_text(r)));
-    let request = view.request(&l1, law_ok, NEXT_INPUT, &[], recap.as_deref());
+    let next = SessionContext::load(root, session.map_or(&[][..], |s| s.records.as_slice()));
+    let builder = next.builder(NEXT_INPUT);
+    let request = builder.request();
     let total = estimate_request(&request);
+    let history = next.history();
 
     let mut out = String::new();
     match session {
@@ -87,43 +56,65 @@ pub fn report(
     let row = |out: &mut String, label: &str, tokens: u64| {
         let _ = writeln!(out, "{label:<52}{tokens:>10}");
     };
-    row(
-        &mut out,
-        &format!("L1 system prompt + {} tools", tools.names().len()),
-        l1_tokens,
-    );
-    let l2_label = match &law {
-        Ok(Some(law)) if law.truncated => format!("L2 {} (cut at 64 KiB)", law.file_name),
-        Ok(Some(law)) => format!("L2 {}", law.file_name),
-        Ok(None) => "L2 CODE_LAW.md (none)".to_string(),
-        Err(problem) => format!("L2 CODE_LAW.md (unreadable: {problem})"),
-    };
-    row(&mut out, &l2_label, l2_tokens);
-    row(
-        &mut out,
-        &format!("L3 summaries ({})", history.summaries().len()),
-        summary_tokens,
-    );
-    row(
-        &mut out,
-        &format!(
-            "L3 retained history ({} rounds, {} messages)",
-            round_starts(&retained).len(),
-            retained.len()
-        ),
-        l3_tokens,
-    );
-    row(
-        &mut out,
-        if recap.is_some() {
-            "todo recap"
-        } else {
-            "todo recap (no list)"
-        },
-        recap_tokens,
-    );
+    let mut l1_tokens = 0;
+    let (mut summary_tokens, mut framed_summary_tokens) = (0, 0);
+    for layer in builder.layers() {
+        match layer {
+            Layer::System(system) => {
+                l1_tokens = estimate_tokens(system);
+                let label = format!("L1 system prompt + {} tools", next.tool_count());
+                row(&mut out, &label, l1_tokens);
+            }
+            Layer::CodeLaw(_) => {
+                let label = match next.code_law() {
+                    Ok(Some(law)) if law.truncated => {
+                        format!("L2 {} (cut at 64 KiB)", law.file_name)
+                    }
+                    Ok(Some(law)) => format!("L2 {}", law.file_name),
+                    Ok(None) => "L2 CODE_LAW.md (none)".to_string(),
+                    Err(problem) => format!("L2 CODE_LAW.md (unreadable: {problem})"),
+                };
+                row(
+                    &mut out,
+                    &label,
+                    estimate_tokens(&request.system) - l1_tokens,
+                );
+            }
+            Layer::Summaries(summaries) => {
+                summary_tokens = summaries.iter().map(|s| estimate_tokens(&s.text)).sum();
+                framed_summary_tokens = estimate_messages(&layer.messages());
+                let label = format!("L3 summaries ({})", summaries.len());
+                row(&mut out, &label, summary_tokens);
+            }
+            Layer::History(messages) => {
+                // The row holds the summaries' framing and the input message's too.
+                let framed = framed_summary_tokens
+                    + estimate_messages(&layer.messages())
+                    + TOKENS_PER_MESSAGE;
+                let label = format!(
+                    "L3 retained history ({} rounds, {} messages)",
+                    round_starts(messages).len(),
+                    messages.len()
+                );
+                row(&mut out, &label, framed.saturating_sub(summary_tokens));
+            }
+            Layer::Input(_) | Layer::Scratchpad(_) => {}
+            Layer::TodoRecap(recap) => {
+                let label = if recap.is_some() {
+                    "todo recap"
+                } else {
+                    "todo recap (no list)"
+                };
+                let tokens = layer
+                    .appended_text()
+                    .map_or(0, |text| estimate_tokens(&text));
+                row(&mut out, label, tokens);
+            }
+        }
+    }
     row(&mut out, "next request, before your input", total);
-    let archived = history.all_messages().len() - history.retained().len();
+    let retained = history.retained().len();
+    let archived = history.all_messages().len() - retained;
     let _ = writeln!(
         out,
         "\nArchived messages (kept on disk, not sent): {archived}"
@@ -156,18 +147,17 @@ pub fn report(
             total
         }
     };
-    let trigger = check_trigger(last_total, "", retained.len(), settings);
+    let trigger = check_trigger(last_total, "", retained, settings);
     if trigger.compact {
         let _ = writeln!(
             out,
             "Next input triggers compaction: yes ({last_total} ≥ {threshold})"
         );
-    } else if retained.len() < settings.min_messages {
+    } else if retained < settings.min_messages {
         let _ = writeln!(
             out,
             "Next input triggers compaction: no (history has {} messages; at least {} needed)",
-            retained.len(),
-            settings.min_messages
+            retained, settings.min_messages
         );
     } else {
         let room = threshold - last_total;

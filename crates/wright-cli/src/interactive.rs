@@ -6,8 +6,10 @@ use std::path::Path;
 
 use chrono::Local;
 use wright_core::approval::ApprovalMode;
+use wright_core::compaction::ContextSettings;
+use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, SessionSummary, StoreError};
-use wright_tui::app::{EXIT_USAGE, Launch};
+use wright_tui::app::{EXIT_USAGE, Launch, Reports};
 
 use crate::config::{self, Flags};
 use crate::context_cmd;
@@ -68,37 +70,45 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let launch = Launch {
+    let setup = AgentSetup {
         root: root.to_path_buf(),
-        home,
         llm: settings.llm,
         agent: settings.agent,
-        store,
-        session,
+        tools: settings.tools,
         approval: args
             .approval
             .or(settings.approval)
             .unwrap_or(ApprovalMode::Ask),
-        prices: settings.prices,
-        tools: settings.tools,
+        approver: None,
         hooks: settings.hooks,
-        context_report,
-        session_table: local_session_table,
+    };
+    let launch = Launch {
+        setup,
+        home,
+        store,
+        session,
+        prices: settings.prices,
+        reports: Box::new(CliReports),
     };
     wright_tui::app::run(launch).await
 }
 
-/// `/context`: the `wright context` report.
-fn context_report(
-    root: &Path,
-    session: Option<&LoadedSession>,
-    settings: &wright_core::compaction::ContextSettings,
-    full: bool,
-) -> String {
-    context_cmd::report(root, session, settings, full)
-}
+/// The interactive session's reports, as the subcommands print them.
+struct CliReports;
 
-/// `/sessions`: the `wright sessions list` table in local time.
-fn local_session_table(summaries: &[SessionSummary]) -> String {
-    session_table(summaries, &Local)
+impl Reports for CliReports {
+    /// `/context`: the `wright context` report.
+    fn context(
+        &self,
+        root: &Path,
+        session: Option<&LoadedSession>,
+        settings: &ContextSettings,
+    ) -> String {
+        context_cmd::report(root, session, settings, false)
+    }
+
+    /// `/sessions`: the `wright sessions list` table in local time.
+    fn session_table(&self, summaries: &[SessionSummary]) -> String {
+        session_table(summaries, &Local)
+    }
 }

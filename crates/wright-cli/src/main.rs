@@ -15,10 +15,11 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
+use wright_core::RoundOutcome;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::session_cost;
-use wright_core::{Agent, RoundOutcome};
-use wright_llm::{LlmClient, ProviderKind};
+use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
+use wright_llm::ProviderKind;
 use wright_protocol::{Event, FailureCode, ToolCall};
 use wright_store::SessionStore;
 
@@ -247,8 +248,20 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         Ok(settings) => settings,
         Err(e) => return usage_error(e.to_string()),
     };
-    let llm = match LlmClient::new(settings.llm.clone()) {
-        Ok(llm) => llm,
+    let setup = AgentSetup {
+        root: root.to_path_buf(),
+        llm: settings.llm.clone(),
+        agent: settings.agent,
+        tools: settings.tools,
+        approval: args
+            .approval
+            .or(settings.approval)
+            .unwrap_or(ApprovalMode::Auto),
+        approver: None,
+        hooks: settings.hooks,
+    };
+    let agents = match AgentBuilder::new(setup) {
+        Ok(agents) => agents,
         Err(e) => return usage_error(e.to_string()),
     };
     let env = |name: &str| std::env::var(name).ok();
@@ -256,59 +269,39 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         Ok(home) => home,
         Err(e) => return usage_error(e.to_string()),
     };
-    let store = SessionStore::new(&home, root);
-    let session = match session::open(&store, args.session.as_deref()) {
+    let sessions = Sessions::new(SessionStore::new(&home, root), agents);
+    let mut session = match sessions.open(args.session.as_deref()) {
         Ok(session) => session,
         Err(e) => return usage_error(e.to_string()),
     };
-    let cancel = CancellationToken::new();
-    let ctx = match settings.tools.context(root) {
-        Ok(ctx) => ctx.with_cancellation(cancel.clone()),
-        Err(e) => return usage_error(format!("cannot open the project {}: {e}", root.display())),
-    };
-    if let Some(note) = ctx.sandbox_status().note() {
+    if let Some(note) = session.agent().sandbox_note() {
         eprintln!("wright: {note}");
     }
-    if let Some(todos) = session.history.last_todo_list() {
-        ctx.set_todos(todos);
-    }
-    cancel_on_ctrl_c(cancel);
-    let mut agent = match Agent::new(
-        llm,
-        settings.tools.registry(),
-        ctx,
-        settings.agent,
-        session.history,
-    ) {
-        Ok(agent) => {
-            let approval = args.approval.or(settings.approval);
-            agent
-                .with_approvals(approval.unwrap_or(ApprovalMode::Auto), None)
-                .with_hooks(settings.hooks)
-        }
-        Err(e) => return usage_error(e.to_string()),
-    };
+    let cancel = CancellationToken::new();
+    cancel_on_ctrl_c(cancel.clone());
     renderer.event(&Event::SessionStarted {
-        session_id: session.id,
+        session_id: session.id().to_string(),
         provider: settings.llm.provider.to_string(),
         model: settings.llm.model.clone(),
         cwd: root.display().to_string(),
     });
-    for message in session.warnings {
-        renderer.event(&Event::Warning { message });
+    for message in session.warnings() {
+        renderer.event(&Event::Warning {
+            message: message.clone(),
+        });
     }
-    let cost = |agent: &Agent| {
+    let cost = |session: &Session| {
         session_cost(
-            agent.history().usage_records(),
+            session.agent().history().usage_records(),
             &settings.llm.model,
             &settings.prices,
         )
     };
-    let before = cost(&agent);
-    let outcome = agent
-        .run_round(&args.prompt, &mut |event| renderer.event(&event))
+    let before = cost(&session);
+    let outcome = session
+        .run_round(&args.prompt, cancel, &mut |event| renderer.event(&event))
         .await;
-    renderer.cost(&before, &cost(&agent));
+    renderer.cost(&before, &cost(&session));
     match outcome {
         RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed {

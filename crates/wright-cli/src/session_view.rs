@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
+use wright_core::stored::rounds;
 use wright_protocol::text::{self, first_line};
-use wright_protocol::{Role, Usage};
-use wright_store::{LoadedSession, Record, RoundStatus, SessionSummary};
+use wright_protocol::{Message, Role, Usage};
+use wright_store::{CompactionRecord, LoadedSession, Record, RoundStatus, SessionSummary};
 
 /// How times are shown: local, to the second, sortable.
 const TIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
@@ -110,73 +111,56 @@ where
         plural(summary.rounds, "round"),
         local_time(summary.last_activity, tz)
     );
-    let mut round = 0;
+    let mut number = 0;
+    // A round with a request and no end yet: its end, or the next request, says how it went.
     let mut open = false;
     let mut usage = Usage::default();
     let mut calls = 0;
-    for record in &session.records {
-        match record {
-            Record::Meta(_) => {}
-            Record::Message { at, message } => match message.role {
-                Role::User => {
-                    if open {
-                        out.push_str(UNENDED_ROUND);
-                    }
-                    round += 1;
-                    open = true;
-                    let _ = writeln!(out, "\n── Round {round} · {} ──", local_time(*at, tz));
-                    for line in message.content.lines() {
-                        let _ = writeln!(out, "> {line}");
-                    }
-                    out.push('\n');
-                }
-                Role::Assistant => {
-                    let _ = writeln!(out, "{}", message.content.trim_end());
-                }
-                Role::Tool => {
-                    let tool = message.metadata.tool_name.as_deref();
-                    let _ = writeln!(out, "  ↳ {}", tool_line(tool, &message.content));
-                }
-                Role::Summary => {
-                    let _ = writeln!(out, "[summary of earlier rounds]");
-                    let _ = writeln!(out, "{}", message.content.trim_end());
-                }
-            },
-            Record::Usage { usage: call, .. } => {
+    for round in rounds(&session.records) {
+        for record in &round.usage {
+            if let Record::Usage { usage: call, .. } = record {
                 usage.add(call);
                 calls += 1;
             }
-            Record::Compaction(compaction) => {
-                let _ = writeln!(
-                    out,
-                    "\n── Compaction · {}: {} archived ──",
-                    local_time(compaction.at, tz),
-                    plural(compaction.archived_rounds, "earlier round")
-                );
-                match (&compaction.summary, compaction.timed_out, &compaction.error) {
-                    (Some(text), _, _) => {
-                        for line in text.lines() {
-                            let _ = writeln!(out, "  | {line}");
-                        }
-                    }
-                    (None, true, _) => out.push_str("  (no summary: the summary call timed out)\n"),
-                    (None, false, Some(error)) => {
-                        let _ = writeln!(out, "  (no summary: {error})");
-                    }
-                    (None, false, None) => out.push_str("  (no summary)\n"),
-                }
+        }
+        for compaction in &round.compactions {
+            compaction_lines(&mut out, compaction, tz);
+        }
+        if let Some(request) = round.request {
+            if open {
+                out.push_str(UNENDED_ROUND);
             }
-            Record::RoundEnd { at, status } => {
-                if open {
-                    let how = match status {
-                        RoundStatus::Finished => "finished",
-                        RoundStatus::Failed => "failed",
-                        RoundStatus::Interrupted => "interrupted",
-                    };
-                    let _ = writeln!(out, "({how} at {})", local_time(*at, tz));
-                }
-                open = false;
+            number += 1;
+            open = true;
+            let _ = writeln!(
+                out,
+                "\n── Round {number} · {} ──",
+                local_time(request.at, tz)
+            );
+            for line in request.message.content.lines() {
+                let _ = writeln!(out, "> {line}");
             }
+            out.push('\n');
+        }
+        for step in &round.steps {
+            if let Some(reply) = step.reply {
+                reply_lines(&mut out, reply.message);
+            }
+            if let Some(result) = step.result {
+                let tool = result.message.metadata.tool_name.as_deref();
+                let _ = writeln!(out, "  ↳ {}", tool_line(tool, &result.message.content));
+            }
+        }
+        if let Some(end) = round.end {
+            if open {
+                let how = match end.status {
+                    RoundStatus::Finished => "finished",
+                    RoundStatus::Failed => "failed",
+                    RoundStatus::Interrupted => "interrupted",
+                };
+                let _ = writeln!(out, "({how} at {})", local_time(end.at, tz));
+            }
+            open = false;
         }
     }
     if open {
@@ -185,6 +169,39 @@ where
     out.push('\n');
     out.push_str(&usage_line(&usage, calls));
     out
+}
+
+/// A model reply (or a summary message, in older files) as the transcript shows it.
+fn reply_lines(out: &mut String, message: &Message) {
+    if message.role == Role::Summary {
+        let _ = writeln!(out, "[summary of earlier rounds]");
+    }
+    let _ = writeln!(out, "{}", message.content.trim_end());
+}
+
+/// Where a compaction happened, and its summary or why there is none.
+fn compaction_lines<Tz: TimeZone>(out: &mut String, compaction: &CompactionRecord, tz: &Tz)
+where
+    Tz::Offset: std::fmt::Display,
+{
+    let _ = writeln!(
+        out,
+        "\n── Compaction · {}: {} archived ──",
+        local_time(compaction.at, tz),
+        plural(compaction.archived_rounds, "earlier round")
+    );
+    match (&compaction.summary, compaction.timed_out, &compaction.error) {
+        (Some(text), _, _) => {
+            for line in text.lines() {
+                let _ = writeln!(out, "  | {line}");
+            }
+        }
+        (None, true, _) => out.push_str("  (no summary: the summary call timed out)\n"),
+        (None, false, Some(error)) => {
+            let _ = writeln!(out, "  (no summary: {error})");
+        }
+        (None, false, None) => out.push_str("  (no summary)\n"),
+    }
 }
 
 /// Marks a round with no end record: wright stopped (or is still running) mid-round.

@@ -1,8 +1,8 @@
 //! Layer L2 (spec A1, C5): the project's rules in `CODE_LAW.md` at the project root, name
 //! matched without regard to case, re-read for every request and never stored in history.
 
-use std::io::Read;
-use std::path::Path;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
 /// The file name, compared case-insensitively (spec C5).
 pub const CODE_LAW_FILE: &str = "code_law.md";
@@ -21,9 +21,20 @@ pub struct CodeLaw {
     pub truncated: bool,
 }
 
+/// A CODE_LAW.md that is there but cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {}: {source}", path.display())]
+pub struct CodeLawError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it cannot be read.
+    #[source]
+    pub source: io::Error,
+}
+
 /// Reads the project's CODE_LAW.md, if it has one. A file that cannot be read is reported as
 /// an error for the caller to show; it never stops a round.
-pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, String> {
+pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, CodeLawError> {
     let Ok(entries) = std::fs::read_dir(project_root) else {
         return Ok(None);
     };
@@ -50,7 +61,10 @@ pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, String> {
             file.take(MAX_CODE_LAW_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
         })
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|source| CodeLawError {
+            path: path.clone(),
+            source,
+        })?;
     let truncated = bytes.len() > MAX_CODE_LAW_BYTES;
     bytes.truncate(MAX_CODE_LAW_BYTES);
     let mut text = String::from_utf8_lossy(&bytes).into_owned();

@@ -43,9 +43,11 @@ pub struct ScratchStep {
     pub use_compressed: bool,
 }
 
-/// Everything a request is built from, layer by layer.
+/// The ContextBuilder (spec D4): everything one request is built from, layer by layer.
+/// [`layers`](Self::layers) yields the layers in the order of spec A1 and
+/// [`request`](Self::request) assembles them; `wright context` reads the same layers.
 #[derive(Debug, Clone, Copy)]
-pub struct RequestParts<'a> {
+pub struct ContextBuilder<'a> {
     /// L1.
     pub system: &'a str,
     /// L2.
@@ -62,20 +64,116 @@ pub struct RequestParts<'a> {
     pub todo_recap: Option<&'a str>,
 }
 
-/// The system prompt of a request: L1, then L2 when the project has rules.
-pub fn system_text(system: &str, code_law: Option<&CodeLaw>) -> String {
-    match code_law {
-        None => system.to_string(),
-        Some(law) => format!(
-            "{system}\n\n{CODE_LAW_HEADER}\n\nThe project's own rules, from {}. They override your defaults.\n\n{}",
-            law.file_name,
-            law.text.trim_end()
-        ),
+/// The ContextBuilder under the name its fields went by before it had one: filled in field by
+/// field and assembled with [`build_request`].
+pub type RequestParts<'a> = ContextBuilder<'a>;
+
+/// How many layers a request has: spec A1's five, with L3 in two parts and the scratchpad of
+/// spec A2 between the input and the recap.
+pub const LAYER_COUNT: usize = 7;
+
+/// One layer of a request, in the order of spec A1: L1, L2, L3 (summaries, then the retained
+/// history), the current input, the scratchpad, the todo recap. An absent layer (no
+/// CODE_LAW.md, no todo list, no history yet) is still yielded, empty, so its place is fixed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Layer<'a> {
+    /// L1: the system prompt with the tools' descriptions.
+    System(&'a str),
+    /// L2: the project's rules, when it has a CODE_LAW.md.
+    CodeLaw(Option<&'a CodeLaw>),
+    /// L3, first part: the summaries of archived rounds, oldest first.
+    Summaries(&'a [SummaryEntry]),
+    /// L3, second part: the retained history.
+    History(&'a [Message]),
+    /// The user's input for this round, after @file preprocessing.
+    Input(&'a str),
+    /// The running round's steps with their observations.
+    Scratchpad(&'a [ScratchStep]),
+    /// The todo recap, when there is a todo list.
+    TodoRecap(Option<&'a str>),
+}
+
+impl Layer<'_> {
+    /// The text this layer adds to the request's system prompt: L1, and L2 when the project
+    /// has rules (after L1, so L1 stays the request's stable prefix).
+    pub fn system_text(&self) -> Option<String> {
+        match self {
+            Layer::System(system) => Some(system.to_string()),
+            Layer::CodeLaw(Some(law)) => Some(format!(
+                "{CODE_LAW_HEADER}\n\nThe project's own rules, from {}. They override your defaults.\n\n{}",
+                law.file_name,
+                law.text.trim_end()
+            )),
+            _ => None,
+        }
+    }
+
+    /// The chat messages this layer adds, in order (spec E1 for history messages).
+    pub fn messages(&self) -> Vec<ChatMessage> {
+        match self {
+            Layer::Summaries(summaries) => summaries
+                .iter()
+                .map(|summary| ChatMessage::user(summary_text(&summary.text)))
+                .collect(),
+            Layer::History(history) => history.iter().map(history_message).collect(),
+            Layer::Input(input) => vec![ChatMessage::user(*input)],
+            Layer::Scratchpad(scratchpad) => scratchpad.iter().flat_map(scratch_messages).collect(),
+            Layer::System(_) | Layer::CodeLaw(_) | Layer::TodoRecap(_) => Vec::new(),
+        }
+    }
+
+    /// The text this layer adds to the end of the request's last message: the todo recap,
+    /// which always closes the request.
+    pub fn appended_text(&self) -> Option<String> {
+        match self {
+            Layer::TodoRecap(Some(recap)) => Some(recap_text(recap)),
+            _ => None,
+        }
     }
 }
 
+impl<'a> ContextBuilder<'a> {
+    /// The request's layers, in the order of spec A1.
+    pub fn layers(&self) -> [Layer<'a>; LAYER_COUNT] {
+        [
+            Layer::System(self.system),
+            Layer::CodeLaw(self.code_law),
+            Layer::Summaries(self.summaries),
+            Layer::History(self.history),
+            Layer::Input(self.input),
+            Layer::Scratchpad(self.scratchpad),
+            Layer::TodoRecap(self.todo_recap),
+        ]
+    }
+
+    /// The request its [`layers`](Self::layers) make: their system texts joined by a blank
+    /// line, their messages in order, and the appended text after a blank line at the end of
+    /// the last message.
+    pub fn request(&self) -> ChatRequest {
+        let layers = self.layers();
+        let system: Vec<String> = layers.iter().filter_map(Layer::system_text).collect();
+        let mut messages: Vec<ChatMessage> = layers.iter().flat_map(Layer::messages).collect();
+        for appended in layers.iter().filter_map(Layer::appended_text) {
+            if let Some(last) = messages.last_mut() {
+                last.content.push_str("\n\n");
+                last.content.push_str(&appended);
+            }
+        }
+        ChatRequest {
+            system: system.join("\n\n"),
+            messages,
+            stop: vec![STOP_SEQUENCE.to_string()],
+        }
+    }
+}
+
+/// Assembles one request from its parts: [`ContextBuilder::request`].
+pub fn build_request(parts: &RequestParts<'_>) -> ChatRequest {
+    parts.request()
+}
+
 /// The chat message a history message becomes (spec E1).
-pub fn history_message(message: &Message) -> ChatMessage {
+fn history_message(message: &Message) -> ChatMessage {
     match message.role {
         Role::User => ChatMessage::user(message.content.clone()),
         Role::Assistant => ChatMessage::assistant(message.content.clone()),
@@ -84,59 +182,43 @@ pub fn history_message(message: &Message) -> ChatMessage {
     }
 }
 
+/// A scratchpad step: what the model wrote, then what it observed, in full unless the request
+/// needed the compressed form (DESIGN §9.3).
+fn scratch_messages(step: &ScratchStep) -> [ChatMessage; 2] {
+    let observation = if step.use_compressed {
+        &step.compressed
+    } else {
+        &step.observation
+    };
+    [
+        ChatMessage::assistant(step.assistant.clone()),
+        ChatMessage::user(format!("Observation: {observation}")),
+    ]
+}
+
 fn summary_text(text: &str) -> String {
     format!("[summary] Summary of earlier, archived parts of this conversation:\n\n{text}")
 }
 
 /// The todo recap as it closes a request.
-pub fn recap_text(recap: &str) -> String {
+fn recap_text(recap: &str) -> String {
     format!("<todo-recap>\n{}\n</todo-recap>", recap.trim_end())
 }
 
-/// Assembles one request from its parts, in the order of spec A1.
-pub fn build_request(parts: &RequestParts<'_>) -> ChatRequest {
-    let mut messages = Vec::with_capacity(
-        parts.summaries.len() + parts.history.len() + 1 + 2 * parts.scratchpad.len(),
-    );
-    messages.extend(
-        parts
-            .summaries
-            .iter()
-            .map(|summary| ChatMessage::user(summary_text(&summary.text))),
-    );
-    messages.extend(parts.history.iter().map(history_message));
-    messages.push(ChatMessage::user(parts.input));
-    for step in parts.scratchpad {
-        messages.push(ChatMessage::assistant(step.assistant.clone()));
-        let observation = if step.use_compressed {
-            &step.compressed
-        } else {
-            &step.observation
-        };
-        messages.push(ChatMessage::user(format!("Observation: {observation}")));
-    }
-    if let (Some(recap), Some(last)) = (parts.todo_recap, messages.last_mut()) {
-        last.content.push_str("\n\n");
-        last.content.push_str(&recap_text(recap));
-    }
-    ChatRequest {
-        system: system_text(parts.system, parts.code_law),
-        messages,
-        stop: vec![STOP_SEQUENCE.to_string()],
-    }
-}
-
 /// Per-message overhead of the chat framing, in tokens (role markers and separators).
-const TOKENS_PER_MESSAGE: u64 = 4;
+pub const TOKENS_PER_MESSAGE: u64 = 4;
 
 /// The local token estimate of a whole request (spec A6's `len // 3`, plus framing).
 pub fn estimate_request(request: &ChatRequest) -> u64 {
-    estimate_tokens(&request.system)
-        + request
-            .messages
-            .iter()
-            .map(|m| estimate_tokens(&m.content) + TOKENS_PER_MESSAGE)
-            .sum::<u64>()
+    estimate_tokens(&request.system) + estimate_messages(&request.messages)
+}
+
+/// The local token estimate of chat messages, each with its framing.
+pub fn estimate_messages(messages: &[ChatMessage]) -> u64 {
+    messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content) + TOKENS_PER_MESSAGE)
+        .sum()
 }
 
 #[cfg(test)]
@@ -146,8 +228,8 @@ mod tests {
     use wright_llm::ChatRole;
     use wright_protocol::MessageMetadata;
 
-    fn parts<'a>(history: &'a [Message], scratchpad: &'a [ScratchStep]) -> RequestParts<'a> {
-        RequestParts {
+    fn parts<'a>(history: &'a [Message], scratchpad: &'a [ScratchStep]) -> ContextBuilder<'a> {
+        ContextBuilder {
             system: "L1",
             code_law: None,
             summaries: &[],
@@ -192,12 +274,13 @@ mod tests {
             },
         ];
         let scratch = [step(1)];
-        let request = build_request(&RequestParts {
+        let request = ContextBuilder {
             code_law: Some(&law),
             summaries: &summaries,
             todo_recap: Some("1 todo: [>] ship it"),
             ..parts(&history, &scratch)
-        });
+        }
+        .request();
         assert!(
             request
                 .system
@@ -232,7 +315,7 @@ mod tests {
 
     #[test]
     fn without_rules_the_system_prompt_is_l1_alone() {
-        let request = build_request(&parts(&[], &[]));
+        let request = parts(&[], &[]).request();
         assert_eq!(request.system, "L1");
         assert_eq!(request.messages.len(), 1);
     }
@@ -241,7 +324,7 @@ mod tests {
     fn a_compressed_scratch_step_shows_its_compressed_form() {
         let mut scratch = [step(1), step(2)];
         scratch[0].use_compressed = true;
-        let request = build_request(&parts(&[], &scratch));
+        let request = parts(&[], &scratch).request();
         assert_eq!(
             request.messages[2].content,
             "Observation: {\"status\":\"success\",\"n\":1}"
@@ -251,9 +334,88 @@ mod tests {
 
     #[test]
     fn the_estimate_grows_with_content() {
-        let small = estimate_request(&build_request(&parts(&[], &[])));
+        let small = estimate_request(&parts(&[], &[]).request());
         let history = [Message::user("x".repeat(3000))];
-        let large = estimate_request(&build_request(&parts(&history, &[])));
+        let large = estimate_request(&parts(&history, &[]).request());
         assert_eq!(large - small, 1000 + TOKENS_PER_MESSAGE);
+    }
+}
+
+#[cfg(test)]
+mod layer_tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::mem::discriminant;
+
+    #[test]
+    fn layers_are_yielded_in_spec_order_even_when_empty() {
+        let builder = ContextBuilder {
+            system: "L1",
+            code_law: None,
+            summaries: &[],
+            history: &[],
+            input: "now",
+            scratchpad: &[],
+            todo_recap: None,
+        };
+        let order: Vec<_> = builder.layers().iter().map(discriminant).collect();
+        let expected: Vec<_> = [
+            Layer::System(""),
+            Layer::CodeLaw(None),
+            Layer::Summaries(&[]),
+            Layer::History(&[]),
+            Layer::Input(""),
+            Layer::Scratchpad(&[]),
+            Layer::TodoRecap(None),
+        ]
+        .iter()
+        .map(discriminant)
+        .collect();
+        assert_eq!(order, expected);
+        let layers = builder.layers();
+        assert_eq!(layers[1].system_text(), None, "no rules, no L2 text");
+        assert_eq!(layers[6].appended_text(), None, "no list, no recap");
+        assert!(layers[2].messages().is_empty() && layers[3].messages().is_empty());
+    }
+
+    #[test]
+    fn each_layer_says_where_its_text_goes() {
+        let law = CodeLaw {
+            file_name: "code_law.md".into(),
+            text: "Tabs.\n".into(),
+            truncated: false,
+        };
+        let builder = ContextBuilder {
+            system: "L1",
+            code_law: Some(&law),
+            summaries: &[],
+            history: &[Message::user("before")],
+            input: "now",
+            scratchpad: &[],
+            todo_recap: Some("1 todo"),
+        };
+        let layers = builder.layers();
+        assert_eq!(layers[0].system_text().as_deref(), Some("L1"));
+        assert_eq!(
+            layers[1].system_text().as_deref(),
+            Some(
+                "# Project rules (CODE_LAW.md)\n\nThe project's own rules, from code_law.md. They override your defaults.\n\nTabs."
+            )
+        );
+        assert_eq!(layers[3].messages(), vec![ChatMessage::user("before")]);
+        assert_eq!(layers[4].messages(), vec![ChatMessage::user("now")]);
+        assert_eq!(
+            layers[6].appended_text().as_deref(),
+            Some("<todo-recap>\n1 todo\n</todo-recap>")
+        );
+        let request = builder.request();
+        assert_eq!(
+            request.system,
+            format!("L1\n\n{}", layers[1].system_text().unwrap_or_default())
+        );
+        assert_eq!(
+            request.messages.last().map(|m| m.content.as_str()),
+            Some("now\n\n<todo-recap>\n1 todo\n</todo-recap>")
+        );
     }
 }

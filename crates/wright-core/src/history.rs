@@ -8,6 +8,7 @@ use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreErro
 
 use crate::compaction::CompactionPlan;
 use crate::react::{Action, Reply, parse_reply};
+use crate::stored::rounds;
 
 /// A message and when it was written.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,16 +61,20 @@ impl HistoryManager {
     /// Rebuilds the history of a stored session from its records.
     pub fn replay(records: &[Record], file: Option<SessionFile>) -> Self {
         let mut history = Self::new(file);
-        for record in records {
-            match record {
-                Record::Message { at, message } => history.messages.push(Stored {
-                    at: *at,
-                    message: message.clone(),
-                }),
-                Record::Usage { .. } => history.note_usage(record),
-                Record::Compaction(compaction) => history.adopt(compaction),
-                Record::Meta(_) | Record::RoundEnd { .. } => {}
+        for round in rounds(records) {
+            for usage in &round.usage {
+                history.note_usage(usage);
             }
+            // A round's compactions ran before any of its messages were written.
+            for compaction in &round.compactions {
+                history.adopt(compaction);
+            }
+            history
+                .messages
+                .extend(round.messages().map(|stored| Stored {
+                    at: stored.at,
+                    message: stored.message.clone(),
+                }));
         }
         history
     }

@@ -82,9 +82,9 @@ pub fn parse_reply(reply: &str) -> Reply {
                     text: reply[..after_label + consumed].trim().to_string(),
                     action,
                 },
-                Err(problem) => Reply::Malformed {
+                Err(error) => Reply::Malformed {
                     text: reply.trim().to_string(),
-                    problem,
+                    problem: error.to_string(),
                 },
             }
         }
@@ -120,24 +120,45 @@ fn find_action_line(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Why an `Action:` line cannot be read; the message is what the model is told.
+#[derive(Debug, thiserror::Error)]
+enum ActionError {
+    #[error("`Action:` must be followed by a tool name, e.g. `Action: Read[{{...}}]`.")]
+    NoToolName,
+    #[error(
+        "`Action: {tool}` must be followed by `[` and the arguments, e.g. `Action: {tool}[{{...}}]`."
+    )]
+    NoBracket { tool: String },
+    #[error(
+        "the arguments of `{tool}` must be one JSON object inside the brackets: `{tool}[{{\"param\": \"value\"}}]`."
+    )]
+    NotAnObject { tool: String },
+    #[error("the JSON arguments of `{tool}` are incomplete: a `}}` or a closing quote is missing.")]
+    Incomplete { tool: String },
+    #[error("the arguments of `{tool}` are not valid JSON: {source}.")]
+    InvalidJson {
+        tool: String,
+        source: serde_json::Error,
+    },
+    #[error("expected `]` after the JSON arguments of `{tool}`; write one action per reply.")]
+    NoClosingBracket { tool: String },
+}
+
 /// Parses what follows `Action:`; returns the action and how many bytes of `rest` it used.
-fn parse_action(rest: &str) -> Result<(Action, usize), String> {
+fn parse_action(rest: &str) -> Result<(Action, usize), ActionError> {
     let name_start = rest.len() - rest.trim_start_matches([' ', '\t']).len();
     let name_len = rest[name_start..]
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .unwrap_or(rest.len() - name_start);
     let name = &rest[name_start..name_start + name_len];
     if name.is_empty() {
-        return Err(
-            "`Action:` must be followed by a tool name, e.g. `Action: Read[{...}]`.".into(),
-        );
+        return Err(ActionError::NoToolName);
     }
+    let tool = || name.to_string();
     let after_name = name_start + name_len;
     let bracket = after_name + (rest[after_name..].len() - rest[after_name..].trim_start().len());
     if !rest[bracket..].starts_with('[') {
-        return Err(format!(
-            "`Action: {name}` must be followed by `[` and the arguments, e.g. `Action: {name}[{{...}}]`."
-        ));
+        return Err(ActionError::NoBracket { tool: tool() });
     }
     let body_start = bracket + 1;
     if name == FINISH {
@@ -146,18 +167,18 @@ fn parse_action(rest: &str) -> Result<(Action, usize), String> {
     let json_start =
         body_start + (rest[body_start..].len() - rest[body_start..].trim_start().len());
     if !rest[json_start..].starts_with('{') {
-        return Err(format!(
-            "the arguments of `{name}` must be one JSON object inside the brackets: `{name}[{{\"param\": \"value\"}}]`."
-        ));
+        return Err(ActionError::NotAnObject { tool: tool() });
     }
     let Some(json_len) = json_object_len(&rest[json_start..]) else {
-        return Err(format!(
-            "the JSON arguments of `{name}` are incomplete: a `}}` or a closing quote is missing."
-        ));
+        return Err(ActionError::Incomplete { tool: tool() });
     };
     let json_end = json_start + json_len;
-    let args: Value = serde_json::from_str(&rest[json_start..json_end])
-        .map_err(|e| format!("the arguments of `{name}` are not valid JSON: {e}."))?;
+    let args: Value = serde_json::from_str(&rest[json_start..json_end]).map_err(|source| {
+        ActionError::InvalidJson {
+            tool: tool(),
+            source,
+        }
+    })?;
     let after_json = &rest[json_end..];
     let close = json_end + (after_json.len() - after_json.trim_start().len());
     let consumed = if rest[close..].starts_with(']') {
@@ -166,9 +187,7 @@ fn parse_action(rest: &str) -> Result<(Action, usize), String> {
         // The closing bracket was lost (e.g. to the stop sequence); the call itself is whole.
         json_end
     } else {
-        return Err(format!(
-            "expected `]` after the JSON arguments of `{name}`; write one action per reply."
-        ));
+        return Err(ActionError::NoClosingBracket { tool: tool() });
     };
     Ok((
         Action::Tool(ToolCall {
@@ -480,6 +499,39 @@ mod tests {
     fn empty_action_is_malformed() {
         let message = problem("Thought: hm\nAction:\n");
         assert!(message.contains("tool name"), "{message}");
+    }
+
+    #[test]
+    fn problems_are_told_to_the_model_word_for_word() {
+        let cases = [
+            (
+                "Action:\n",
+                "`Action:` must be followed by a tool name, e.g. `Action: Read[{...}]`.",
+            ),
+            (
+                "Action: Read {}",
+                "`Action: Read` must be followed by `[` and the arguments, e.g. `Action: Read[{...}]`.",
+            ),
+            (
+                "Action: Read[1]",
+                "the arguments of `Read` must be one JSON object inside the brackets: `Read[{\"param\": \"value\"}]`.",
+            ),
+            (
+                "Action: Bash[{\"command\": \"ls]",
+                "the JSON arguments of `Bash` are incomplete: a `}` or a closing quote is missing.",
+            ),
+            (
+                "Action: Read[{} x]",
+                "expected `]` after the JSON arguments of `Read`; write one action per reply.",
+            ),
+            (
+                "Action: Read[{'a': 1}]",
+                "the arguments of `Read` are not valid JSON: key must be a string at line 1 column 2.",
+            ),
+        ];
+        for (reply, expected) in cases {
+            assert_eq!(problem(reply), expected, "{reply}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use wright_protocol::{Message, MessageMetadata, Role, ToolResult, ToolStatus};
 use wright_tools::CompressionLevel;
 
 use crate::code_law::CodeLaw;
-use crate::context::{RequestParts, ScratchStep, build_request, estimate_request};
+use crate::context::{ContextBuilder, ScratchStep, estimate_request};
 use crate::history::{HistoryManager, SummaryEntry};
 
 /// A history `tool` message holding a compressed result.
@@ -21,8 +21,9 @@ pub fn tool_message(compressed: &str) -> Message {
 }
 
 /// L3 for the running round: a snapshot of the summaries and retained messages, taken when
-/// the round opens (the round's own steps live in the scratchpad until it ends).
-#[derive(Debug, Clone)]
+/// the round opens (the round's own steps live in the scratchpad until it ends). The default
+/// view is empty.
+#[derive(Debug, Clone, Default)]
 pub struct HistoryView {
     summaries: Vec<SummaryEntry>,
     messages: Vec<Message>,
@@ -65,7 +66,27 @@ impl HistoryView {
         self.tight = true;
     }
 
-    /// The request for this view with the round's other parts.
+    /// The ContextBuilder for a request with this view as L3 and the round's other parts.
+    pub fn context<'a>(
+        &'a self,
+        system: &'a str,
+        code_law: Option<&'a CodeLaw>,
+        input: &'a str,
+        scratchpad: &'a [ScratchStep],
+        todo_recap: Option<&'a str>,
+    ) -> ContextBuilder<'a> {
+        ContextBuilder {
+            system,
+            code_law,
+            summaries: &self.summaries,
+            history: &self.messages,
+            input,
+            scratchpad,
+            todo_recap,
+        }
+    }
+
+    /// The request for this view with the round's other parts (see [`context`](Self::context)).
     pub fn request(
         &self,
         system: &str,
@@ -74,15 +95,8 @@ impl HistoryView {
         scratchpad: &[ScratchStep],
         todo_recap: Option<&str>,
     ) -> ChatRequest {
-        build_request(&RequestParts {
-            system,
-            code_law,
-            summaries: &self.summaries,
-            history: &self.messages,
-            input,
-            scratchpad,
-            todo_recap,
-        })
+        self.context(system, code_law, input, scratchpad, todo_recap)
+            .request()
     }
 
     /// The token estimate of L1 and L3 alone.

@@ -11,6 +11,7 @@ mod complete;
 mod history;
 mod input;
 mod recap;
+mod reports;
 mod state;
 mod terminal;
 mod transcript;
@@ -31,20 +32,17 @@ use futures::StreamExt as _;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
-use wright_core::AgentConfig;
-use wright_core::approval::ApprovalMode;
 use wright_core::cost::Price;
-use wright_core::hooks::Hooks;
-use wright_llm::LlmConfig;
+use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, project_key};
-use wright_tools::ToolSettings;
 
 pub use commands::{COMMANDS, SlashCommand};
 pub use complete::FileIndex;
 pub use history::InputHistory;
+pub use reports::Reports;
 pub use state::{App, EXIT_CONFIRM_WINDOW};
 pub use terminal::{Screen, TrackedBackend};
-pub use worker::{ContextReport, Notice, Reply, Request, SessionOpened, SessionTable};
+pub use worker::{Notice, Reply, Request, SessionOpened};
 
 use crate::render::Theme;
 use worker::{Worker, WorkerConfig};
@@ -62,30 +60,20 @@ const REPLIES_PER_FRAME: usize = 256;
 
 /// Everything the interactive session needs, resolved by the command line.
 pub struct Launch {
-    /// The project root.
-    pub root: PathBuf,
+    /// What the session's agents are made of: the project root, the model, how rounds and
+    /// tools run, the approval mode, the hooks. Its approver is replaced by the terminal.
+    pub setup: AgentSetup,
     /// `$WRIGHT_HOME` (sessions, input history).
     pub home: PathBuf,
-    /// How to reach the model.
-    pub llm: LlmConfig,
-    /// How rounds run.
-    pub agent: AgentConfig,
     /// This project's sessions.
     pub store: SessionStore,
     /// The session to continue (`--resume`, `--continue`); `None` starts a new one.
     pub session: Option<LoadedSession>,
-    /// Which actions run without asking.
-    pub approval: ApprovalMode,
     /// Configured prices, by model.
     pub prices: HashMap<String, Price>,
-    /// How the tools run (the checker's rules, the credential masker).
-    pub tools: ToolSettings,
-    /// The `pre_tool` and `post_tool` hooks.
-    pub hooks: Hooks,
-    /// What `/context` prints (the `wright context` report).
-    pub context_report: ContextReport,
-    /// How `/sessions` lists sessions (the `wright sessions list` table).
-    pub session_table: SessionTable,
+    /// Writes what `/context` and `/sessions` print (the `wright context` report and the
+    /// `wright sessions list` table).
+    pub reports: Box<dyn Reports>,
 }
 
 /// Runs the interactive session until the user leaves; returns the process's exit code.
@@ -98,17 +86,12 @@ pub async fn run(launch: Launch) -> u8 {
         return EXIT_USAGE;
     }
     let (reply_tx, replies) = mpsc::unbounded_channel();
+    let root = launch.setup.root.clone();
     let config = WorkerConfig {
-        root: launch.root.clone(),
-        llm: launch.llm,
-        agent: launch.agent,
+        setup: launch.setup,
         store: launch.store,
-        approval: launch.approval,
         prices: launch.prices,
-        tools: launch.tools,
-        hooks: launch.hooks,
-        context_report: launch.context_report,
-        session_table: launch.session_table,
+        reports: launch.reports,
     };
     let worker = match Worker::open(config, launch.session, reply_tx) {
         Ok(worker) => worker,
@@ -120,8 +103,8 @@ pub async fn run(launch: Launch) -> u8 {
     let (requests, request_rx) = mpsc::unbounded_channel();
     let worker = tokio::spawn(worker.serve(request_rx));
 
-    let history = InputHistory::load(&launch.home, &project_key(&launch.root));
-    let files = FileIndex::new(&launch.root);
+    let history = InputHistory::load(&launch.home, &project_key(&root));
+    let files = FileIndex::new(&root);
     let guard = match RawMode::enter() {
         Ok(guard) => guard,
         Err(e) => {

@@ -4,8 +4,7 @@
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use wright_core::react::{Action, Reply, parse_reply};
-use wright_protocol::Role;
+use wright_core::stored::{self, StoredRound};
 use wright_store::{Record, RoundStatus};
 
 use super::transcript::{clean, plural};
@@ -47,48 +46,23 @@ pub struct Recap {
 /// The recap of the last `keep` rounds of `records`.
 pub fn recap(records: &[Record], keep: usize) -> Recap {
     let mut rounds: Vec<Vec<RecapLine>> = Vec::new();
-    let mut last_assistant: Option<String> = None;
-    let close = |round: Option<&mut Vec<RecapLine>>, assistant: &mut Option<String>| {
-        if let (Some(round), Some(text)) = (round, assistant.take())
-            && let Some(answer) = answer_of(&text)
-        {
-            round.push(RecapLine::Answer(answer));
-        }
-    };
-    for record in records {
-        match record {
-            Record::Message { message, .. } => match message.role {
-                Role::User => {
-                    close(rounds.last_mut(), &mut last_assistant);
-                    rounds.push(vec![RecapLine::Prompt(message.content.clone())]);
-                }
-                Role::Assistant => last_assistant = Some(message.content.clone()),
-                Role::Tool => {
-                    if let Some(round) = rounds.last_mut() {
-                        round.push(RecapLine::Tool {
-                            name: message
-                                .metadata
-                                .tool_name
-                                .clone()
-                                .unwrap_or_else(|| "tool".to_string()),
-                            failed: error_code(&message.content),
-                        });
-                    }
-                }
-                Role::Summary => {}
-            },
-            Record::RoundEnd { status, .. } => {
-                close(rounds.last_mut(), &mut last_assistant);
-                if *status != RoundStatus::Finished
-                    && let Some(round) = rounds.last_mut()
-                {
-                    round.push(RecapLine::Ended(*status));
+    for round in stored::rounds(records) {
+        let lines = round_lines(&round);
+        match round.request {
+            Some(request) => rounds.push(
+                std::iter::once(RecapLine::Prompt(request.message.content.clone()))
+                    .chain(lines)
+                    .collect(),
+            ),
+            // A round that stopped before its request was stored (or messages before the
+            // first request) came after the round before it: told with that one.
+            None => {
+                if let Some(last) = rounds.last_mut() {
+                    last.extend(lines);
                 }
             }
-            _ => {}
         }
     }
-    close(rounds.last_mut(), &mut last_assistant);
     let earlier_rounds = rounds.len().saturating_sub(keep);
     Recap {
         earlier_rounds,
@@ -96,17 +70,32 @@ pub fn recap(records: &[Record], keep: usize) -> Recap {
     }
 }
 
-/// The answer in an assistant message: a `Finish` action's or a plain reply's; `None` for a
-/// step that called a tool.
-fn answer_of(text: &str) -> Option<String> {
-    match parse_reply(text) {
-        Reply::Step {
-            action: Action::Finish(answer),
-            ..
-        } => Some(answer),
-        Reply::Answer(answer) => Some(answer),
-        _ => None,
-    }
+/// A round's lines after its request: one per tool result, the answer, and how it ended
+/// unless it finished.
+fn round_lines(round: &StoredRound<'_>) -> Vec<RecapLine> {
+    let tools = round
+        .steps
+        .iter()
+        .filter_map(|step| step.result)
+        .map(|result| {
+            let message = result.message;
+            RecapLine::Tool {
+                name: message
+                    .metadata
+                    .tool_name
+                    .clone()
+                    .unwrap_or_else(|| "tool".to_string()),
+                failed: error_code(&message.content),
+            }
+        });
+    let ended = round
+        .end
+        .map(|end| end.status)
+        .filter(|status| *status != RoundStatus::Finished);
+    tools
+        .chain(round.answer().map(RecapLine::Answer))
+        .chain(ended.map(RecapLine::Ended))
+        .collect()
 }
 
 /// The error code of a tool message's stored result (`{"status": "error", "error": {"code"}}`).
@@ -200,6 +189,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
+    use wright_protocol::Role;
 
     const AT: &str = "2026-11-22T08:00:00Z";
 
@@ -294,6 +284,80 @@ mod tests {
                 "  ✓ Read",
                 "  answer 4",
                 "",
+            ]
+        );
+    }
+
+    fn summary_and_compaction() -> Vec<Record> {
+        let usage = json!({"type": "usage", "at": AT, "kind": "summary",
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}});
+        let compaction = json!({"type": "compaction", "at": AT, "archived_end": 2,
+            "archived_rounds": 1, "start_time": AT, "cutoff_time": AT});
+        vec![
+            serde_json::from_value(usage).unwrap(),
+            serde_json::from_value(compaction).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn what_happens_between_rounds_is_told_with_the_round_before() {
+        let interrupted =
+            r#"{"status":"error","data":null,"error":{"code":"interrupted","message":"stopped"}}"#;
+        let mut records = vec![
+            message(Role::Assistant, "stray before any request", None),
+            message(Role::Tool, r#"{"status":"success"}"#, Some("Bash")),
+            message(Role::User, "first", None),
+            message(Role::Assistant, "Action: Bash[{\"command\": \"ls\"}]", None),
+            message(Role::Tool, r#"{"status":"success"}"#, Some("Bash")),
+        ];
+        // The first round was left open; a compaction ran before the second.
+        records.extend(summary_and_compaction());
+        records.extend([
+            message(Role::User, "second", None),
+            message(Role::Summary, "an old summary", None),
+            message(Role::Assistant, "Action: Finish[two]", None),
+            end(RoundStatus::Finished),
+            // A compaction interrupted before the next request was stored.
+            end(RoundStatus::Interrupted),
+            message(Role::User, "third", None),
+            message(
+                Role::Assistant,
+                "Action: Read[{\"file_path\": \"x\"}]",
+                None,
+            ),
+        ]);
+        // Compacted before the cut-off step was repaired.
+        records.extend(summary_and_compaction());
+        records.extend([
+            message(Role::Tool, interrupted, Some("Read")),
+            end(RoundStatus::Interrupted),
+            message(Role::User, "fourth", None),
+            message(Role::Assistant, "Action: Finish[four]", None),
+            end(RoundStatus::Failed),
+            message(Role::Assistant, "late Action: Finish[x]", None),
+        ]);
+        records.extend(summary_and_compaction());
+        records.push(message(Role::User, "fifth", None));
+        let tool = |name: &str, failed: Option<&str>| RecapLine::Tool {
+            name: name.into(),
+            failed: failed.map(str::to_string),
+        };
+        assert_eq!(
+            recap(&records, 10).lines,
+            vec![
+                RecapLine::Prompt("first".into()),
+                tool("Bash", None),
+                RecapLine::Prompt("second".into()),
+                RecapLine::Answer("two".into()),
+                RecapLine::Ended(RoundStatus::Interrupted),
+                RecapLine::Prompt("third".into()),
+                tool("Read", Some("interrupted")),
+                RecapLine::Ended(RoundStatus::Interrupted),
+                RecapLine::Prompt("fourth".into()),
+                RecapLine::Answer("four".into()),
+                RecapLine::Ended(RoundStatus::Failed),
+                RecapLine::Answer("late Action: Finish[x]".into()),
+                RecapLine::Prompt("fifth".into()),
             ]
         );
     }

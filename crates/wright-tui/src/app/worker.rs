@@ -4,32 +4,23 @@
 //! none of this runs on its side.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::recap::{RECAP_ROUNDS, Recap, recap};
 use futures::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
-use wright_core::approval::{ApprovalMode, ApprovalRequest, Approver, Decision};
-use wright_core::compaction::ContextSettings;
+use wright_core::RoundOutcome;
+use wright_core::approval::{ApprovalRequest, Approver, Decision};
 use wright_core::cost::{Price, session_cost};
-use wright_core::history::HistoryManager;
-use wright_core::hooks::Hooks;
-use wright_core::{Agent, AgentConfig, RoundOutcome};
-use wright_llm::{LlmClient, LlmConfig};
+use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
 use wright_protocol::Event;
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
-use wright_tools::ToolSettings;
 
 use super::commands::SlashCommand;
+use super::reports::Reports;
 use crate::render::StatusInfo;
-
-/// Renders `wright context`'s report: project root, the session (if any), the settings, and
-/// whether to include the whole request.
-pub type ContextReport = fn(&Path, Option<&LoadedSession>, &ContextSettings, bool) -> String;
-/// Renders the table `wright sessions list` prints.
-pub type SessionTable = fn(&[SessionSummary]) -> String;
 
 /// What the terminal asks of the agent.
 #[derive(Debug)]
@@ -115,51 +106,24 @@ impl Approver for ChannelApprover {
 
 /// Everything needed to open sessions and run them.
 pub struct Worker {
-    factory: AgentFactory,
+    sessions: Sessions,
+    session: Session,
+    root: PathBuf,
     prices: HashMap<String, Price>,
-    context_report: ContextReport,
-    session_table: SessionTable,
+    reports: Box<dyn Reports>,
     replies: mpsc::UnboundedSender<Reply>,
-    agent: Agent,
-    session_id: String,
-    /// Whether the session was created by this worker (not resumed).
-    created: bool,
 }
 
 /// How the worker is set up.
 pub struct WorkerConfig {
-    /// The project root.
-    pub root: PathBuf,
-    /// How to reach the model.
-    pub llm: LlmConfig,
-    /// How rounds run.
-    pub agent: AgentConfig,
+    /// What the agents are made of; their approver is the terminal (a [`ChannelApprover`]).
+    pub setup: AgentSetup,
     /// Where sessions are.
     pub store: SessionStore,
-    /// Which actions run without asking.
-    pub approval: ApprovalMode,
     /// Configured prices.
     pub prices: HashMap<String, Price>,
-    /// How the tools run.
-    pub tools: ToolSettings,
-    /// The `pre_tool` and `post_tool` hooks.
-    pub hooks: Hooks,
-    /// `/context`'s report.
-    pub context_report: ContextReport,
-    /// `/sessions`' table.
-    pub session_table: SessionTable,
-}
-
-/// Makes the agent of a session.
-struct AgentFactory {
-    root: PathBuf,
-    llm: LlmConfig,
-    config: AgentConfig,
-    store: SessionStore,
-    approval: ApprovalMode,
-    tools: ToolSettings,
-    hooks: Hooks,
-    replies: mpsc::UnboundedSender<Reply>,
+    /// Writes `/context`'s report and `/sessions`' table.
+    pub reports: Box<dyn Reports>,
 }
 
 impl Worker {
@@ -170,27 +134,22 @@ impl Worker {
         session: Option<LoadedSession>,
         replies: mpsc::UnboundedSender<Reply>,
     ) -> Result<Self, String> {
-        let factory = AgentFactory {
-            root: config.root,
-            llm: config.llm,
-            config: config.agent,
-            store: config.store,
-            approval: config.approval,
-            tools: config.tools,
-            hooks: config.hooks,
+        let mut setup = config.setup;
+        setup.approver = Some(Arc::new(ChannelApprover {
             replies: replies.clone(),
-        };
-        let (agent, opened) = factory.open(session)?;
-        let _ = replies.send(Reply::Opened(opened.clone()));
+        }));
+        let root = setup.root.clone();
+        let agents = AgentBuilder::new(setup).map_err(|e| e.to_string())?;
+        let sessions = Sessions::new(config.store, agents);
+        let (session, opened) = open(&sessions, session).map_err(|e| e.to_string())?;
+        let _ = replies.send(Reply::Opened(opened));
         Ok(Self {
-            factory,
+            sessions,
+            session,
+            root,
             prices: config.prices,
-            context_report: config.context_report,
-            session_table: config.session_table,
+            reports: config.reports,
             replies,
-            agent,
-            created: !opened.resumed,
-            session_id: opened.id,
         })
     }
 
@@ -202,20 +161,13 @@ impl Worker {
                 break;
             }
         }
-        let unused = self.unused();
-        let (store, id) = (self.factory.store.clone(), self.session_id.clone());
+        let unused = self.session.is_unused();
+        let (store, id) = (self.sessions.store().clone(), self.session.id().to_string());
         // The session file stays locked while its agent lives.
         drop(self);
         if unused {
             let _ = store.remove(&id);
         }
-    }
-
-    /// Whether the session was made here and nothing was ever written to it: it is removed
-    /// when left, so opening wright and leaving does not bury the last real session under an
-    /// empty one (`--continue` takes the most recent).
-    fn unused(&self) -> bool {
-        self.created && self.agent.history().all_messages().is_empty()
     }
 
     async fn handle(&mut self, request: Request) -> Option<StatusInfo> {
@@ -225,31 +177,27 @@ impl Worker {
         };
         match request {
             Request::Round { input, cancel } => {
-                self.agent.set_cancellation(cancel);
-                let outcome = self.agent.run_round(&input, &mut events).await;
+                let outcome = self.session.run_round(&input, cancel, &mut events).await;
                 let round_tokens = match outcome {
                     RoundOutcome::Finished { usage, .. } => usage.total_tokens,
                     RoundOutcome::Failed { .. } => 0,
                 };
                 Some(self.status(round_tokens))
             }
-            Request::Compact { cancel } => {
-                self.agent.set_cancellation(cancel);
-                match self.agent.compact_now(&mut events).await {
-                    Ok(true) => Some(self.status(0)),
-                    Ok(false) => {
-                        self.notice(Notice::Info(format!(
-                            "Nothing to compact: the history holds no rounds before the last {} (kept as they are).",
-                            self.agent.context_settings().retain_rounds
-                        )));
-                        None
-                    }
-                    Err(message) => {
-                        self.notice(Notice::Error(format!("Compaction failed: {message}")));
-                        None
-                    }
+            Request::Compact { cancel } => match self.session.compact(cancel, &mut events).await {
+                Ok(true) => Some(self.status(0)),
+                Ok(false) => {
+                    self.notice(Notice::Info(format!(
+                        "Nothing to compact: the history holds no rounds before the last {} (kept as they are).",
+                        self.session.agent().context_settings().retain_rounds
+                    )));
+                    None
                 }
-            }
+                Err(message) => {
+                    self.notice(Notice::Error(format!("Compaction failed: {message}")));
+                    None
+                }
+            },
             Request::Command(command) => {
                 self.command(command);
                 None
@@ -262,10 +210,11 @@ impl Worker {
     }
 
     fn command(&mut self, command: SlashCommand) {
+        let agent = self.session.agent();
         match command {
             SlashCommand::Clear => self.switch(None),
-            SlashCommand::Resume(query) => match self.factory.store.find(&query) {
-                Ok(Some(found)) if found.meta.id == self.session_id => {
+            SlashCommand::Resume(query) => match self.sessions.store().find(&query) {
+                Ok(Some(found)) if found.meta.id == self.session.id() => {
                     self.notice(Notice::Info("That is the session you are in.".to_string()));
                 }
                 Ok(Some(found)) => self.switch(Some(found)),
@@ -275,48 +224,45 @@ impl Worker {
                 Err(e) => self.notice(Notice::Error(e.to_string())),
             },
             SlashCommand::Model(None) => {
-                let text = format!("The model is {}.", self.agent.model());
+                let text = format!("The model is {}.", agent.model());
                 self.notice(Notice::Info(text));
             }
-            SlashCommand::Model(Some(model)) => match self.agent.set_model(&model) {
-                Ok(()) => {
-                    self.factory.llm.model = model.clone();
-                    self.notice(Notice::Info(format!("The next rounds talk to {model}.")));
+            SlashCommand::Model(Some(model)) => {
+                match self.sessions.set_model(&mut self.session, &model) {
+                    Ok(()) => {
+                        self.notice(Notice::Info(format!("The next rounds talk to {model}.")))
+                    }
+                    Err(e) => self.notice(Notice::Error(e.to_string())),
                 }
-                Err(e) => self.notice(Notice::Error(e.to_string())),
-            },
+            }
             SlashCommand::Todo => {
-                let text = wright_tools::todo_recap(&self.agent.todos())
+                let text = wright_tools::todo_recap(&agent.todos())
                     .unwrap_or_else(|| "No todo list yet.".to_string());
                 self.notice(Notice::Info(text));
             }
             SlashCommand::Cost => {
-                let report = session_cost(
-                    self.agent.history().usage_records(),
-                    self.agent.model(),
-                    &self.prices,
-                );
+                let report =
+                    session_cost(agent.history().usage_records(), agent.model(), &self.prices);
                 self.notice(Notice::Info(report.to_string()));
             }
-            SlashCommand::Context => match self.factory.store.find(&self.session_id) {
+            SlashCommand::Context => match self.sessions.store().find(self.session.id()) {
                 Ok(session) => {
-                    let report = (self.context_report)(
-                        &self.factory.root,
+                    let report = self.reports.context(
+                        &self.root,
                         session.as_ref(),
-                        self.agent.context_settings(),
-                        false,
+                        agent.context_settings(),
                     );
                     self.notice(Notice::Info(report));
                 }
                 Err(e) => self.notice(Notice::Error(e.to_string())),
             },
-            SlashCommand::Sessions => match self.factory.store.summaries() {
+            SlashCommand::Sessions => match self.sessions.store().summaries() {
                 Ok(list) if list.is_empty() => {
                     self.notice(Notice::Info("No sessions yet.".to_string()));
                 }
                 Ok(list) => {
-                    let table = (self.session_table)(&list);
-                    let text = format!("{table}You are in {}.", self.session_id);
+                    let table = self.reports.session_table(&list);
+                    let text = format!("{table}You are in {}.", self.session.id());
                     self.notice(Notice::Info(text));
                 }
                 Err(e) => self.notice(Notice::Error(e.to_string())),
@@ -325,34 +271,35 @@ impl Worker {
         }
     }
 
-    /// Opens another session (a new one for `None`) in place of the current one.
+    /// Opens another session (a new one for `None`) in place of the current one; the one
+    /// left is removed if nothing was ever written to it.
     fn switch(&mut self, session: Option<LoadedSession>) {
-        match self.factory.open(session) {
-            Ok((agent, opened)) => {
-                let unused = self.unused();
-                let previous = std::mem::replace(&mut self.session_id, opened.id.clone());
-                drop(std::mem::replace(&mut self.agent, agent));
-                self.created = !opened.resumed;
+        match open(&self.sessions, session) {
+            Ok((session, opened)) => {
+                let left = std::mem::replace(&mut self.session, session);
+                let (unused, id) = (left.is_unused(), left.id().to_string());
+                // Its file is unlocked once its agent is gone.
+                drop(left);
                 if unused {
-                    let _ = self.factory.store.remove(&previous);
+                    let _ = self.sessions.store().remove(&id);
                 }
                 let _ = self.replies.send(Reply::Opened(opened));
             }
-            Err(message) => self.notice(Notice::Error(message)),
+            Err(e) => self.notice(Notice::Error(e.to_string())),
         }
     }
 
     /// The status line's facts after a request.
     fn status(&self, round_tokens: u64) -> StatusInfo {
-        let model = self.agent.model().to_string();
-        let report = session_cost(self.agent.history().usage_records(), &model, &self.prices);
+        let agent = self.session.agent();
+        let model = agent.model().to_string();
+        let report = session_cost(agent.history().usage_records(), &model, &self.prices);
         StatusInfo {
-            context_tokens: self
-                .agent
+            context_tokens: agent
                 .history()
                 .last_usage()
                 .map_or(0, |usage| usage.total_tokens),
-            context_window: self.agent.context_settings().context_window,
+            context_window: agent.context_settings().context_window,
             round_tokens,
             cost_usd: report.total.cost_usd.filter(|_| report.total.calls > 0),
             model,
@@ -360,63 +307,102 @@ impl Worker {
     }
 }
 
-impl AgentFactory {
-    /// An agent over `session` (a new session when `None`).
-    fn open(&self, session: Option<LoadedSession>) -> Result<(Agent, SessionOpened), String> {
-        let (history, opened) = match session {
-            Some(loaded) => {
-                let file = self
-                    .store
-                    .open_for_append(&loaded)
-                    .map_err(|e| e.to_string())?;
-                let rounds = SessionSummary::of(&loaded).rounds;
-                let history = HistoryManager::replay(&loaded.records, Some(file));
-                let opened = SessionOpened {
-                    id: loaded.meta.id,
-                    name: loaded.meta.name,
-                    rounds,
-                    resumed: true,
-                    model: self.llm.model.clone(),
-                    recap: recap(&loaded.records, RECAP_ROUNDS),
-                    warnings: loaded.warnings,
-                };
-                (history, opened)
-            }
-            None => {
-                let (meta, file) = self.store.create(None).map_err(|e| e.to_string())?;
-                let opened = SessionOpened {
-                    id: meta.id,
-                    name: meta.name,
-                    rounds: 0,
-                    resumed: false,
-                    model: self.llm.model.clone(),
-                    warnings: Vec::new(),
-                    recap: Recap::default(),
-                };
-                (HistoryManager::new(Some(file)), opened)
-            }
-        };
-        let ctx = self
-            .tools
-            .context(&self.root)
-            .map_err(|e| format!("cannot open the project {}: {e}", self.root.display()))?;
-        if let Some(todos) = history.last_todo_list() {
-            ctx.set_todos(todos);
+/// Opens `loaded` (a new session for `None`) and says what was opened: for a stored session,
+/// how many rounds it holds and a recap of its last ones.
+fn open(
+    sessions: &Sessions,
+    loaded: Option<LoadedSession>,
+) -> Result<(Session, SessionOpened), SessionError> {
+    let (session, rounds, recap) = match loaded {
+        Some(loaded) => {
+            let rounds = SessionSummary::of(&loaded).rounds;
+            let recap = recap(&loaded.records, RECAP_ROUNDS);
+            (sessions.resume(loaded)?, rounds, recap)
         }
-        let llm = LlmClient::new(self.llm.clone()).map_err(|e| e.to_string())?;
-        let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
-            replies: self.replies.clone(),
-        });
-        let agent = Agent::new(
-            llm,
-            self.tools.registry(),
-            ctx,
-            self.config.clone(),
-            history,
-        )
-        .map_err(|e| e.to_string())?
-        .with_approvals(self.approval, Some(approver))
-        .with_hooks(self.hooks.clone());
-        Ok((agent, opened))
+        None => (sessions.create(None)?, 0, Recap::default()),
+    };
+    let opened = SessionOpened {
+        id: session.id().to_string(),
+        name: session.name().map(str::to_string),
+        rounds,
+        resumed: session.is_resumed(),
+        model: session.agent().model().to_string(),
+        warnings: session.warnings().to_vec(),
+        recap,
+    };
+    Ok((session, opened))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::path::Path;
+    use wright_core::AgentConfig;
+    use wright_core::approval::ApprovalMode;
+    use wright_core::compaction::ContextSettings;
+    use wright_core::hooks::Hooks;
+    use wright_llm::{LlmConfig, ProviderKind};
+
+    /// Says what it was asked for, so the test sees the worker went through it.
+    struct Named;
+
+    impl Reports for Named {
+        fn context(
+            &self,
+            _: &Path,
+            session: Option<&LoadedSession>,
+            settings: &ContextSettings,
+        ) -> String {
+            let id = session.map_or("none", |s| s.meta.id.as_str());
+            format!("context of {id} in a window of {}", settings.context_window)
+        }
+
+        fn session_table(&self, summaries: &[SessionSummary]) -> String {
+            format!("{} sessions\n", summaries.len())
+        }
+    }
+
+    fn notices(replies: &mut mpsc::UnboundedReceiver<Reply>) -> Vec<Notice> {
+        let mut out = Vec::new();
+        while let Ok(reply) = replies.try_recv() {
+            if let Reply::Notice(notice) = reply {
+                out.push(notice);
+            }
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn context_and_sessions_are_written_by_the_launchers_reports() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let config = WorkerConfig {
+            setup: AgentSetup {
+                root: root.path().to_path_buf(),
+                llm: LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+                agent: AgentConfig::default(),
+                tools: wright_tools::ToolSettings::default(),
+                approval: ApprovalMode::Ask,
+                approver: None,
+                hooks: Hooks::default(),
+            },
+            store: SessionStore::new(home.path(), root.path()),
+            prices: HashMap::new(),
+            reports: Box::new(Named),
+        };
+        let (reply_tx, mut replies) = mpsc::unbounded_channel();
+        let mut worker = Worker::open(config, None, reply_tx).unwrap();
+        let id = worker.session.id().to_string();
+        worker.handle(Request::Command(SlashCommand::Context)).await;
+        worker
+            .handle(Request::Command(SlashCommand::Sessions))
+            .await;
+        assert_eq!(
+            notices(&mut replies),
+            vec![
+                Notice::Info(format!("context of {id} in a window of 200000")),
+                Notice::Info(format!("1 sessions\nYou are in {id}.")),
+            ]
+        );
     }
 }

@@ -1,0 +1,206 @@
+//! The [`Agent`]: a model, the tools, the project they work in and the session's history,
+//! with what a round needs to know about each; built once per session.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use wright_llm::{LlmClient, LlmError};
+use wright_protocol::{TodoItem, Usage};
+use wright_tools::{ToolContext, ToolRegistry};
+
+use crate::approval::{ApprovalMode, Approvals, Approver};
+use crate::compaction::ContextSettings;
+use crate::history::HistoryManager;
+use crate::hooks::Hooks;
+use crate::prompt::system_prompt;
+
+use super::DEFAULT_MAX_STEPS;
+
+/// Bounds of the factor that calibrates the local `len // 3` estimate against the provider's
+/// own count of the last request (tokenizers differ: about 3 to 4 characters a token).
+const CALIBRATION_RANGE: (f64, f64) = (0.5, 2.0);
+
+/// How a round is run.
+#[derive(Debug, Clone, Default)]
+pub struct AgentConfig {
+    /// Model calls allowed in one round before it is stopped (0 means the default).
+    pub max_steps: u32,
+    /// Window, threshold, retained rounds, summary settings.
+    pub context: ContextSettings,
+}
+
+impl AgentConfig {
+    pub(super) fn max_steps(&self) -> u32 {
+        if self.max_steps == 0 {
+            DEFAULT_MAX_STEPS
+        } else {
+            self.max_steps
+        }
+    }
+}
+
+/// The agent: a model, the tools, the project they work in, and the session's history.
+pub struct Agent {
+    pub(super) llm: LlmClient,
+    pub(super) summary_llm: LlmClient,
+    pub(super) tools: ToolRegistry,
+    pub(super) ctx: ToolContext,
+    pub(super) system: String,
+    pub(super) config: AgentConfig,
+    pub(super) history: HistoryManager,
+    pub(super) approvals: Approvals,
+    pub(super) hooks: Hooks,
+    /// Provider tokens per locally estimated token, from the last request whose usage came
+    /// back; 1.0 until one has.
+    pub(super) calibration: f64,
+}
+
+impl Agent {
+    /// An agent over `tools` in the project of `ctx`, continuing `history`. The system prompt
+    /// is built once here, so every request of the session starts with the same bytes. Fails
+    /// only if the summary model's client cannot be made.
+    pub fn new(
+        llm: LlmClient,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        config: AgentConfig,
+        history: HistoryManager,
+    ) -> Result<Self, LlmError> {
+        let summary_llm = summary_client(&llm, &config)?;
+        Ok(Self::with_clients(
+            llm,
+            summary_llm,
+            tools,
+            ctx,
+            config,
+            history,
+        ))
+    }
+
+    /// [`new`](Self::new) with the summary model's client already made (see
+    /// [`summary_client`]).
+    pub(crate) fn with_clients(
+        llm: LlmClient,
+        summary_llm: LlmClient,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        config: AgentConfig,
+        history: HistoryManager,
+    ) -> Self {
+        let system = system_prompt(&tools);
+        Self {
+            llm,
+            summary_llm,
+            tools,
+            ctx,
+            system,
+            config,
+            calibration: history.calibration().map_or(1.0, clamp_calibration),
+            history,
+            approvals: Approvals::default(),
+            hooks: Hooks::default(),
+        }
+    }
+
+    /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Asks `approver` before a command or a file change that `mode` does not allow (see
+    /// [`approval`](crate::approval)). Without this, everything runs without asking
+    /// ([`ApprovalMode::Auto`]). With a mode that asks and no approver, such actions are denied.
+    /// Kinds approved "always" stay approved for this agent's lifetime.
+    pub fn with_approvals(
+        mut self,
+        mode: ApprovalMode,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Self {
+        self.approvals = Approvals::new(mode, approver);
+        self
+    }
+
+    /// The system prompt (layer L1) every request starts with.
+    pub fn system_prompt(&self) -> &str {
+        &self.system
+    }
+
+    /// The session's history.
+    pub fn history(&self) -> &HistoryManager {
+        &self.history
+    }
+
+    pub(super) fn cancellation(&self) -> &CancellationToken {
+        self.ctx.cancellation()
+    }
+
+    /// Uses `token` to stop the next round (Ctrl-C). A cancelled token stays cancelled, so an
+    /// interactive session gives every round a fresh one.
+    pub fn set_cancellation(&mut self, token: CancellationToken) {
+        self.ctx = self.ctx.clone().with_cancellation(token);
+    }
+
+    /// Switches the model for the next rounds (the summary model too, unless one is set).
+    pub fn set_model(&mut self, model: &str) -> Result<(), LlmError> {
+        let mut config = self.llm.config().clone();
+        config.model = model.to_string();
+        let llm = LlmClient::new(config)?;
+        if self.config.context.summary_model.is_none() {
+            self.summary_llm = llm.clone();
+        }
+        self.llm = llm;
+        Ok(())
+    }
+
+    /// The model the next round talks to.
+    pub fn model(&self) -> &str {
+        &self.llm.config().model
+    }
+
+    /// The current todo list.
+    pub fn todos(&self) -> Vec<TodoItem> {
+        self.ctx.todos()
+    }
+
+    /// What the user should know about how commands are confined, when they are not fully
+    /// (no sandbox on this system, or only part of one).
+    pub fn sandbox_note(&self) -> Option<String> {
+        self.ctx.sandbox_status().note()
+    }
+
+    /// The context settings (window, threshold, retained rounds).
+    pub fn context_settings(&self) -> &ContextSettings {
+        &self.config.context
+    }
+
+    /// The local estimate scaled by the provider's own count of the last request.
+    pub(super) fn calibrated(&self, estimate: u64) -> u64 {
+        (estimate as f64 * self.calibration) as u64
+    }
+
+    /// Learns how the provider's token count relates to the local estimate of a request.
+    pub(super) fn calibrate(&mut self, estimate: u64, usage: &Usage) {
+        if usage.prompt_tokens > 0 && estimate > 0 {
+            self.calibration = clamp_calibration(usage.prompt_tokens as f64 / estimate as f64);
+        }
+    }
+}
+
+/// The client that writes summaries: the configured summary model's, or `llm` itself when
+/// there is none or it is the same model. Fails only if that client cannot be made.
+pub(crate) fn summary_client(llm: &LlmClient, config: &AgentConfig) -> Result<LlmClient, LlmError> {
+    match &config.context.summary_model {
+        Some(model) if *model != llm.config().model => {
+            let mut summary_config = llm.config().clone();
+            summary_config.model = model.clone();
+            LlmClient::new(summary_config)
+        }
+        _ => Ok(llm.clone()),
+    }
+}
+
+fn clamp_calibration(factor: f64) -> f64 {
+    let (low, high) = CALIBRATION_RANGE;
+    factor.clamp(low, high)
+}

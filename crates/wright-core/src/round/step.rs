@@ -1,0 +1,112 @@
+//! One step as the round keeps it (spec A2, C1; DESIGN §9.2): the text the model wrote and its
+//! history form, the full observation for the scratchpad and its compressed form for history.
+
+use wright_protocol::{ErrorCode, HistoryResult, ToolCall, ToolResult};
+use wright_tools::ToolKind;
+
+use crate::react::FORMAT_REMINDER;
+use crate::trim::history_step_text;
+
+/// One step: what the model wrote and what it observed, in both forms.
+pub(super) struct StepRecord {
+    /// The step as written (scratchpad).
+    pub(super) text: String,
+    /// The step as history stores it (DESIGN §9.2).
+    pub(super) stored_text: String,
+    /// The full observation.
+    pub(super) observation: String,
+    /// Its history form (spec C1).
+    pub(super) compressed: String,
+    /// The tool that ran, if one did.
+    pub(super) tool: Option<String>,
+    /// Whether the reply counts as malformed.
+    pub(super) malformed: bool,
+}
+
+impl StepRecord {
+    /// A step that called a tool (of `kind`, when the tool exists) and got `result`. A call
+    /// the tool could not take counts as malformed and its observation restates the format.
+    pub(super) fn tool_step(
+        text: String,
+        call: ToolCall,
+        kind: Option<ToolKind>,
+        result: ToolResult,
+    ) -> Self {
+        let malformed = is_malformed_call(&result);
+        Self {
+            stored_text: history_step_text(&text, &call, kind),
+            compressed: wright_tools::compress_to_string(&call.tool, &result),
+            observation: if malformed {
+                format!("{}\n{FORMAT_REMINDER}", result.text)
+            } else {
+                result.text
+            },
+            text,
+            tool: Some(call.tool),
+            malformed,
+        }
+    }
+
+    /// A reply that could not be read: the observation restates the format, and history keeps
+    /// an error result.
+    pub(super) fn format_error(text: String, problem: &str) -> Self {
+        let message = format!("your action could not be read: {problem}");
+        let observation = format!("Error: {message}\n{FORMAT_REMINDER}");
+        let compressed = HistoryResult::error(ErrorCode::InvalidArguments, message).to_json();
+        Self {
+            stored_text: text.clone(),
+            text,
+            observation,
+            compressed,
+            tool: None,
+            malformed: true,
+        }
+    }
+}
+
+/// A call that names no tool or gives arguments the tool cannot take counts as a malformed reply.
+fn is_malformed_call(result: &ToolResult) -> bool {
+    matches!(
+        result.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::UnknownTool | ErrorCode::InvalidArguments)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tiers::tool_message;
+    use wright_protocol::Role;
+
+    #[test]
+    fn format_errors_are_stored_as_error_tool_results() {
+        let record = StepRecord::format_error("Action: Read{".into(), "bad json");
+        assert!(record.malformed);
+        assert!(record.observation.contains(FORMAT_REMINDER));
+        let compressed = record.compressed;
+        assert!(
+            compressed.starts_with(
+                r#"{"status":"error","data":null,"error":{"code":"invalid_arguments","#
+            ),
+            "spec E1 order: {compressed}"
+        );
+        assert_eq!(
+            Role::Tool,
+            tool_message(&compressed).role,
+            "stored with the tool role"
+        );
+    }
+
+    #[test]
+    fn a_call_the_tool_cannot_take_is_malformed_and_restates_the_format() {
+        let call = ToolCall {
+            tool: "Nope".into(),
+            args: serde_json::json!({}),
+        };
+        let result = ToolResult::error(ErrorCode::UnknownTool, "no tool Nope");
+        let record = StepRecord::tool_step("Action: Nope[{}]".into(), call, None, result);
+        assert!(record.malformed);
+        assert!(record.observation.ends_with(FORMAT_REMINDER));
+        assert_eq!(record.tool.as_deref(), Some("Nope"));
+    }
+}

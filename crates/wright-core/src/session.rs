@@ -1,0 +1,376 @@
+//! Sessions as the front ends use them: `wright exec` and the interactive session open a new,
+//! named or stored session through [`Sessions`], whose [`AgentBuilder`] is the one place an
+//! [`Agent`] is put together from the resolved settings; a [`Session`] runs rounds and
+//! compactions; [`SessionContext`] is what the next request of a stored session would hold
+//! (`wright context`, `/context`). Reading the settings is the command line's business.
+
+mod next_request;
+
+pub use next_request::SessionContext;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use wright_llm::{LlmClient, LlmConfig, LlmError};
+use wright_store::{LoadedSession, SessionStore, StoreError};
+use wright_tools::ToolSettings;
+
+use crate::approval::{ApprovalMode, Approver};
+use crate::error::RoundError;
+use crate::history::HistoryManager;
+use crate::hooks::Hooks;
+use crate::round::{Agent, AgentConfig, Events, RoundOutcome, summary_client};
+
+/// What every agent of a front end is made of, apart from its session: resolved from the
+/// settings once, then used for each session opened (`exec`'s one, the interactive session's
+/// first and each `/clear` or `/resume`).
+#[derive(Clone)]
+pub struct AgentSetup {
+    /// The project root the tools work in.
+    pub root: PathBuf,
+    /// How to reach the model.
+    pub llm: LlmConfig,
+    /// How rounds run.
+    pub agent: AgentConfig,
+    /// How the tools run (the checker's rules, the credential masker, the sandbox).
+    pub tools: ToolSettings,
+    /// Which actions run without asking.
+    pub approval: ApprovalMode,
+    /// Who is asked about the others; `None` denies them (`exec` has no one to ask).
+    pub approver: Option<Arc<dyn Approver>>,
+    /// The `pre_tool` and `post_tool` hooks.
+    pub hooks: Hooks,
+}
+
+/// Why a session could not be opened or its agent built.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The model's (or the summary model's) client cannot be made from the settings.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// The session file cannot be created, read or locked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The project directory cannot be used by the tools.
+    #[error("cannot open the project {}: {source}", root.display())]
+    Project {
+        /// The project root.
+        root: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Builds the [`Agent`] of a session: the model's clients, the tool registry and its context,
+/// the agent's settings, approvals and hooks, with the session's history and the todo list
+/// that history last wrote.
+pub struct AgentBuilder {
+    root: PathBuf,
+    llm: LlmClient,
+    summary_llm: LlmClient,
+    config: AgentConfig,
+    tools: ToolSettings,
+    approval: ApprovalMode,
+    approver: Option<Arc<dyn Approver>>,
+    hooks: Hooks,
+}
+
+impl AgentBuilder {
+    /// Makes the model's clients from `setup` now, so bad model settings fail before any
+    /// session is touched.
+    pub fn new(setup: AgentSetup) -> Result<Self, LlmError> {
+        let llm = LlmClient::new(setup.llm)?;
+        let summary_llm = summary_client(&llm, &setup.agent)?;
+        Ok(Self {
+            root: setup.root,
+            llm,
+            summary_llm,
+            config: setup.agent,
+            tools: setup.tools,
+            approval: setup.approval,
+            approver: setup.approver,
+            hooks: setup.hooks,
+        })
+    }
+
+    /// An agent over `history`, in a fresh tool context whose todo list is the one the
+    /// history's last successful TodoWrite left.
+    pub fn build(&self, history: HistoryManager) -> Result<Agent, SessionError> {
+        let ctx = self
+            .tools
+            .context(&self.root)
+            .map_err(|source| SessionError::Project {
+                root: self.root.clone(),
+                source,
+            })?;
+        if let Some(todos) = history.last_todo_list() {
+            ctx.set_todos(todos);
+        }
+        let agent = Agent::with_clients(
+            self.llm.clone(),
+            self.summary_llm.clone(),
+            self.tools.registry(),
+            ctx,
+            self.config.clone(),
+            history,
+        );
+        Ok(agent
+            .with_approvals(self.approval, self.approver.clone())
+            .with_hooks(self.hooks.clone()))
+    }
+
+    /// Agents built from now on talk to `model` (and summarise with it, unless a summary
+    /// model is set).
+    pub fn set_model(&mut self, model: &str) -> Result<(), LlmError> {
+        let mut config = self.llm.config().clone();
+        config.model = model.to_string();
+        let llm = LlmClient::new(config)?;
+        self.summary_llm = summary_client(&llm, &self.config)?;
+        self.llm = llm;
+        Ok(())
+    }
+}
+
+/// A project's sessions: where they are stored and how their agents are built.
+pub struct Sessions {
+    store: SessionStore,
+    agents: AgentBuilder,
+}
+
+impl Sessions {
+    /// The sessions in `store`, with agents from `agents`.
+    pub fn new(store: SessionStore, agents: AgentBuilder) -> Self {
+        Self { store, agents }
+    }
+
+    /// Where the sessions are stored (for listing, finding and removing them).
+    pub fn store(&self) -> &SessionStore {
+        &self.store
+    }
+
+    /// Starts a new session, called `name` if given.
+    pub fn create(&self, name: Option<&str>) -> Result<Session, SessionError> {
+        let (meta, file) = self.store.create(name)?;
+        let agent = self.agents.build(HistoryManager::new(Some(file)))?;
+        Ok(Session {
+            id: meta.id,
+            name: meta.name,
+            resumed: false,
+            warnings: Vec::new(),
+            agent,
+        })
+    }
+
+    /// Goes on with a stored session: its history is replayed and new records are appended
+    /// to its file, which stays locked while the session lives.
+    pub fn resume(&self, loaded: LoadedSession) -> Result<Session, SessionError> {
+        let file = self.store.open_for_append(&loaded)?;
+        let agent = self
+            .agents
+            .build(HistoryManager::replay(&loaded.records, Some(file)))?;
+        Ok(Session {
+            id: loaded.meta.id,
+            name: loaded.meta.name,
+            resumed: true,
+            warnings: loaded.warnings,
+            agent,
+        })
+    }
+
+    /// `exec --session NAME`: continues the newest session called `name` in this project, or
+    /// creates it; without a name, a new unnamed session.
+    pub fn open(&self, name: Option<&str>) -> Result<Session, SessionError> {
+        if let Some(name) = name
+            && let Some(loaded) = self.store.find_named(name)?
+        {
+            return self.resume(loaded);
+        }
+        self.create(name)
+    }
+
+    /// Switches `session` to `model`, and the sessions opened after it too.
+    pub fn set_model(&mut self, session: &mut Session, model: &str) -> Result<(), LlmError> {
+        session.agent.set_model(model)?;
+        self.agents.set_model(model)
+    }
+}
+
+/// An open session: its identity and its agent.
+pub struct Session {
+    id: String,
+    name: Option<String>,
+    resumed: bool,
+    warnings: Vec<String>,
+    agent: Agent,
+}
+
+impl Session {
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Its name, if it has one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Whether it was stored before (resumed) rather than created.
+    pub fn is_resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// Lines of its file that could not be read when it was resumed.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Its agent: the history, the model, the todo list, the settings.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// Runs one round for `input`, reporting to `events`; `cancel` stops it (Ctrl-C).
+    pub async fn run_round(
+        &mut self,
+        input: &str,
+        cancel: CancellationToken,
+        events: Events<'_>,
+    ) -> RoundOutcome {
+        self.agent.set_cancellation(cancel);
+        self.agent.run_round(input, events).await
+    }
+
+    /// Compacts now (`/compact`); `Ok(false)` when there is nothing to archive. `cancel`
+    /// stops it.
+    pub async fn compact(
+        &mut self,
+        cancel: CancellationToken,
+        events: Events<'_>,
+    ) -> Result<bool, RoundError> {
+        self.agent.set_cancellation(cancel);
+        self.agent.compact_now(events).await
+    }
+
+    /// Whether the session was created here and nothing was ever written to it: such a
+    /// session is removed when it is left, so opening wright and leaving does not bury the
+    /// last real session under an empty one (`--continue` takes the most recent).
+    pub fn is_unused(&self) -> bool {
+        !self.resumed && self.agent.history().all_messages().is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::path::Path;
+    use wright_llm::ProviderKind;
+    use wright_protocol::{Message, MessageMetadata, Role, TodoStatus};
+    use wright_store::RoundStatus;
+
+    fn setup(root: &Path) -> AgentSetup {
+        AgentSetup {
+            root: root.to_path_buf(),
+            llm: LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+            agent: AgentConfig::default(),
+            tools: ToolSettings::default(),
+            approval: ApprovalMode::Auto,
+            approver: None,
+            hooks: Hooks::default(),
+        }
+    }
+
+    fn sessions(home: &Path, root: &Path) -> Sessions {
+        let agents = AgentBuilder::new(setup(root)).unwrap();
+        Sessions::new(SessionStore::new(home, root), agents)
+    }
+
+    /// A round that wrote a todo list.
+    fn plan(history: &mut HistoryManager) {
+        history.open_round("plan").unwrap();
+        history
+            .push(Message::assistant(
+                "Action: TodoWrite[{\"todos\": [{\"id\": \"1\", \"content\": \"ship\", \"status\": \"in_progress\"}]}]",
+            ))
+            .unwrap();
+        history
+            .push(Message {
+                role: Role::Tool,
+                content: r#"{"status":"success","data":{}}"#.into(),
+                metadata: MessageMetadata {
+                    tool_name: Some("TodoWrite".into()),
+                    step: Some(1),
+                },
+            })
+            .unwrap();
+        history.end_round(RoundStatus::Finished).unwrap();
+    }
+
+    #[test]
+    fn open_goes_on_with_the_named_session_and_its_todo_list() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sessions = sessions(home.path(), root.path());
+        let (meta, file) = sessions.store().create(Some("work")).unwrap();
+        plan(&mut HistoryManager::new(Some(file)));
+
+        let again = sessions.open(Some("work")).unwrap();
+        assert_eq!(again.id(), meta.id);
+        assert_eq!(again.name(), Some("work"));
+        assert!(again.is_resumed());
+        assert!(!again.is_unused());
+        let todos = again.agent().todos();
+        assert_eq!(todos.len(), 1);
+        assert_eq!(
+            (todos[0].content.as_str(), todos[0].status),
+            ("ship", TodoStatus::InProgress)
+        );
+    }
+
+    #[test]
+    fn without_a_name_open_creates_a_new_session_with_nothing_written() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sessions = sessions(home.path(), root.path());
+        let session = sessions.open(None).unwrap();
+        assert!(!session.is_resumed());
+        assert!(session.is_unused());
+        assert_eq!(session.name(), None);
+    }
+
+    #[test]
+    fn a_project_the_tools_cannot_open_names_the_project() {
+        let home = tempfile::tempdir().unwrap();
+        let missing = home.path().join("no-such-project");
+        let sessions = sessions(home.path(), &missing);
+        let Err(error) = sessions.create(None) else {
+            panic!("a missing project opened");
+        };
+        assert!(
+            matches!(&error, SessionError::Project { root, .. } if *root == missing),
+            "{error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot open the project {}: ", missing.display())),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn bad_model_settings_fail_before_any_session_is_touched() {
+        let root = tempfile::tempdir().unwrap();
+        let mut bad = setup(root.path());
+        bad.llm.base_url = "not a url".into();
+        assert!(matches!(
+            AgentBuilder::new(bad),
+            Err(LlmError::InvalidConfig {
+                setting: "base_url",
+                ..
+            })
+        ));
+    }
+}

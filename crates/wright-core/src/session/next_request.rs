@@ -1,0 +1,68 @@
+//! The next request of a stored session, without opening it: what `wright context` and
+//! `/context` show, built by the same [`ContextBuilder`] as the requests a round sends.
+
+use std::path::Path;
+
+use wright_store::Record;
+use wright_tools::ToolRegistry;
+
+use crate::code_law::{self, CodeLaw, CodeLawError};
+use crate::context::ContextBuilder;
+use crate::history::HistoryManager;
+use crate::prompt::system_prompt;
+use crate::tiers::HistoryView;
+
+/// What the next request of a session would be built from: L1 for the builtin tools, the
+/// project's CODE_LAW.md as it is now, the session's history replayed from its records, and
+/// the todo list its last TodoWrite left.
+pub struct SessionContext {
+    system: String,
+    tool_count: usize,
+    code_law: Result<Option<CodeLaw>, CodeLawError>,
+    history: HistoryManager,
+    view: HistoryView,
+    recap: Option<String>,
+}
+
+impl SessionContext {
+    /// Reads the project at `root` and replays `records` (none for a session not begun yet).
+    /// Nothing is written and the session file is not locked.
+    pub fn load(root: &Path, records: &[Record]) -> Self {
+        let tools = ToolRegistry::builtin();
+        let history = HistoryManager::replay(records, None);
+        let recap = history
+            .last_todo_list()
+            .and_then(|todos| wright_tools::todo_recap(&todos));
+        Self {
+            system: system_prompt(&tools),
+            tool_count: tools.names().len(),
+            code_law: code_law::load(root),
+            view: HistoryView::new(&history),
+            history,
+            recap,
+        }
+    }
+
+    /// The ContextBuilder of the next request, with `input` as the user's input and an empty
+    /// scratchpad. An unreadable CODE_LAW.md is left out, as a round would leave it out.
+    pub fn builder<'a>(&'a self, input: &'a str) -> ContextBuilder<'a> {
+        let code_law = self.code_law.as_ref().ok().and_then(Option::as_ref);
+        self.view
+            .context(&self.system, code_law, input, &[], self.recap.as_deref())
+    }
+
+    /// The project's CODE_LAW.md: none, its rules, or why it cannot be read.
+    pub fn code_law(&self) -> Result<Option<&CodeLaw>, &CodeLawError> {
+        self.code_law.as_ref().map(Option::as_ref)
+    }
+
+    /// The session's history.
+    pub fn history(&self) -> &HistoryManager {
+        &self.history
+    }
+
+    /// How many tools L1 describes.
+    pub fn tool_count(&self) -> usize {
+        self.tool_count
+    }
+}
