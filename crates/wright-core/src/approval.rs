@@ -19,7 +19,7 @@ use wright_tools::{PreparedCall, ToolContext};
 
 pub use wright_protocol::ActionKind;
 
-use crate::round::Events;
+use crate::round::EventSink;
 
 /// The reason a denial gives when an action needs approval and nobody can give it.
 pub const NO_APPROVER_REASON: &str = "no one to ask (non-interactive); run with --approval auto";
@@ -209,7 +209,7 @@ impl Approvals {
         step: u32,
         prepared: &mut PreparedCall<'_>,
         ctx: &ToolContext,
-        events: Events<'_>,
+        events: &mut EventSink<'_>,
     ) -> Gate {
         let Some(kind) = prepared.kind().action() else {
             return Gate::Run;
@@ -232,7 +232,7 @@ impl Approvals {
             };
         };
         let call = prepared.call();
-        events(Event::ApprovalRequested {
+        events.emit(Event::ApprovalRequested {
             step,
             tool: call.tool.clone(),
             kind,
@@ -267,7 +267,7 @@ impl Approvals {
                 .map(str::to_string),
             Decision::Once | Decision::Always => None,
         };
-        events(Event::ApprovalDecided {
+        events.emit(Event::ApprovalDecided {
             step,
             decision: decision.verdict(),
             reason: reason.clone(),

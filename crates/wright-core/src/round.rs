@@ -71,11 +71,6 @@ impl<'a> EventSink<'a> {
         (self.events)(event);
     }
 
-    /// The callback itself, for the approval gate, which reports its question and the answer.
-    pub(crate) fn events(&mut self) -> Events<'_> {
-        &mut *self.events
-    }
-
     /// A storage failure becomes a warning, never a lost round.
     pub(crate) fn warn_unsaved(&mut self, result: Result<(), StoreError>) {
         if let Err(e) = result {

@@ -39,7 +39,7 @@ impl Round<'_> {
                 HookOutcome::Passed => {
                     let gate = agent
                         .approvals
-                        .gate(step, &mut prepared, &agent.ctx, self.sink.events())
+                        .gate(step, &mut prepared, &agent.ctx, &mut self.sink)
                         .await;
                     match gate {
                         Gate::Run => {
