@@ -74,6 +74,9 @@ impl LlmClient {
             ProviderKind::Anthropic => anthropic::endpoint(base_url),
         };
         let headers = request_headers(&config)?;
+        // reqwest is built without a crypto provider; ring is wright's. Installing it a second
+        // time (another client, another thread) fails harmlessly: one is installed.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .user_agent(USER_AGENT)
@@ -489,6 +492,14 @@ mod tests {
 
     fn config(base_url: &str) -> LlmConfig {
         LlmConfig::new(ProviderKind::OpenAi, base_url, "gpt-test")
+    }
+
+    #[test]
+    fn a_client_for_an_https_endpoint_has_a_tls_provider() {
+        // reqwest has no provider of its own; without ring installed this fails to build.
+        let client = LlmClient::new(config("https://api.openai.com/v1")).unwrap();
+        assert_eq!(client.url, "https://api.openai.com/v1/chat/completions");
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
     }
 
     #[test]
