@@ -4,26 +4,14 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_protocol::{ErrorCode, ToolResult};
 use wright_tools::CommandPolicy;
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_tools::ToolContext;
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::{code, project, run};
 
 async fn bash(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall {
-        tool: "Bash".into(),
-        args,
-    };
-    ToolRegistry::builtin().run(&call, ctx).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
+    run(ctx, "Bash", args).await
 }
 
 /// Waits until nothing runs in the project any more, then checks that the background job

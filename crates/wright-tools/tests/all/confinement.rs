@@ -13,11 +13,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::{ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::{code, project};
 
 /// A directory outside the project holding `secret.txt`.
 fn outside() -> tempfile::TempDir {
@@ -45,10 +41,6 @@ async fn write(ctx: &ToolContext, path: &str, content: &str) -> ToolResult {
 async fn edit(ctx: &ToolContext, path: &str) -> ToolResult {
     let args = json!({"file_path": path, "old_string": "secret", "new_string": "changed"});
     run(ctx, "Edit", args).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
 }
 
 fn secret_of(dir: &Path) -> String {

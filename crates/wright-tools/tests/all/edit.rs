@@ -9,11 +9,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::{ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::{code, project};
 
 fn put(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
     let abs = ctx.root().join(path);
@@ -43,10 +39,6 @@ async fn put_and_read(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) 
 async fn edit(ctx: &ToolContext, path: &str, old: &str, new: &str) -> ToolResult {
     let args = json!({"file_path": path, "old_string": old, "new_string": new});
     run(ctx, "Edit", args).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
 }
 
 fn message(result: &ToolResult) -> &str {

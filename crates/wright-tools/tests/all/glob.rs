@@ -6,20 +6,10 @@ use std::time::{Duration, SystemTime};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
-use wright_tools::{GlobTool, Tool, ToolContext, ToolRegistry};
+use wright_protocol::{ErrorCode, ToolResult};
+use wright_tools::{GlobTool, Tool, ToolContext};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
-
-fn write(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
-    let abs = ctx.root().join(path);
-    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    std::fs::write(abs, content).unwrap();
-}
+use crate::common::{code, project, run, write};
 
 /// Writes `path` with an mtime `secs` seconds after a fixed day.
 fn write_aged(ctx: &ToolContext, path: &str, secs: u64) {
@@ -34,15 +24,7 @@ fn write_aged(ctx: &ToolContext, path: &str, secs: u64) {
 }
 
 async fn glob(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall {
-        tool: "Glob".into(),
-        args,
-    };
-    ToolRegistry::builtin().run(&call, ctx).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
+    run(ctx, "Glob", args).await
 }
 
 fn files(result: &ToolResult) -> Vec<String> {

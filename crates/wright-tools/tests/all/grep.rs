@@ -9,17 +9,7 @@ use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::{GrepTool, Tool, ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
-
-fn write(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
-    let abs = ctx.root().join(path);
-    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    std::fs::write(abs, content).unwrap();
-}
+use crate::common::{code, project, write};
 
 /// Writes `path` with an mtime `secs` seconds after a fixed day.
 fn write_aged(ctx: &ToolContext, path: &str, content: &str, secs: u64) {
@@ -45,10 +35,6 @@ async fn grep(ctx: &ToolContext, args: Value) -> ToolResult {
         result.text
     );
     result
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
 }
 
 fn files(result: &ToolResult) -> Vec<String> {

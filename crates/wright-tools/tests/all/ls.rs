@@ -2,31 +2,13 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_protocol::{ErrorCode, ToolResult};
+use wright_tools::ToolContext;
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
-
-fn write(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
-    let abs = ctx.root().join(path);
-    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    std::fs::write(abs, content).unwrap();
-}
+use crate::common::{code, project, run, write};
 
 async fn ls(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall {
-        tool: "LS".into(),
-        args,
-    };
-    ToolRegistry::builtin().run(&call, ctx).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
+    run(ctx, "LS", args).await
 }
 
 fn names(result: &ToolResult) -> Vec<String> {

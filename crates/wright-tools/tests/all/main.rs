@@ -1,10 +1,11 @@
 //! wright-tools' integration tests, as modules of one binary so that the crate and its
-//! dependencies are linked once rather than once per file. `tests/command_corpus.rs` is apart.
+//! dependencies are linked once rather than once per file.
 
 // Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bash;
+mod common;
 mod compress;
 mod confinement;
 mod corpus_robustness;

@@ -5,11 +5,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::{ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::{code, project};
 
 async fn run(ctx: &ToolContext, tool: &str, args: Value) -> ToolResult {
     let call = ToolCall {
@@ -32,10 +28,6 @@ async fn multi_edit(ctx: &ToolContext, path: &str, edits: Value) -> ToolResult {
 
 fn on_disk(ctx: &ToolContext, path: &str) -> String {
     std::fs::read_to_string(ctx.root().join(path)).unwrap()
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
 }
 
 fn message(result: &ToolResult) -> &str {

@@ -5,11 +5,7 @@ use serde_json::{Value, json};
 use wright_protocol::ToolCall;
 use wright_tools::{ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::project;
 
 fn call(tool: &str, args: Value) -> ToolCall {
     ToolCall {

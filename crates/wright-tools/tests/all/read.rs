@@ -6,31 +6,13 @@ use std::time::{Duration, SystemTime};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_protocol::{ErrorCode, ToolResult};
+use wright_tools::ToolContext;
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
-
-fn write(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
-    let abs = ctx.root().join(path);
-    std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    std::fs::write(abs, content).unwrap();
-}
+use crate::common::{code, project, run, write};
 
 async fn read(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall {
-        tool: "Read".into(),
-        args,
-    };
-    ToolRegistry::builtin().run(&call, ctx).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
+    run(ctx, "Read", args).await
 }
 
 fn message(result: &ToolResult) -> &str {

@@ -16,9 +16,11 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_protocol::{ErrorCode, ToolResult};
 use wright_tools::CommandPolicy;
-use wright_tools::{SandboxPolicy, SandboxStatus, ToolContext, ToolRegistry};
+use wright_tools::{SandboxPolicy, SandboxStatus, ToolContext};
+
+use crate::common::run;
 
 fn project() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -52,11 +54,7 @@ async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
 }
 
 async fn bash_with(ctx: &ToolContext, args: Value) -> ToolResult {
-    let call = ToolCall {
-        tool: "Bash".into(),
-        args,
-    };
-    ToolRegistry::builtin().run(&call, ctx).await
+    run(ctx, "Bash", args).await
 }
 
 fn exit_code(result: &ToolResult) -> i64 {

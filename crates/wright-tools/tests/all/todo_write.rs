@@ -5,11 +5,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, TodoItem, TodoStatus, ToolCall, ToolResult};
 use wright_tools::{ToolContext, ToolRegistry, compress, todo_recap};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::project;
 
 async fn todo_write(ctx: &ToolContext, todos: Value) -> ToolResult {
     let call = ToolCall {

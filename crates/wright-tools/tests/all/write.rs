@@ -9,11 +9,7 @@ use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::{ToolContext, ToolRegistry};
 
-fn project() -> (tempfile::TempDir, ToolContext) {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = ToolContext::new(dir.path()).unwrap();
-    (dir, ctx)
-}
+use crate::common::{code, project};
 
 fn put(ctx: &ToolContext, path: &str, content: impl AsRef<[u8]>) {
     let abs = ctx.root().join(path);
@@ -35,10 +31,6 @@ async fn run(ctx: &ToolContext, tool: &str, args: Value) -> ToolResult {
 
 async fn write(ctx: &ToolContext, path: &str, content: &str) -> ToolResult {
     run(ctx, "Write", json!({"file_path": path, "content": content})).await
-}
-
-fn code(result: &ToolResult) -> Option<ErrorCode> {
-    result.error.as_ref().map(|e| e.code)
 }
 
 fn message(result: &ToolResult) -> &str {
