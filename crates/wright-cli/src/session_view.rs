@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
 use wright_core::stored::rounds;
-use wright_protocol::text::{self, first_line};
+use wright_protocol::text::{self, first_line, plural};
 use wright_protocol::{Message, Role, Usage};
 use wright_store::{CompactionRecord, LoadedSession, Record, RoundStatus, SessionSummary};
 
@@ -298,9 +298,6 @@ where
 {
     at.with_timezone(tz).format(TIME_FORMAT).to_string()
 }
-
-/// `1 round`, `3 rounds`.
-pub use wright_protocol::text::plural;
 
 /// `1234567` as `1,234,567`.
 fn thousands(n: u64) -> String {

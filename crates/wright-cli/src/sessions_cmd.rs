@@ -10,7 +10,9 @@ use wright_store::{LoadedSession, Record, SessionStore, SessionSummary, StoreErr
 
 use crate::config;
 use crate::session;
-use crate::session_view::{local_time, plural, session_table, transcript};
+use wright_protocol::text::plural;
+
+use crate::session_view::{local_time, session_table, transcript};
 
 /// Exit code: the session asked for does not exist, or the query is ambiguous.
 const EXIT_USAGE: u8 = 2;

@@ -64,10 +64,6 @@ pub struct ContextBuilder<'a> {
     pub todo_recap: Option<&'a str>,
 }
 
-/// The ContextBuilder under the name its fields went by before it had one: filled in field by
-/// field and assembled with [`build_request`].
-pub type RequestParts<'a> = ContextBuilder<'a>;
-
 /// How many layers a request has: spec A1's five, with L3 in two parts and the scratchpad of
 /// spec A2 between the input and the recap.
 pub const LAYER_COUNT: usize = 7;
@@ -165,11 +161,6 @@ impl<'a> ContextBuilder<'a> {
             stop: vec![STOP_SEQUENCE.to_string()],
         }
     }
-}
-
-/// Assembles one request from its parts: [`ContextBuilder::request`].
-pub fn build_request(parts: &RequestParts<'_>) -> ChatRequest {
-    parts.request()
 }
 
 /// The chat message a history message becomes (spec E1).

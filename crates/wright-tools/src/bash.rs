@@ -223,22 +223,15 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     let (stdout, stdout_chars) = running.out.shown();
     let (stderr, stderr_chars) = running.err.shown();
     let exit = running.status.as_ref().map(describe_exit);
-    let data = BashData {
-        command: args.command,
-        exit_code: exit.as_ref().and_then(|e| e.code),
-        signal: exit.as_ref().and_then(|e| e.signal.clone()),
-        stdout: stdout.clone(),
-        stderr: stderr.clone(),
-        stdout_chars,
-        stderr_chars,
-        timed_out: end == End::TimedOut,
-    };
-    let status_line = exit.map_or_else(|| "Exit code: unknown".to_string(), |e| e.line);
+    let status_line = exit
+        .as_ref()
+        .map_or_else(|| "Exit code: unknown".to_string(), |e| e.line.clone());
     let report = format!(
         "{status_line}\n{}\n{}",
         section("stdout", &stdout),
         section("stderr", &stderr)
     );
+    let hint = sandbox_hint(sandbox, &stderr);
     let mut result = match end {
         End::Exited => ToolResult::success("", Value::Null),
         End::TimedOut => ToolResult::error(
@@ -253,14 +246,21 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             "the command was interrupted by the user and stopped; its output so far is below",
         ),
     };
-    result.data = to_value(&data);
+    result.data = to_value(&BashData {
+        command: args.command,
+        exit_code: exit.as_ref().and_then(|e| e.code),
+        signal: exit.and_then(|e| e.signal),
+        stdout,
+        stderr,
+        stdout_chars,
+        stderr_chars,
+        timed_out: end == End::TimedOut,
+    });
     if end != End::Exited {
         notes.push(result.text);
     }
     notes.push(report);
-    if let Some(hint) = sandbox_hint(sandbox, &stderr) {
-        notes.push(hint);
-    }
+    notes.extend(hint);
     result.text = notes.join("\n");
     Ok(result)
 }

@@ -7,6 +7,7 @@ use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use wright_protocol::text::plural;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{parse_args, schema_of};
@@ -77,7 +78,7 @@ fn edit_result(applied: Applied) -> ToolResult {
     let mut text = format!(
         "Edited {}: {}",
         applied.shown,
-        count(outcome.replacements, "replacement")
+        plural(outcome.replacements, "replacement")
     );
     push_ranges(&mut text, &applied.report);
     if outcome.rung != Rung::Exact {
@@ -431,9 +432,6 @@ fn has_line_number_prefixes(old: &str) -> bool {
     lines.peek().is_some() && lines.all(numbered)
 }
 
-/// `1 replacement`, `2 replacements`.
-pub(crate) use wright_protocol::text::plural as count;
-
 /// Appends `, lines 10-14 changed.` (or just `.`) to the summary line.
 pub(crate) fn push_ranges(text: &mut String, report: &DiffReport) {
     let ranges = report.describe_ranges();
@@ -473,7 +471,7 @@ mod tests {
 
     #[test]
     fn counts_are_pluralised() {
-        assert_eq!(count(1, "edit"), "1 edit");
-        assert_eq!(count(3, "edit"), "3 edits");
+        assert_eq!(plural(1usize, "edit"), "1 edit");
+        assert_eq!(plural(3usize, "edit"), "3 edits");
     }
 }

@@ -3,11 +3,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use wright_protocol::text::plural;
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{EditOutcome, to_value};
-use crate::edit::{Applied, EditCall, EditSpec, Numbering, count, push_diff, push_ranges};
+use crate::edit::{Applied, EditCall, EditSpec, Numbering, push_diff, push_ranges};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
 const SHAPE: &str = r#"{"file_path": string, "edits": [{"old_string": string, "new_string": string, "replace_all"?: boolean}, ...]}"#;
@@ -69,8 +70,8 @@ fn multi_edit_result(applied: Applied) -> ToolResult {
     let mut text = format!(
         "Edited {}: {}, {}",
         applied.shown,
-        count(applied.outcomes.len(), "edit"),
-        count(replacements, "replacement")
+        plural(applied.outcomes.len(), "edit"),
+        plural(replacements, "replacement")
     );
     push_ranges(&mut text, &applied.report);
     for (index, outcome) in applied.outcomes.iter().enumerate() {

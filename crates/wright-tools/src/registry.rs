@@ -100,8 +100,8 @@ impl ToolRegistry {
     }
 
     /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever
-    /// approves it: writes to [`PROTECTED_FILES`] and the tool's own [`Tool::check`] (the
-    /// dangerous-command checker). `Err` is the finished result of a call that will not run:
+    /// approves it: the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker)
+    /// and writes to [`PROTECTED_FILES`]. `Err` is the finished result of a call that will not run:
     /// an unknown tool (naming the valid ones) or a refusal.
     pub fn prepare<'a>(
         &'a self,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
-use wright_protocol::text::take_chars;
+use wright_protocol::text::{plural, take_chars};
 
 use crate::args::{parse_args, schema_of};
 use crate::context::Freshness;
@@ -145,8 +145,8 @@ async fn write(args: WriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolErr
     let mut text = format!(
         "{} {shown} ({}, {}).",
         if existing { "Overwrote" } else { "Created" },
-        crate::edit::count(lines, "line"),
-        crate::edit::count(byte_count, "byte"),
+        plural(lines, "line"),
+        plural(byte_count, "byte"),
     );
     match (format.crlf, format.bom) {
         (true, true) => text.push_str(" Kept its CRLF line endings and UTF-8 BOM."),

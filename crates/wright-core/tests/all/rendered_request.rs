@@ -3,7 +3,7 @@
 use chrono::{TimeZone, Utc};
 use serde_json::json;
 use wright_core::code_law::CodeLaw;
-use wright_core::context::{RequestParts, ScratchStep, build_request};
+use wright_core::context::{ContextBuilder, ScratchStep};
 use wright_core::history::SummaryEntry;
 use wright_core::mention::preprocess;
 use wright_core::prompt::system_prompt;
@@ -81,7 +81,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
             status: TodoStatus::InProgress,
         },
     ]);
-    let request = build_request(&RequestParts {
+    let request = ContextBuilder {
         system: &system,
         code_law: Some(&law),
         summaries: &summaries,
@@ -89,6 +89,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
         input: &input,
         scratchpad: &scratchpad,
         todo_recap: recap.as_deref(),
-    });
+    }
+    .request();
     insta::assert_snapshot!(render(&request));
 }

@@ -5,6 +5,7 @@
 //! Items that are already strings (a result compressed before) are kept as they are.
 
 use serde_json::{Map, Value, json};
+use wright_protocol::text;
 
 use super::{Limits, copy, count, cut_line};
 
@@ -88,23 +89,20 @@ fn grep_counts(data: &Map<String, Value>, mode: &str) -> Option<(String, &'stati
         ("content" | "count", Some(matches), Some(files)) => Some((
             format!(
                 "{} in {}",
-                plural(matches, "match", "matches"),
-                plural(files, "file", "files")
+                text::count(matches, "match", "matches"),
+                text::count(files, "file", "files")
             ),
             FOR,
         )),
         (_, _, Some(1)) => Some(("1 file matches".to_string(), " ")),
         (_, _, Some(files)) => Some((format!("{files} files match"), " ")),
-        (_, Some(matches), None) => Some((plural(matches, "match", "matches"), FOR)),
+        (_, Some(matches), None) => Some((text::count(matches, "match", "matches"), FOR)),
         (_, None, None) => None,
     }
 }
 
 /// Joins counts to the pattern they are for.
 const FOR: &str = " for ";
-
-/// `1 file`, `3 files`, `1 match`, `3 matches`.
-use wright_protocol::text::count as plural;
 
 /// `{file, line, text}` as `file:line: text`, the text cut to `chars` characters.
 fn render_match(item: &Value, chars: usize) -> Value {

@@ -7,7 +7,9 @@ use serde_json::Value;
 use wright_core::stored::{self, StoredRound};
 use wright_store::{Record, RoundStatus};
 
-use super::transcript::{clean, plural};
+use wright_protocol::text::plural;
+
+use super::transcript::clean;
 use crate::render::Theme;
 use crate::render::palette::{DIM, ERROR};
 

@@ -15,7 +15,9 @@ use super::commands::{self, SlashCommand};
 use super::complete::{self, Completion, FileIndex};
 use super::history::InputHistory;
 use super::input::{Composer, Edit};
-use super::transcript::{Transcript, plural, styled};
+use wright_protocol::text::plural;
+
+use super::transcript::{Transcript, styled};
 use super::worker::{Notice, Reply, Request, SessionOpened};
 use crate::render::palette::{DIM, WARNING};
 use crate::render::{self, StatusInfo, Theme};

@@ -9,6 +9,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
+use wright_protocol::text::plural;
 use wright_protocol::{
     ActionKind, ApprovalVerdict, ErrorCode, Event, FailureCode, ToolError, ToolStatus,
 };
@@ -502,9 +503,6 @@ pub fn tokens(n: u64) -> String {
         _ => scaled(1_000_000, "M"),
     }
 }
-
-/// `1 round`, `3 rounds`.
-pub use wright_protocol::text::plural;
 
 #[cfg(test)]
 mod tests;

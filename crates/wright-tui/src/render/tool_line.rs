@@ -171,7 +171,7 @@ fn subject(tool: &str, args: &Value, data: Option<&ToolData>) -> String {
 }
 
 /// `n thing` or `n things`.
-use wright_protocol::text::{count, count as count_of};
+use wright_protocol::text::count;
 
 /// `+3 −1`, in green and red.
 fn added_removed(edit: &EditData) -> Vec<Span<'static>> {
@@ -204,8 +204,8 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
         ToolData::Read(read) => return vec![read_range(read)],
         ToolData::Edit(edit) => {
             let mut spans = vec![Span::raw(match edit.edits_applied {
-                Some(edits) => count_of(edits, "edit", "edits"),
-                None => count_of(edit.replacements, "replacement", "replacements"),
+                Some(edits) => count(edits, "edit", "edits"),
+                None => count(edit.replacements, "replacement", "replacements"),
             })];
             spans.extend(added_removed(edit));
             spans
@@ -213,7 +213,7 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
         ToolData::Write(write) => vec![Span::raw(format!(
             "{}, {}",
             write.action.as_str(),
-            count_of(write.lines, "line", "lines")
+            count(write.lines, "line", "lines")
         ))],
         ToolData::Grep(grep) => {
             let files = grep.total_files;
@@ -222,22 +222,22 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
                 Some(matches) => format!(
                     "{} in {}",
                     count(matches, "match", "matches"),
-                    count_of(files, "file", "files")
+                    count(files, "file", "files")
                 ),
-                None => count_of(files, "file", "files"),
+                None => count(files, "file", "files"),
             };
             vec![Span::raw(text)]
         }
         ToolData::Glob(glob) => match glob.total {
             0 => vec![Span::raw("no files")],
-            total => vec![Span::raw(count_of(total, "file", "files"))],
+            total => vec![Span::raw(count(total, "file", "files"))],
         },
         ToolData::Ls(ls) => match (ls.dirs, ls.files) {
             (0, 0) => vec![Span::raw("empty")],
             (dirs, files) => vec![Span::raw(format!(
                 "{}, {}",
-                count_of(dirs, "dir", "dirs"),
-                count_of(files, "file", "files")
+                count(dirs, "dir", "dirs"),
+                count(files, "file", "files")
             ))],
         },
         ToolData::Todo(todo) => vec![Span::raw(format!("{}/{} done", todo.completed, todo.total))],
@@ -252,13 +252,10 @@ fn read_range(read: &ReadData) -> Span<'static> {
     let text = if total == 0 {
         "empty".to_string()
     } else if first == 1 && shown == total {
-        count_of(total, "line", "lines")
+        count(total, "line", "lines")
     } else {
         let last = (first + shown).saturating_sub(1);
-        format!(
-            "{first}\u{2013}{last} of {}",
-            count_of(total, "line", "lines")
-        )
+        format!("{first}\u{2013}{last} of {}", count(total, "line", "lines"))
     };
     Span::styled(format!(" ({text})"), DIM)
 }
