@@ -8,7 +8,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
 use wright_core::stored::rounds;
 use wright_protocol::text::{self, first_line, plural};
-use wright_protocol::{Message, Role, Usage};
+use wright_protocol::{HistoryResult, Message, Role, Usage};
 use wright_store::{CompactionRecord, LoadedSession, Record, RoundStatus, SessionSummary};
 
 /// How times are shown: local, to the second, sortable.
@@ -229,20 +229,16 @@ fn usage_line(usage: &Usage, calls: usize) -> String {
 /// the status, and the error or the data's short facts.
 pub fn tool_line(tool: Option<&str>, compressed: &str) -> String {
     let tool = tool.unwrap_or("observation");
-    let Ok(result) = serde_json::from_str::<Value>(compressed) else {
+    let Ok(result) = serde_json::from_str::<HistoryResult>(compressed) else {
         return clip(
             &format!("{tool}: {}", first_line(compressed)),
             MAX_RESULT_LINE,
         );
     };
-    let status = result["status"].as_str().unwrap_or("?");
-    let facts = match &result["error"] {
-        Value::Object(error) => format!(
-            "{}: {}",
-            error.get("code").and_then(Value::as_str).unwrap_or("error"),
-            first_line(error.get("message").and_then(Value::as_str).unwrap_or(""))
-        ),
-        _ => data_facts(&result["data"]),
+    let status = result.status.as_str();
+    let facts = match &result.error {
+        Some(error) => format!("{}: {}", error.code, first_line(&error.message)),
+        None => data_facts(&result.data),
     };
     let line = if facts.is_empty() {
         format!("{tool} · {status}")

@@ -4,7 +4,7 @@
 //! ToolResultCompressor.
 
 use wright_llm::ChatRequest;
-use wright_protocol::{Message, MessageMetadata, Role, ToolResult, ToolStatus};
+use wright_protocol::{HistoryResult, Message, MessageMetadata, Role, ToolResult};
 use wright_tools::CompressionLevel;
 
 use crate::code_law::CodeLaw;
@@ -107,14 +107,11 @@ impl HistoryView {
 
 /// A stored `{status, data, error}` compressed again at the tight tier.
 fn tighter(message: &Message) -> Option<String> {
-    let stored: serde_json::Value = serde_json::from_str(&message.content).ok()?;
-    let status: ToolStatus = serde_json::from_value(stored.get("status")?.clone()).ok()?;
+    let stored: HistoryResult = serde_json::from_str(&message.content).ok()?;
     let result = ToolResult {
-        status,
-        data: stored.get("data").cloned().unwrap_or_default(),
-        error: stored
-            .get("error")
-            .and_then(|e| serde_json::from_value(e.clone()).ok()),
+        status: stored.status,
+        data: stored.data,
+        error: stored.error,
         text: String::new(),
         stats: serde_json::Value::Null,
         context: serde_json::Value::Null,

@@ -22,6 +22,16 @@ pub enum ToolStatus {
     Error,
 }
 
+impl ToolStatus {
+    /// The status as it appears in JSON: `success` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Success => "success",
+            ToolStatus::Error => "error",
+        }
+    }
+}
+
 /// A stable, machine-readable reason for a tool error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -8,8 +8,12 @@
 //! looks like. Markers such as `truncated`, `applied`, `fallback` and `modified_externally` are
 //! kept wherever the tool set them.
 //!
-//! The rules are pure functions of `(tool, result)`. A field missing from the data is left out;
-//! data of an unexpected shape falls back to the default rule; nothing here panics.
+//! The rules are pure functions of `(tool, result)`. Each tool's rule reads the data through
+//! its history form, a type whose fields are those of the tool's data (see [`crate::data`]) and
+//! of its history form together, all optional: the same type reads what the tool returned and
+//! what an earlier compression kept, so history can be compressed again. A field missing from
+//! the data is left out; data of an unexpected shape falls back to the default rule; nothing
+//! here panics.
 //!
 //! # Tiers
 //!
@@ -37,7 +41,9 @@ mod search;
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 use wright_protocol::{HistoryResult, ToolResult};
 
 /// Spec A3: Read keeps at most 500 lines of the current range ("上限 500 行，仅当前区间").
@@ -203,20 +209,32 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
     by_tool.unwrap_or_else(|| fallback::shrink(data, limits))
 }
 
-/// Copies the `keys` that `data` has into `out`, as they are.
-fn copy(out: &mut Map<String, Value>, data: &Map<String, Value>, keys: &[&str]) {
-    for key in keys {
-        if let Some(value) = data.get(*key) {
-            out.insert((*key).to_string(), value.clone());
-        }
+/// `data` read as a tool's history form `T` (whose fields are all optional), or `None` when it
+/// is not an object or a field has an unexpected type: the default rule takes such data.
+fn read_form<T: DeserializeOwned>(data: &Value) -> Option<T> {
+    if !data.is_object() {
+        return None;
     }
+    T::deserialize(data).ok()
 }
 
-/// A non-negative integer field of `data`, as a count.
-fn count(data: &Map<String, Value>, key: &str) -> Option<usize> {
-    data.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|n| usize::try_from(n).ok())
+/// A form as the JSON history keeps (`None` fields left out).
+fn to_value(form: &impl Serialize) -> Option<Value> {
+    serde_json::to_value(form).ok()
+}
+
+/// A field a tool may set to `null`: absent (`None`), `null` (`Some(None)`) or a value. History
+/// keeps a `null` the tool wrote (`"fallback": null` says the exact match worked).
+type Nullable<T> = Option<Option<T>>;
+
+/// Reads a present field, `null` included, as `Some`; with `#[serde(default)]` an absent one
+/// stays `None`.
+fn nullable<'de, D, T>(deserializer: D) -> Result<Nullable<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// `line` cut to `max` characters, with `… [+N chars]` saying how much went.

@@ -240,11 +240,22 @@ pub fn todo_recap(todos: &[TodoItem]) -> Option<String> {
 /// The history form of a TodoWrite result's `data` (spec A3: the recap only), or `None` if it
 /// holds neither a recap nor a readable list.
 pub(crate) fn compressed_recap(data: &Value) -> Option<Value> {
-    if let Some(recap) = data.get("recap").and_then(Value::as_str) {
-        return Some(json!({ "recap": recap }));
+    /// What history needs of a [`TodoData`]: its recap, or the list to make one from.
+    #[derive(Deserialize)]
+    struct Seen {
+        recap: Option<String>,
+        todos: Option<Vec<TodoItem>>,
     }
-    let todos: Vec<TodoItem> = serde_json::from_value(data.get("todos")?.clone()).ok()?;
-    Some(json!({ "recap": one_line_recap(&todos) }))
+    if !data.is_object() {
+        return None;
+    }
+    let seen = Seen::deserialize(data).ok()?;
+    let recap = match (seen.recap, seen.todos) {
+        (Some(recap), _) => recap,
+        (None, Some(todos)) => one_line_recap(&todos),
+        (None, None) => return None,
+    };
+    Some(json!({ "recap": recap }))
 }
 
 #[cfg(test)]

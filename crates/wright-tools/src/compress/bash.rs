@@ -1,58 +1,85 @@
 //! Spec A3 rule for Bash: a summary of the run, the end of stdout and the end of stderr.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use super::{Limits, Lines, copy, count, cut_line};
+use super::{Limits, Lines, Nullable, cut_line, nullable, read_form, to_value};
+
+/// The history form of a Bash run ([`crate::data::BashData`] with the streams replaced by
+/// their line counts and last lines).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct BashForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<String>,
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    exit_code: Nullable<i32>,
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    signal: Nullable<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timed_out: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdout_chars: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stderr_chars: Option<usize>,
+    /// Read to make the tail; history keeps the tail instead.
+    #[serde(skip_serializing)]
+    stdout: Option<String>,
+    #[serde(skip_serializing)]
+    stderr: Option<String>,
+    /// History only: lines stdout had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdout_lines: Option<usize>,
+    /// History only: the last lines of stdout, when it had any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdout_tail: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stderr_lines: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stderr_tail: Option<String>,
+}
 
 /// Bash: the command (cut), how it ended, the stream sizes, the last
 /// [`Limits::stdout_tail_lines`] lines of stdout and the last [`Limits::stderr_tail_lines`]
 /// lines of stderr (spec A3: "stderr 末尾 20 行，stdout 仅摘要").
 pub(super) fn bash(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    if let Some(command) = data.get("command").and_then(Value::as_str) {
-        out.insert(
-            "command".into(),
-            json!(cut_line(command, limits.command_chars)),
-        );
-    }
-    copy(
-        &mut out,
-        data,
-        &[
-            "exit_code",
-            "signal",
-            "timed_out",
-            "stdout_chars",
-            "stderr_chars",
-        ],
-    );
-    tail(&mut out, data, "stdout", limits.stdout_tail_lines, limits);
-    tail(&mut out, data, "stderr", limits.stderr_tail_lines, limits);
-    Some(Value::Object(out))
+    let mut form: BashForm = read_form(data)?;
+    form.command = form
+        .command
+        .map(|command| cut_line(&command, limits.command_chars).into_owned());
+    let stdout = Stream {
+        text: form.stdout.take(),
+        tail: form.stdout_tail.take(),
+        lines: form.stdout_lines,
+    };
+    (form.stdout_lines, form.stdout_tail) = stdout.tail(limits.stdout_tail_lines, limits);
+    let stderr = Stream {
+        text: form.stderr.take(),
+        tail: form.stderr_tail.take(),
+        lines: form.stderr_lines,
+    };
+    (form.stderr_lines, form.stderr_tail) = stderr.tail(limits.stderr_tail_lines, limits);
+    to_value(&form)
 }
 
-/// Puts `<stream>_tail` (the last `max` lines, if any) and `<stream>_lines` (how many lines
-/// the stream had) into `out`, from the stream itself or from a tail compressed before.
-fn tail(
-    out: &mut Map<String, Value>,
-    data: &Map<String, Value>,
-    stream: &str,
-    max: usize,
-    limits: &Limits,
-) {
-    let tail_key = format!("{stream}_tail");
-    let lines_key = format!("{stream}_lines");
-    let (text, total) = match data.get(stream).and_then(Value::as_str) {
-        Some(text) => (text, None),
-        None => match data.get(&tail_key).and_then(Value::as_str) {
-            Some(text) => (text, count(data, &lines_key)),
-            None => return,
-        },
-    };
-    let lines = Lines::tail(text, max, limits.short_line_chars);
-    out.insert(lines_key, json!(total.unwrap_or(lines.total)));
-    if !lines.text.is_empty() {
-        out.insert(tail_key, json!(lines.text));
+/// One output stream as a result has it: whole from the tool, or as a tail from history.
+struct Stream {
+    text: Option<String>,
+    tail: Option<String>,
+    lines: Option<usize>,
+}
+
+impl Stream {
+    /// How many lines the stream had, and its last `max` lines when it had any.
+    fn tail(self, max: usize, limits: &Limits) -> (Option<usize>, Option<String>) {
+        let (text, total) = match (self.text, self.tail) {
+            (Some(text), _) => (text, None),
+            (None, Some(tail)) => (tail, self.lines),
+            // An empty stream compressed before: its count is all there is.
+            (None, None) => return (self.lines, None),
+        };
+        let lines = Lines::tail(&text, max, limits.short_line_chars);
+        let total = total.unwrap_or(lines.total);
+        (Some(total), (!lines.text.is_empty()).then_some(lines.text))
     }
 }

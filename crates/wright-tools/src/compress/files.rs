@@ -1,121 +1,174 @@
 //! Spec A3 rules for the tools that read and change files: Read, Write, Edit and MultiEdit.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
 
-use super::{Limits, Lines, copy, count, fallback};
+use super::{Limits, Lines, Nullable, fallback, nullable, read_form, to_value};
+use crate::data::WriteAction;
+
+/// The history form of a Read ([`crate::data::ReadData`] without `limit`): where the window
+/// sits, its markers, and its first lines.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct ReadForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines_shown: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_lines: Option<usize>,
+    /// A number, kept as written.
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    mtime: Nullable<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    modified_externally: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invalid_utf8_bytes: Option<usize>,
+    /// Kept only when some lines were cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    long_lines_cut: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+    /// History only: `content` is not the whole window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_truncated: Option<bool>,
+    /// History only: lines of the window left out of `content`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_lines_dropped: Option<usize>,
+}
 
 /// Read: the window's position and markers, and its content cut to the first
 /// [`Limits::read_lines`] lines (`content_truncated` and `content_lines_dropped` say so).
 pub(super) fn read(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    copy(
-        &mut out,
-        data,
-        &[
-            "file_path",
-            "offset",
-            "lines_shown",
-            "total_lines",
-            "mtime",
-            "truncated",
-            "modified_externally",
-            "invalid_utf8_bytes",
-        ],
-    );
-    if count(data, "long_lines_cut").is_some_and(|n| n > 0) {
-        copy(&mut out, data, &["long_lines_cut"]);
-    }
-    if let Some(content) = data.get("content").and_then(Value::as_str) {
-        let lines = Lines::head(content, limits.read_lines, limits.snippet_line_chars);
-        // A result compressed before already lost some lines: they count too.
-        let dropped = lines
-            .dropped
-            .saturating_add(count(data, "content_lines_dropped").unwrap_or(0));
-        out.insert("content".into(), json!(lines.text));
+    let mut form: ReadForm = read_form(data)?;
+    form.long_lines_cut = form.long_lines_cut.filter(|&cut| cut > 0);
+    // A result compressed before already lost some lines: they count too.
+    let dropped_before = form.content_lines_dropped.take().unwrap_or(0);
+    form.content_truncated = None;
+    if let Some(content) = form.content.take() {
+        let lines = Lines::head(&content, limits.read_lines, limits.snippet_line_chars);
+        let dropped = lines.dropped.saturating_add(dropped_before);
+        form.content = Some(lines.text);
         if dropped > 0 {
-            out.insert("content_truncated".into(), json!(true));
-            out.insert("content_lines_dropped".into(), json!(dropped));
+            form.content_truncated = Some(true);
+            form.content_lines_dropped = Some(dropped);
         }
     }
-    Some(Value::Object(out))
+    to_value(&form)
+}
+
+/// The history form of a Write ([`crate::data::WriteData`] without the diff, which is for
+/// the user's screen only).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct WriteForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    action: Option<WriteAction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
 }
 
 /// Write: what was written where, and the head of the content: up to
 /// [`Limits::created_head_lines`] lines of a new file, [`Limits::overwritten_head_lines`] of a
 /// replaced one. `truncated` says the head is not the whole content.
 pub(super) fn write(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    copy(&mut out, data, &["file_path", "action", "lines", "bytes"]);
-    let mut truncated = data
-        .get("truncated")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    if let Some(head) = data.get("head").and_then(Value::as_str) {
-        let max = match data.get("action").and_then(Value::as_str) {
-            Some("created") => limits.created_head_lines,
+    let mut form: WriteForm = read_form(data)?;
+    let mut truncated = form.truncated.unwrap_or(false);
+    if let Some(head) = form.head.take() {
+        let max = match form.action {
+            Some(WriteAction::Created) => limits.created_head_lines,
             _ => limits.overwritten_head_lines,
         };
-        let lines = Lines::head(head, max, limits.snippet_line_chars);
+        let lines = Lines::head(&head, max, limits.snippet_line_chars);
         truncated |= lines.dropped > 0 || lines.cut > 0;
-        out.insert("head".into(), json!(lines.text));
+        form.head = Some(lines.text);
     }
-    if truncated || data.contains_key("truncated") {
-        out.insert("truncated".into(), json!(truncated));
+    if truncated {
+        form.truncated = Some(true);
     }
-    Some(Value::Object(out))
+    to_value(&form)
+}
+
+/// The history form of an Edit or MultiEdit ([`crate::data::EditData`] with the diff as a
+/// key snippet).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct EditForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replacements: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits_applied: Option<usize>,
+    #[serde(deserialize_with = "nullable", skip_serializing_if = "Option::is_none")]
+    fallback: Nullable<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    applied: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    added: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<usize>,
+    /// The size of the whole diff, even when `diff` was cut before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_lines: Option<usize>,
+    /// Lists of any length, shrunk by the default rule (a `… N more` note stands for the
+    /// ranges left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed_ranges: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edits: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<String>,
+    /// History only: `diff` is the first lines of a larger diff.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_truncated: Option<bool>,
+    /// History only: what the whole diff was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_summary: Option<String>,
 }
 
 /// Edit and MultiEdit: the file, the changed ranges, the counts and markers, and the diff as
 /// a key snippet: whole up to [`Limits::diff_whole_lines`] lines, else its first
 /// [`Limits::diff_head_lines`] lines and a `diff_summary`.
 pub(super) fn edit(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    copy(
-        &mut out,
-        data,
-        &[
-            "file_path",
-            "replacements",
-            "edits_applied",
-            "fallback",
-            "applied",
-            "added",
-            "removed",
-            "diff_lines",
-        ],
-    );
-    for list in ["changed_ranges", "edits"] {
-        if let Some(value) = data.get(list) {
-            out.insert(list.into(), fallback::shrink(value, limits));
-        }
-    }
-    if let Some(diff) = data.get("diff").and_then(Value::as_str) {
-        // `diff_lines` is the size of the whole diff, even when `diff` was cut before.
+    let mut form: EditForm = read_form(data)?;
+    form.changed_ranges = form
+        .changed_ranges
+        .map(|list| fallback::shrink(&list, limits));
+    form.edits = form.edits.map(|list| fallback::shrink(&list, limits));
+    form.diff_truncated = None;
+    form.diff_summary = None;
+    if let Some(diff) = form.diff.take() {
         let present = diff.lines().count();
-        let total = count(data, "diff_lines").unwrap_or(present).max(present);
+        let total = form.diff_lines.unwrap_or(present).max(present);
         if total <= limits.diff_whole_lines {
-            let lines = Lines::head(diff, total, limits.snippet_line_chars);
-            out.insert("diff".into(), json!(lines.text));
+            form.diff = Some(Lines::head(&diff, total, limits.snippet_line_chars).text);
         } else {
-            let lines = Lines::head(diff, limits.diff_head_lines, limits.snippet_line_chars);
+            let lines = Lines::head(&diff, limits.diff_head_lines, limits.snippet_line_chars);
             let kept = lines.total - lines.dropped;
-            out.insert("diff".into(), json!(lines.text));
-            out.insert("diff_truncated".into(), json!(true));
-            out.insert(
-                "diff_summary".into(),
-                json!(diff_summary(data, total, kept)),
-            );
+            form.diff = Some(lines.text);
+            form.diff_truncated = Some(true);
+            form.diff_summary = Some(diff_summary(&form, total, kept));
         }
     }
-    Some(Value::Object(out))
+    to_value(&form)
 }
 
 /// `diff of 340 lines: +200 -140; first 20 lines kept`.
-fn diff_summary(data: &Map<String, Value>, total: usize, kept: usize) -> String {
-    let changes = match (count(data, "added"), count(data, "removed")) {
+fn diff_summary(form: &EditForm, total: usize, kept: usize) -> String {
+    let changes = match (form.added, form.removed) {
         (Some(added), Some(removed)) => format!(": +{added} -{removed}"),
         _ => String::new(),
     };
@@ -129,14 +182,17 @@ mod tests {
 
     #[test]
     fn diff_summary_leaves_out_unknown_counts() {
-        let data = json!({"added": 3, "removed": 1});
-        let data = data.as_object().unwrap();
+        let form = EditForm {
+            added: Some(3),
+            removed: Some(1),
+            ..EditForm::default()
+        };
         assert_eq!(
-            diff_summary(data, 60, 20),
+            diff_summary(&form, 60, 20),
             "diff of 60 lines: +3 -1; first 20 lines kept"
         );
         assert_eq!(
-            diff_summary(&Map::new(), 60, 20),
+            diff_summary(&EditForm::default(), 60, 20),
             "diff of 60 lines; first 20 lines kept"
         );
     }

@@ -4,74 +4,110 @@
 //! short strings (`src/main.rs:12: fn main() {`, `docs/`), with `more` counting the rest.
 //! Items that are already strings (a result compressed before) are kept as they are.
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use wright_protocol::text;
 
-use super::{Limits, copy, count, cut_line};
+use super::{Limits, cut_line, read_form, to_value};
+use crate::data::{EntryKind, GrepCount, GrepMatch, LsEntry};
+
+/// An item of a list as the tool returned it (`Full`) or as history shows it (`Shown`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Item<T> {
+    Shown(String),
+    Full(T),
+}
+
+impl<T> Item<T> {
+    /// The item as history shows it: `render` of a full one, a shown one as it is.
+    fn shown(self, render: impl Fn(T) -> String) -> Self {
+        match self {
+            Item::Full(item) => Item::Shown(render(item)),
+            shown @ Item::Shown(_) => shown,
+        }
+    }
+}
+
+/// The history form of a Grep ([`crate::data::GrepData`] with a summary for the pattern and
+/// its items shown as strings).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct GrepForm {
+    /// Read to make the summary; history keeps the summary instead.
+    #[serde(skip_serializing)]
+    pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_matches: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_files: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Vec<Item<GrepCount>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches: Option<Vec<Item<GrepMatch>>>,
+    /// History only: items left out of the list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<usize>,
+}
 
 /// Grep: a `summary` line, the totals, and the first [`Limits::grep_lines`] matches (content
 /// mode, as `file:line: text`), files (files mode) or counts (count mode, as `file:count`).
 pub(super) fn grep(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mode = data.get("mode").and_then(Value::as_str).or_else(|| {
-        ["matches", "counts", "files"]
-            .iter()
-            .find_map(|key| data.contains_key(*key).then_some(mode_of_list(key)))
-    })?;
-    let mut out = Map::new();
-    copy(
-        &mut out,
-        data,
-        &["mode", "total_matches", "total_files", "truncated"],
-    );
-    out.insert(
-        "summary".into(),
-        json!(grep_summary(data, mode, limits.short_line_chars)),
-    );
-    let (list, total) = match mode {
-        "content" => ("matches", count(data, "total_matches")),
-        "count" => ("counts", count(data, "total_files")),
-        _ => ("files", count(data, "total_files")),
+    let mut form: GrepForm = read_form(data)?;
+    let mode = match form.mode.as_deref() {
+        Some(mode) => mode.to_string(),
+        None if form.matches.is_some() => "content".to_string(),
+        None if form.counts.is_some() => "count".to_string(),
+        None if form.files.is_some() => "files_with_matches".to_string(),
+        None => return None,
     };
-    if let Some(items) = data.get(list).and_then(Value::as_array) {
-        let render = |item: &Value| match mode {
-            "content" => render_match(item, limits.short_line_chars),
-            "count" => render_count(item),
-            _ => item.clone(),
-        };
-        keep_first(
-            &mut out,
-            data,
-            list,
-            items,
-            total,
-            limits.grep_lines,
-            render,
-        );
-    }
-    Some(Value::Object(out))
-}
-
-/// The output mode a Grep data list belongs to.
-fn mode_of_list(key: &str) -> &'static str {
-    match key {
-        "matches" => "content",
-        "counts" => "count",
-        _ => "files_with_matches",
-    }
+    form.summary = Some(grep_summary(&form, &mode, limits.short_line_chars));
+    let (files, counts, matches) = (form.files.take(), form.counts.take(), form.matches.take());
+    let max = limits.grep_lines;
+    let more = match mode.as_str() {
+        "content" => matches.map(|items| {
+            let chars = limits.short_line_chars;
+            let render = |item: Item<_>| item.shown(|found| render_match(&found, chars));
+            let (kept, more) = keep_first(items, form.total_matches, form.more, max, render);
+            form.matches = Some(kept);
+            more
+        }),
+        "count" => counts.map(|items| {
+            let render = |item: Item<_>| item.shown(|count: GrepCount| render_count(&count));
+            let (kept, more) = keep_first(items, form.total_files, form.more, max, render);
+            form.counts = Some(kept);
+            more
+        }),
+        _ => files.map(|items| {
+            let (kept, more) = keep_first(items, form.total_files, form.more, max, |file| file);
+            form.files = Some(kept);
+            more
+        }),
+    };
+    form.more = more.flatten();
+    to_value(&form)
 }
 
 /// `12 matches in 4 files for `fn main``, `4 files match `fn main``, `no matches for …`.
 /// Without the pattern (a result compressed before), the summary already made is kept.
-fn grep_summary(data: &Map<String, Value>, mode: &str, chars: usize) -> String {
-    let Some(pattern) = data.get("pattern").and_then(Value::as_str) else {
-        if let Some(summary) = data.get("summary").and_then(Value::as_str) {
-            return summary.to_string();
+fn grep_summary(form: &GrepForm, mode: &str, chars: usize) -> String {
+    let counts = grep_counts(form, mode);
+    let Some(pattern) = &form.pattern else {
+        if let Some(summary) = &form.summary {
+            return summary.clone();
         }
-        return grep_counts(data, mode).map_or_else(|| "grep results".to_string(), |(c, _)| c);
+        return counts.map_or_else(|| "grep results".to_string(), |(counts, _)| counts);
     };
     let pattern = cut_line(pattern, chars);
-    match grep_counts(data, mode) {
+    match counts {
         Some((counts, joiner)) => format!("{counts}{joiner}`{pattern}`"),
         None => format!("results for `{pattern}`"),
     }
@@ -79,9 +115,8 @@ fn grep_summary(data: &Map<String, Value>, mode: &str, chars: usize) -> String {
 
 /// `12 matches in 4 files`, `4 files match`, `no matches`, or `None` without totals, each
 /// with what joins it to the pattern.
-fn grep_counts(data: &Map<String, Value>, mode: &str) -> Option<(String, &'static str)> {
-    let files = count(data, "total_files");
-    let matches = count(data, "total_matches");
+fn grep_counts(form: &GrepForm, mode: &str) -> Option<(String, &'static str)> {
+    let (files, matches) = (form.total_files, form.total_matches);
     if files == Some(0) || matches == Some(0) {
         return Some(("no matches".to_string(), FOR));
     }
@@ -104,116 +139,120 @@ fn grep_counts(data: &Map<String, Value>, mode: &str) -> Option<(String, &'stati
 /// Joins counts to the pattern they are for.
 const FOR: &str = " for ";
 
-/// `{file, line, text}` as `file:line: text`, the text cut to `chars` characters.
-fn render_match(item: &Value, chars: usize) -> Value {
-    let Some(object) = item.as_object() else {
-        return item.clone();
-    };
-    let file = object.get("file").and_then(Value::as_str).unwrap_or("?");
-    let text = object.get("text").and_then(Value::as_str).unwrap_or("");
-    let text = cut_line(text.trim_end(), chars);
-    match object.get("line").and_then(Value::as_u64) {
-        Some(line) => json!(format!("{file}:{line}: {text}")),
-        None => json!(format!("{file}: {text}")),
-    }
+/// A match as `file:line: text`, the text cut to `chars` characters.
+fn render_match(found: &GrepMatch, chars: usize) -> String {
+    let text = cut_line(found.text.trim_end(), chars);
+    format!("{}:{}: {text}", found.file, found.line)
 }
 
-/// `{file, count}` as `file:count`, as `rg --count` prints it.
-fn render_count(item: &Value) -> Value {
-    match (
-        item.get("file").and_then(Value::as_str),
-        item.get("count").and_then(Value::as_u64),
-    ) {
-        (Some(file), Some(count)) => json!(format!("{file}:{count}")),
-        _ => item.clone(),
-    }
+/// A count as `file:count`, as `rg --count` prints it.
+fn render_count(count: &GrepCount) -> String {
+    format!("{}:{}", count.file, count.count)
+}
+
+/// The history form of a Glob ([`crate::data::GlobData`] with `more`).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct GlobForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<String>>,
+    /// History only: files left out of the list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<usize>,
 }
 
 /// Glob: the pattern, the directory, the counts and the first [`Limits::list_entries`] paths.
 pub(super) fn glob(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    copy(&mut out, data, &["pattern", "path", "total", "truncated"]);
-    if let Some(files) = data.get("files").and_then(Value::as_array) {
-        let total = count(data, "total");
-        keep_first(
-            &mut out,
-            data,
-            "files",
-            files,
-            total,
-            limits.list_entries,
-            Clone::clone,
-        );
+    let mut form: GlobForm = read_form(data)?;
+    if let Some(files) = form.files.take() {
+        let (kept, more) = keep_first(files, form.total, form.more, limits.list_entries, |f| f);
+        form.files = Some(kept);
+        form.more = more;
+    } else {
+        form.more = None;
     }
-    Some(Value::Object(out))
+    to_value(&form)
+}
+
+/// The history form of an LS ([`crate::data::LsData`] with its entries shown as names and
+/// `more`).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+struct LsForm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dirs: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entries: Option<Vec<Item<LsEntry>>>,
+    /// History only: entries left out of the list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    more: Option<usize>,
 }
 
 /// LS: the directory, the counts and the first [`Limits::list_entries`] entries, as `name/`
 /// for a directory, `name@` for a symlink and `name` for a file (sizes dropped).
 pub(super) fn ls(data: &Value, limits: &Limits) -> Option<Value> {
-    let data = data.as_object()?;
-    let mut out = Map::new();
-    copy(
-        &mut out,
-        data,
-        &["path", "total", "dirs", "files", "truncated"],
-    );
-    if let Some(entries) = data.get("entries").and_then(Value::as_array) {
-        let total = count(data, "total");
-        keep_first(
-            &mut out,
-            data,
-            "entries",
-            entries,
-            total,
-            limits.list_entries,
-            render_entry,
-        );
+    let mut form: LsForm = read_form(data)?;
+    if let Some(entries) = form.entries.take() {
+        let render = |entry: Item<_>| entry.shown(|entry: LsEntry| render_entry(&entry));
+        let (kept, more) = keep_first(entries, form.total, form.more, limits.list_entries, render);
+        form.entries = Some(kept);
+        form.more = more;
+    } else {
+        form.more = None;
     }
-    Some(Value::Object(out))
+    to_value(&form)
 }
 
-/// `{name, kind}` as `name/`, `name@` or `name`.
-fn render_entry(entry: &Value) -> Value {
-    let Some(name) = entry.get("name").and_then(Value::as_str) else {
-        return entry.clone();
-    };
-    match entry.get("kind").and_then(Value::as_str) {
-        Some("dir") => json!(format!("{name}/")),
-        Some("symlink") => json!(format!("{name}@")),
-        _ => json!(name),
+/// An entry as `name/`, `name@` or `name`.
+fn render_entry(entry: &LsEntry) -> String {
+    let name = &entry.name;
+    match entry.kind {
+        EntryKind::Dir => format!("{name}/"),
+        EntryKind::Symlink => format!("{name}@"),
+        EntryKind::File => name.clone(),
     }
 }
 
-/// Puts the first `max` of `items`, rendered, under `key`, and `more`: how many of `total`
-/// (or, without it, of the items and those an earlier compression left out) are not shown.
-fn keep_first(
-    out: &mut Map<String, Value>,
-    data: &Map<String, Value>,
-    key: &str,
-    items: &[Value],
+/// The first `max` of `items`, rendered, and how many of `total` (or, without it, of the items
+/// and the `more_before` an earlier compression left out) are not shown, when any.
+fn keep_first<T>(
+    items: Vec<T>,
     total: Option<usize>,
+    more_before: Option<usize>,
     max: usize,
-    render: impl Fn(&Value) -> Value,
-) {
-    let kept: Vec<Value> = items.iter().take(max).map(render).collect();
-    let known =
-        total.unwrap_or_else(|| items.len().saturating_add(count(data, "more").unwrap_or(0)));
+    render: impl Fn(T) -> T,
+) -> (Vec<T>, Option<usize>) {
+    let known = total.unwrap_or_else(|| items.len().saturating_add(more_before.unwrap_or(0)));
+    let kept: Vec<T> = items.into_iter().take(max).map(render).collect();
     let more = known.saturating_sub(kept.len());
-    out.insert(key.into(), Value::Array(kept));
-    if more > 0 {
-        out.insert("more".into(), json!(more));
-    }
+    (kept, (more > 0).then_some(more))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     fn summary(data: Value, mode: &str) -> String {
-        grep_summary(data.as_object().unwrap(), mode, 200)
+        let form: GrepForm = read_form(&data).unwrap();
+        grep_summary(&form, mode, 200)
     }
 
     #[test]
@@ -232,17 +271,31 @@ mod tests {
 
     #[test]
     fn entry_kinds_get_their_suffix() {
+        let entry = |name: &str, kind| LsEntry {
+            name: name.into(),
+            kind,
+            ..LsEntry::default()
+        };
+        assert_eq!(render_entry(&entry("src", EntryKind::Dir)), "src/");
+        assert_eq!(render_entry(&entry("l", EntryKind::Symlink)), "l@");
+        assert_eq!(render_entry(&entry("a.rs", EntryKind::File)), "a.rs");
+    }
+
+    #[test]
+    fn items_already_shown_are_kept_as_they_are() {
+        let form: GrepForm = read_form(&json!({"mode": "content", "matches": [
+            "a.rs:1: x", {"file": "b.rs", "line": 2, "text": "y  "}
+        ]}))
+        .unwrap();
+        let shown: Vec<Item<GrepMatch>> = form
+            .matches
+            .unwrap()
+            .into_iter()
+            .map(|item| item.shown(|found| render_match(&found, 200)))
+            .collect();
         assert_eq!(
-            render_entry(&json!({"name": "src", "kind": "dir"})),
-            json!("src/")
-        );
-        assert_eq!(
-            render_entry(&json!({"name": "l", "kind": "symlink"})),
-            json!("l@")
-        );
-        assert_eq!(
-            render_entry(&json!({"name": "a.rs", "kind": "file"})),
-            json!("a.rs")
+            serde_json::to_value(shown).unwrap(),
+            json!(["a.rs:1: x", "b.rs:2: y"])
         );
     }
 }

@@ -599,3 +599,25 @@ async fn results_of_the_real_tools_compress_by_their_rules() {
         );
     }
 }
+
+#[test]
+fn a_stream_that_printed_nothing_keeps_its_count_when_compressed_again() {
+    let once = compress("Bash", &success(bash_data(3, 0)));
+    assert_eq!(once["data"]["stderr_lines"], 0);
+    assert_eq!(once["data"].get("stderr_tail"), None);
+    for level in [CompressionLevel::Standard, CompressionLevel::Tight] {
+        let again = compress_with("Bash", &from_history(&once), level);
+        assert_eq!(again["data"]["stderr_lines"], 0, "{level:?}");
+    }
+}
+
+#[test]
+fn data_not_of_the_tools_shape_gets_the_default_rule() {
+    let long = "y".repeat(5000);
+    for (tool, field) in [("Bash", "stdout"), ("Read", "content"), ("Grep", "files")] {
+        let shrunk = data(tool, json!({ field: 42, "note": long }));
+        assert_eq!(shrunk[field], 42, "{tool}");
+        let note = shrunk["note"].as_str().unwrap();
+        assert!(note.contains("chars cut"), "{tool}: {note}");
+    }
+}

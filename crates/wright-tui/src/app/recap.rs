@@ -3,8 +3,8 @@
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use serde_json::Value;
 use wright_core::stored::{self, StoredRound};
+use wright_protocol::{HistoryResult, ToolStatus};
 use wright_store::{Record, RoundStatus};
 
 use wright_protocol::text::plural;
@@ -103,15 +103,14 @@ fn round_lines(round: &StoredRound<'_>) -> Vec<RecapLine> {
 /// The error code of a tool message's stored result (`{"status": "error", "error": {"code"}}`).
 fn error_code(content: &str) -> Option<String> {
     let json = content.strip_prefix("[tool]").unwrap_or(content).trim();
-    let stored: Value = serde_json::from_str(json).ok()?;
-    if stored.get("status")?.as_str()? != "error" {
+    let stored: HistoryResult = serde_json::from_str(json).ok()?;
+    if stored.status != ToolStatus::Error {
         return None;
     }
     Some(
         stored
-            .pointer("/error/code")
-            .and_then(Value::as_str)
-            .unwrap_or("error")
+            .error
+            .map_or("error", |error| error.code.as_str())
             .to_string(),
     )
 }
