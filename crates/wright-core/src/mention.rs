@@ -28,8 +28,9 @@ pub fn reminder(path: &str) -> String {
 
 /// Finds `@path` mentions of files that exist (`exists` is asked with the path as written,
 /// relative to the project root) and appends a reminder for each of the first
-/// [`MAX_REMINDERS`]. A mention right after a letter or digit (`ann@example.com`) is not a
-/// file; neither is a path that does not exist (`@decorator`, `@team`).
+/// [`MAX_REMINDERS`]. A mention right after an ASCII letter or digit (`ann@example.com`) is not
+/// a file; neither is a path that does not exist (`@decorator`, `@team`). Spec A7 means ASCII:
+/// `看@notes.md` mentions the file.
 pub fn preprocess(input: &str, exists: &dyn Fn(&str) -> bool) -> Preprocessed {
     let Ok(pattern) = Regex::new(MENTION_PATTERN) else {
         // The pattern is a constant that compiles; keep the input whole if it ever did not.
@@ -46,7 +47,7 @@ pub fn preprocess(input: &str, exists: &dyn Fn(&str) -> bool) -> Preprocessed {
         let glued_to_word = input[..whole.start()]
             .chars()
             .next_back()
-            .is_some_and(char::is_alphanumeric);
+            .is_some_and(|c| c.is_ascii_alphanumeric());
         if glued_to_word {
             continue;
         }
@@ -109,6 +110,14 @@ mod tests {
         assert_eq!(out.mentioned, vec!["b.rs", "a.rs"]);
         assert_eq!(out.text.matches("<system-reminder>").count(), 2);
         assert!(out.text.find("@b.rs.").unwrap() < out.text.find("@a.rs.").unwrap());
+    }
+
+    #[test]
+    fn a_mention_right_after_chinese_text_is_a_mention() {
+        let out = preprocess("看@notes.md，然后修复", &files(&["notes.md"]));
+        assert_eq!(out.mentioned, vec!["notes.md"]);
+        let out = preprocess("请阅读@src/main.rs", &files(&["src/main.rs"]));
+        assert_eq!(out.mentioned, vec!["src/main.rs"]);
     }
 
     #[test]

@@ -155,17 +155,19 @@ impl<'a> Round<'a> {
             self.step = step;
             let request = self.fit_request()?;
             let (completion, continued) = self.call_model(&request).await?;
-            if let Some(call_usage) = completion.usage {
-                // A continued reply's usage covers several requests: no calibration from it.
-                let estimate = (!continued).then(|| estimate_request(&request));
-                if let Some(estimate) = estimate {
-                    self.agent.calibrate(estimate, &call_usage);
-                }
-                self.usage.add(&call_usage);
-                self.sink.emit(Event::usage(&call_usage));
-                let model = &self.agent.llm.config().model;
+            // Every call is recorded, so cost counts them all; the last record is the call
+            // whose request held the whole context, which the compaction trigger reads (A6/C7).
+            // A continued reply's later requests also carry its first pieces: no calibration.
+            let estimate = (!continued).then(|| estimate_request(&request));
+            if let (Some(estimate), [only]) = (estimate, completion.calls.as_slice()) {
+                self.agent.calibrate(estimate, only);
+            }
+            let model = &self.agent.llm.config().model;
+            for call_usage in &completion.calls {
+                self.usage.add(call_usage);
+                self.sink.emit(Event::usage(call_usage));
                 let recorded = self.agent.history.record_usage_estimated(
-                    call_usage,
+                    *call_usage,
                     UsageKind::Step,
                     model,
                     estimate,

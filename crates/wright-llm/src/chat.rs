@@ -120,6 +120,10 @@ pub struct Completion {
     pub reasoning: String,
     /// Tokens billed, summed over continuations; `None` if the provider reported none.
     pub usage: Option<Usage>,
+    /// The usage of each call that made the reply, in order (one per continuation), for the
+    /// calls the provider reported it for. The last one is what the context window held at
+    /// the end, which the compaction trigger reads (spec A6/C7); cost counts all of them.
+    pub calls: Vec<Usage>,
     /// Why the last piece of the reply ended.
     pub finish_reason: FinishReason,
 }

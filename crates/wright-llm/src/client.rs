@@ -115,6 +115,7 @@ impl LlmClient {
         let mut text = String::new();
         let mut reasoning = String::new();
         let mut usage: Option<Usage> = None;
+        let mut calls = Vec::new();
         let mut continuations = 0;
         loop {
             let body = if continuations == 0 {
@@ -141,6 +142,7 @@ impl LlmClient {
             reasoning.push_str(&piece.reasoning);
             if let Some(piece_usage) = &piece.usage {
                 usage.get_or_insert_with(Usage::default).add(piece_usage);
+                calls.push(*piece_usage);
             }
             // Without any text there is nothing to continue from (the limit went on reasoning).
             let continue_reply = piece.finish_reason == FinishReason::Length
@@ -151,6 +153,7 @@ impl LlmClient {
                     text,
                     reasoning,
                     usage,
+                    calls,
                     finish_reason: piece.finish_reason,
                 });
             }

@@ -105,3 +105,47 @@ async fn the_summary_call_is_recorded_as_a_summary_and_is_not_the_last_usage() {
         }
     );
 }
+
+/// A6/C7: a reply continued after the output limit triggers compaction by its last call's
+/// usage (the context it held), while cost counts every call.
+#[tokio::test]
+async fn a_continued_reply_leaves_the_last_calls_usage_for_the_trigger() {
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::text("Thought: a long answer ")
+            .with_finish_reason("length")
+            .with_usage(90_000, 8_192),
+        ScriptedResponse::text("follows.\nAction: Finish[ok]").with_usage(98_192, 100),
+    ]))
+    .unwrap();
+    let mut config = LlmConfig::new(ProviderKind::OpenAi, format!("{}/v1/", server.url()), "m");
+    config.api_key = Some("test-key".into());
+    config.retry_base_delay = Duration::from_millis(5);
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        ToolRegistry::builtin(),
+        ToolContext::new(dir.path()).unwrap(),
+        AgentConfig::default(),
+        HistoryManager::new(None),
+    )
+    .unwrap();
+
+    let outcome = agent.run_round("question", &mut |_| {}).await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(server.requests().len(), 2, "the reply was continued once");
+    assert_eq!(agent.history().last_usage(), Some(&usage(98_192, 100)));
+    let prices = HashMap::from([(
+        "m".to_string(),
+        Price {
+            input: 1.0,
+            output: 2.0,
+            cached_input: None,
+        },
+    )]);
+    let report = session_cost(agent.history().usage_records(), "m", &prices);
+    assert_eq!(report.steps.calls, 2);
+    assert_eq!(report.steps.usage, usage(188_192, 8_292));
+}

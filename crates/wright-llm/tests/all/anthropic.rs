@@ -34,6 +34,13 @@ async fn a_streamed_reply_gives_text_and_usage_with_cache_counts() {
                 cached_prompt_tokens: Some(100),
                 cache_creation_tokens: Some(20),
             }),
+            calls: vec![Usage {
+                prompt_tokens: 130,
+                completion_tokens: 12,
+                total_tokens: 142,
+                cached_prompt_tokens: Some(100),
+                cache_creation_tokens: Some(20),
+            }],
             finish_reason: FinishReason::Stop,
         }
     );
@@ -132,6 +139,13 @@ async fn a_plain_request_reports_the_whole_reply_at_once() {
                 cached_prompt_tokens: Some(6),
                 cache_creation_tokens: None,
             }),
+            calls: vec![Usage {
+                prompt_tokens: 16,
+                completion_tokens: 4,
+                total_tokens: 20,
+                cached_prompt_tokens: Some(6),
+                cache_creation_tokens: None,
+            }],
             finish_reason: FinishReason::Stop,
         }
     );

@@ -49,6 +49,10 @@ async fn an_openai_reply_cut_twice_is_joined_from_three_pieces() {
             cache_creation_tokens: None,
         })
     );
+    // The context held at the end is the last call's; the sum is what was billed.
+    let prompts: Vec<u64> = completion.calls.iter().map(|u| u.prompt_tokens).collect();
+    assert_eq!(prompts, [100, 120, 140]);
+    assert_eq!(completion.calls.last().unwrap().total_tokens, 144);
     assert_eq!(continuation_events(&events), vec![1, 2]);
     assert_eq!(streamed_text(&events), completion.text);
 

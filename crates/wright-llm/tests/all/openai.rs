@@ -31,6 +31,13 @@ async fn a_streamed_reply_gives_text_usage_and_cached_tokens() {
                 cached_prompt_tokens: Some(64),
                 cache_creation_tokens: None,
             }),
+            calls: vec![Usage {
+                prompt_tokens: 100,
+                completion_tokens: 12,
+                total_tokens: 112,
+                cached_prompt_tokens: Some(64),
+                cache_creation_tokens: None,
+            }],
             finish_reason: FinishReason::Stop,
         }
     );
@@ -172,6 +179,13 @@ async fn a_plain_request_reports_the_whole_reply_at_once() {
                 cached_prompt_tokens: None,
                 cache_creation_tokens: None,
             }),
+            calls: vec![Usage {
+                prompt_tokens: 10,
+                completion_tokens: 4,
+                total_tokens: 14,
+                cached_prompt_tokens: None,
+                cache_creation_tokens: None,
+            }],
             finish_reason: FinishReason::Stop,
         }
     );
