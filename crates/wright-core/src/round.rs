@@ -198,8 +198,8 @@ impl<'a> Round<'a> {
                     else {
                         return Err(RoundError::Interrupted);
                     };
-                    let kind = self.agent.tools.get(&call.tool).map(|t| t.kind());
-                    StepRecord::tool_step(text, call, kind, result)
+                    let tool = self.agent.tools.get(&call.tool);
+                    StepRecord::tool_step(text, call, tool, result)
                 }
                 Reply::Malformed { text, problem } => {
                     self.sink.emit(Event::FormatError {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use wright_protocol::ToolCall;
-use wright_tools::ToolKind;
+use wright_tools::{Tool, ToolKind};
 
 use crate::react::{Action, action_start};
 
@@ -14,17 +14,21 @@ pub const MAX_ARG_LINES: usize = 20;
 /// Longest argument kept whole, in characters.
 pub const MAX_ARG_CHARS: usize = 2_000;
 
-/// The step text as history stores it: the thought as written, then the action with large
-/// content arguments trimmed when the tool edits files (`kind`; their string arguments carry
-/// file content). Other tools' steps are returned unchanged.
-pub fn history_step_text(text: &str, call: &ToolCall, kind: Option<ToolKind>) -> String {
-    if kind != Some(ToolKind::Edit) {
+/// The step text as history stores it: the thought as written, then the action with the
+/// arguments the tool keeps for history ([`Tool::history_args`]: TodoWrite's recap), or with
+/// large content arguments trimmed when the tool edits files (their string arguments carry
+/// file content). Other tools' steps, and calls of no known tool, are returned unchanged.
+pub fn history_step_text(text: &str, call: &ToolCall, tool: Option<&dyn Tool>) -> String {
+    let Some(tool) = tool else {
         return text.to_string();
-    }
-    let mut args = call.args.clone();
-    if !trim_value(&mut args) {
+    };
+    let args = tool.history_args(&call.args).or_else(|| {
+        let mut args = call.args.clone();
+        (tool.kind() == ToolKind::Edit && trim_value(&mut args)).then_some(args)
+    });
+    let Some(args) = args else {
         return text.to_string();
-    }
+    };
     let thought = action_start(text).map_or("", |start| &text[..start]);
     let action = Action::Tool(ToolCall {
         tool: call.tool.clone(),
@@ -74,12 +78,19 @@ fn trimmed(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use wright_tools::ToolRegistry;
 
     fn call(tool: &str, args: Value) -> ToolCall {
         ToolCall {
             tool: tool.into(),
             args,
         }
+    }
+
+    /// The step text history stores for `call` written as `text`, by the built-in tools.
+    fn stored(text: &str, call: &ToolCall) -> String {
+        let tools = ToolRegistry::builtin();
+        history_step_text(text, call, tools.get(&call.tool))
     }
 
     #[test]
@@ -90,7 +101,7 @@ mod tests {
             "Thought: write it\n{}",
             Action::Tool(call.clone()).to_text()
         );
-        let stored = history_step_text(&text, &call, Some(ToolKind::Edit));
+        let stored = stored(&text, &call);
         assert!(stored.starts_with("Thought: write it\nAction: Write["));
         assert!(stored.contains("line 20\\n…"), "{stored}");
         assert!(!stored.contains("line 21\\n"));
@@ -105,12 +116,11 @@ mod tests {
             json!({"file_path": "a", "old_string": "x", "new_string": "y"}),
         );
         let text = "Thought: t\nAction: Edit[{\"file_path\":\"a\",\"old_string\":\"x\",\"new_string\":\"y\"}]";
-        assert_eq!(history_step_text(text, &edit, Some(ToolKind::Edit)), text);
+        assert_eq!(stored(text, &edit), text);
         let bash = call("Bash", json!({"command": "x\n".repeat(500)}));
-        assert_eq!(
-            history_step_text("anything", &bash, Some(ToolKind::Execute)),
-            "anything"
-        );
+        assert_eq!(stored("anything", &bash), "anything");
+        let unknown = call("NoSuchTool", json!({"content": "x\n".repeat(500)}));
+        assert_eq!(stored("anything", &unknown), "anything");
     }
 
     #[test]
@@ -120,12 +130,33 @@ mod tests {
             "MultiEdit",
             json!({"file_path": "a", "edits": [{"old_string": "short", "new_string": long}]}),
         );
-        let stored = history_step_text(
-            &Action::Tool(call.clone()).to_text(),
-            &call,
-            Some(ToolKind::Edit),
-        );
+        let stored = stored(&Action::Tool(call.clone()).to_text(), &call);
         assert!(stored.contains("\"old_string\":\"short\""));
         assert!(stored.contains("180 more lines"));
+    }
+
+    #[test]
+    fn a_todo_write_keeps_only_its_recap_in_history() {
+        let items: Vec<Value> = (1..=12)
+            .map(|i| {
+                let status = match i {
+                    1..=4 => "completed",
+                    5 => "in_progress",
+                    _ => "pending",
+                };
+                json!({"id": i.to_string(), "content": format!("step number {i} of the plan"), "status": status})
+            })
+            .collect();
+        let call = call("TodoWrite", json!({ "todos": items }));
+        let text = format!("Thought: plan\n{}", Action::Tool(call.clone()).to_text());
+        let stored = stored(&text, &call);
+        assert!(
+            stored.starts_with("Thought: plan\nAction: TodoWrite["),
+            "{stored}"
+        );
+        assert!(stored.contains("12 todos"), "{stored}");
+        assert!(stored.contains("step number 5 of the plan"), "{stored}");
+        assert!(!stored.contains("step number 6"), "{stored}");
+        assert!(stored.len() < text.len() / 4, "{stored}");
     }
 }

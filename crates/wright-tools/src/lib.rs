@@ -97,6 +97,14 @@ pub trait Tool: Send + Sync {
         self.read_only()
     }
 
+    /// The arguments as the stored action in history keeps them, when not as written: a
+    /// tool whose arguments restate what each request already carries replaces them with a
+    /// short note (TodoWrite: the todo recap closes every request, spec A3). `None` keeps them;
+    /// the long content of file edits is trimmed by the core (DESIGN §9.2).
+    fn history_args(&self, _args: &Value) -> Option<Value> {
+        None
+    }
+
     /// Reads the model's JSON arguments into the tool's own type and runs the checks that
     /// refuse a call whoever approves it, once per call. `Err` is the observation of a call
     /// that will not run (bad arguments: code `invalid_arguments`; the dangerous-command

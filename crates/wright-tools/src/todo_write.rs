@@ -45,6 +45,36 @@ impl Tool for TodoWriteTool {
         false
     }
 
+    /// Spec A3 keeps only the recap of a todo list in history: the stored action says what the
+    /// list was in one line, and the current list closes every request.
+    fn history_args(&self, args: &Value) -> Option<Value> {
+        /// What the recap needs of an item, whatever else the model wrote in it.
+        #[derive(Deserialize)]
+        struct Item {
+            #[serde(default)]
+            content: String,
+            status: TodoStatus,
+        }
+        #[derive(Deserialize)]
+        struct Listed {
+            todos: Vec<Item>,
+        }
+        let listed = Listed::deserialize(args).ok()?;
+        let todos: Vec<TodoItem> = listed
+            .todos
+            .into_iter()
+            .map(|item| TodoItem {
+                id: String::new(),
+                content: item.content,
+                status: item.status,
+            })
+            .collect();
+        let recap = one_line_recap(&todos);
+        Some(
+            json!({ "todos": format!("[{recap}; trimmed in history: the current list closes the request]") }),
+        )
+    }
+
     fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
         Typed::prepare("TodoWrite", args, SHAPE, |args, ctx| {
             Box::pin(std::future::ready(todo_write(args, ctx)))

@@ -2,7 +2,7 @@
 //! history form, the full observation for the scratchpad and its compressed form for history.
 
 use wright_protocol::{ErrorCode, HistoryResult, ToolCall, ToolResult};
-use wright_tools::ToolKind;
+use wright_tools::Tool;
 
 use crate::react::FORMAT_REMINDER;
 use crate::trim::history_step_text;
@@ -29,12 +29,12 @@ impl StepRecord {
     pub(super) fn tool_step(
         text: String,
         call: ToolCall,
-        kind: Option<ToolKind>,
+        tool: Option<&dyn Tool>,
         result: ToolResult,
     ) -> Self {
         let malformed = is_malformed_call(&result);
         Self {
-            stored_text: history_step_text(&text, &call, kind),
+            stored_text: history_step_text(&text, &call, tool),
             compressed: wright_tools::compress_to_string(&call.tool, &result),
             observation: if malformed {
                 format!("{}\n{FORMAT_REMINDER}", result.text)
