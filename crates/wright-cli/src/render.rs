@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use wright_core::cost::{CostReport, format_usd};
-use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
+use wright_core::summarize::{SUMMARY_TIMEOUT_MESSAGE, summary_failed_message};
 use wright_protocol::{ActionKind, ApprovalVerdict, Event, ToolStatus, Usage};
 
 /// Longest tool-argument preview on a tool-call line, in characters.
@@ -219,10 +219,9 @@ impl Renderer for HumanRenderer {
                             "✓ archived {archived_rounds} rounds into a summary (history ~{tokens_before} → ~{tokens_after} tokens)"
                         )
                     }
-                    (false, None, error) => format!(
-                        "Summary generation failed ({}), keeping recent history only.",
-                        error.as_deref().unwrap_or("no summary returned")
-                    ),
+                    (false, None, error) => {
+                        summary_failed_message(error.as_deref().unwrap_or("no summary returned"))
+                    }
                 };
                 let line = self.paint(YELLOW, &text);
                 self.line(&line);

@@ -336,6 +336,7 @@ mod tests {
             metadata: MessageMetadata {
                 tool_name: Some(name.to_string()),
                 step: Some(1),
+                ..MessageMetadata::default()
             },
         }
     }

@@ -139,6 +139,7 @@ mod tests {
             metadata: MessageMetadata {
                 tool_name: Some("Read".into()),
                 step: Some(1),
+                ..MessageMetadata::default()
             },
         }
     }

@@ -261,6 +261,7 @@ mod tests {
                 metadata: MessageMetadata {
                     tool_name: Some("Read".into()),
                     step: Some(1),
+                    ..MessageMetadata::default()
                 },
             },
         ];

@@ -3,7 +3,7 @@
 //! and the last reported usage — written through to the session file as it happens.
 
 use chrono::{DateTime, Utc};
-use wright_protocol::{ErrorCode, HistoryResult, Message, Role, TodoItem, Usage};
+use wright_protocol::{ErrorCode, HistoryResult, Message, Role, TodoItem, ToolStatus, Usage};
 use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind};
 
 use crate::compaction::CompactionPlan;
@@ -153,20 +153,25 @@ impl HistoryManager {
     }
 
     /// The todo list of the last successful TodoWrite call, archived rounds included, so a
-    /// continued session gets its list back (the list itself lives in memory only).
+    /// continued session gets its list back (the list itself lives in memory only). The tool
+    /// message keeps the list beside the recap; sessions from before that keep it only in the
+    /// step's action.
     pub fn last_todo_list(&self) -> Option<Vec<TodoItem>> {
         let succeeded = |message: &Message| {
             message.role == Role::Tool
                 && message.metadata.tool_name.as_deref() == Some("TodoWrite")
-                && serde_json::from_str::<serde_json::Value>(&message.content)
-                    .is_ok_and(|result| result["status"] == "success")
+                && serde_json::from_str::<HistoryResult>(&message.content)
+                    .is_ok_and(|result| result.status == ToolStatus::Success)
         };
-        let (index, _) = self
+        let (index, tool) = self
             .messages
             .iter()
             .enumerate()
             .rev()
             .find(|(_, stored)| succeeded(&stored.message))?;
+        if let Some(todos) = &tool.message.metadata.todos {
+            return Some(todos.clone());
+        }
         let step = self.messages[..index]
             .iter()
             .rev()
@@ -281,15 +286,16 @@ impl HistoryManager {
         &retained[..plan.archive_len.min(retained.len())]
     }
 
-    /// Archives what `plan` covers and appends its summary (if one was made) after the earlier
-    /// ones; records the compaction in the session file. Returns the record written.
+    /// Archives what `plan` covers and appends its summary after the earlier ones; records the
+    /// compaction in the session file. Returns the record written. Only a summary, or a
+    /// summary call that timed out (`summary` is `None`, spec E2), archives: after any other
+    /// failure history is kept whole.
     pub fn apply_compaction(
         &mut self,
         plan: &CompactionPlan,
         summary: Option<String>,
-        timed_out: bool,
-        error: Option<String>,
     ) -> Result<CompactionRecord, StoreError> {
+        let timed_out = summary.is_none();
         let archived = self.to_archive(plan);
         let now = Utc::now();
         let start_time = archived.first().map_or(now, |m| m.at);
@@ -300,7 +306,8 @@ impl HistoryManager {
             archived_rounds: plan.archived_rounds,
             summary,
             timed_out,
-            error,
+            // Written by wrights that archived after a failed summary call; read back still.
+            error: None,
             start_time,
             cutoff_time,
         };
@@ -353,7 +360,7 @@ mod tests {
             .collect();
         let plan = plan_compaction(&messages, 2).unwrap();
         let record = history
-            .apply_compaction(&plan, Some("summary one".into()), false, None)
+            .apply_compaction(&plan, Some("summary one".into()))
             .unwrap();
         assert_eq!(record.archived_end, 4);
         assert_eq!(contents(history.retained()), vec!["q2", "a2", "q3", "a3"]);
@@ -401,6 +408,7 @@ mod tests {
             metadata: wright_protocol::MessageMetadata {
                 tool_name: Some("TodoWrite".into()),
                 step: Some(1),
+                ..wright_protocol::MessageMetadata::default()
             },
         };
         history
@@ -456,7 +464,7 @@ mod tests {
             .map(|m| m.message.clone())
             .collect();
         let plan = plan_compaction(&messages, 1).unwrap();
-        history.apply_compaction(&plan, None, true, None).unwrap();
+        history.apply_compaction(&plan, None).unwrap();
         round(&mut history, 3);
         let history_usage = history.usage_records().to_vec();
         assert_eq!(history_usage.len(), 2);

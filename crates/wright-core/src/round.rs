@@ -17,7 +17,9 @@ mod tool_call;
 pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig};
 
-use wright_protocol::{Event, FailureCode, Message, MessageMetadata, Usage};
+use wright_protocol::{
+    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, Usage,
+};
 use wright_store::{RoundStatus, StoreError, UsageKind};
 
 use crate::context::{ScratchStep, estimate_request};
@@ -25,6 +27,7 @@ use crate::error::RoundError;
 use crate::mention;
 use crate::react::{Action, Reply, parse_reply};
 use crate::tiers::{HistoryView, tool_message};
+use crate::trim::history_step_text;
 use step::StepRecord;
 
 /// Default cap on model calls in one round.
@@ -193,13 +196,21 @@ impl<'a> Round<'a> {
                     text,
                     action: Action::Tool(call),
                 } => {
+                    // D3: the step is written at once, so a Ctrl-C, kill or crash while the
+                    // tool runs leaves its action in history for the next round to see.
+                    let stored = history_step_text(&text, &call, self.agent.tools.get(&call.tool));
+                    self.store(Message::assistant(stored), None);
                     let result = self.run_tool(&call).await;
                     let Some(result) = result.filter(|_| !self.agent.cancellation().is_cancelled())
                     else {
+                        let interrupted = HistoryResult::error(
+                            ErrorCode::Interrupted,
+                            "the user interrupted this step; it may have run in part",
+                        );
+                        self.store(tool_message(&interrupted.to_json()), Some(&call.tool));
                         return Err(RoundError::Interrupted);
                     };
-                    let tool = self.agent.tools.get(&call.tool);
-                    StepRecord::tool_step(text, call, tool, result)
+                    StepRecord::tool_step(text, call, result)
                 }
                 Reply::Malformed { text, problem } => {
                     self.sink.emit(Event::FormatError {
@@ -227,9 +238,17 @@ impl<'a> Round<'a> {
             compressed,
             tool,
             malformed,
+            todos,
         } = record;
-        self.store(Message::assistant(stored_text), None);
-        self.store(tool_message(&compressed), tool.as_deref());
+        if let Some(stored_text) = stored_text {
+            self.store(Message::assistant(stored_text), None);
+        }
+        let metadata = MessageMetadata {
+            tool_name: tool,
+            todos,
+            ..MessageMetadata::default()
+        };
+        self.store_with(tool_message(&compressed), metadata);
         self.scratchpad.push(ScratchStep {
             assistant: text,
             observation,
@@ -244,10 +263,19 @@ impl<'a> Round<'a> {
     }
 
     /// Writes a message of this step to history; a storage failure becomes a warning.
-    fn store(&mut self, mut message: Message, tool_name: Option<&str>) {
-        message.metadata = MessageMetadata {
+    fn store(&mut self, message: Message, tool_name: Option<&str>) {
+        let metadata = MessageMetadata {
             tool_name: tool_name.map(str::to_string),
+            ..MessageMetadata::default()
+        };
+        self.store_with(message, metadata);
+    }
+
+    /// [`store`](Self::store) with more metadata; the step number is this step's.
+    fn store_with(&mut self, mut message: Message, metadata: MessageMetadata) {
+        message.metadata = MessageMetadata {
             step: Some(self.step),
+            ..metadata
         };
         let written = self.agent.history.push(message);
         self.sink.warn_unsaved(written);

@@ -304,6 +304,7 @@ mod tests {
                 metadata: MessageMetadata {
                     tool_name: Some("TodoWrite".into()),
                     step: Some(1),
+                    ..MessageMetadata::default()
                 },
             })
             .unwrap();

@@ -16,14 +16,21 @@ pub const SUMMARY_PROMPT: &str = include_str!("../../../prompts/summary.md");
 pub const SUMMARY_TIMEOUT_MESSAGE: &str =
     "Summary generation timed out, keeping recent history only.";
 
+/// What the user sees when the summary call failed other than by timing out.
+pub fn summary_failed_message(cause: &str) -> String {
+    format!(
+        "Summary generation failed ({cause}); all history is kept and the summary will be tried again before the next round."
+    )
+}
+
 /// Why no summary was made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SummaryFailure {
     /// The call took longer than the summary timeout.
     #[error("{SUMMARY_TIMEOUT_MESSAGE}")]
     TimedOut,
-    /// The call failed or returned nothing.
-    #[error("Summary generation failed ({0}), keeping recent history only.")]
+    /// The call failed or returned nothing: history is kept whole (only the timeout drops it).
+    #[error("{}", summary_failed_message(.0))]
     Failed(String),
 }
 

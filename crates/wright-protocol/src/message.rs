@@ -25,6 +25,10 @@ pub struct MessageMetadata {
     /// For assistant and tool messages: the 1-based step within the round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<u32>,
+    /// For a TodoWrite tool message: the list it set. History sends only the recap (spec A3);
+    /// the session file keeps the list so a resumed session gets it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub todos: Option<Vec<crate::TodoItem>>,
 }
 
 /// One message of a conversation: `Message(role, content, metadata)` as in spec D1.
@@ -83,6 +87,7 @@ mod tests {
             metadata: MessageMetadata {
                 tool_name: Some("Read".into()),
                 step: Some(3),
+                ..MessageMetadata::default()
             },
         };
         let json = serde_json::to_string(&message).unwrap();

@@ -281,15 +281,26 @@ fn a_summary_that_times_out_archives_anyway_with_the_exact_message() {
     assert!(sent.iter().any(|(_, c)| c == "question 3"));
 }
 
+/// Only the summary timeout may drop history (E2): a summary call that fails otherwise keeps
+/// every round, says why, and is tried again before the next round.
 #[test]
-fn a_failed_summary_names_its_cause_and_archives_anyway() {
+fn a_failed_summary_names_its_cause_keeps_all_history_and_is_tried_again() {
     let project = Project::new();
     let refused = ScriptedResponse {
         status: 400,
         error_message: Some("summary model not found".into()),
         ..ScriptedResponse::default()
     };
-    let server = twelve_rounds(&project, vec![refused, finish("answer 13")]);
+    let summary = "## 📌 Archived Session Summary\nSUMMARY-MARKER";
+    let server = twelve_rounds(
+        &project,
+        vec![
+            refused,
+            with_usage(finish("answer 13"), 170_000),
+            reply(summary),
+            finish("answer 14"),
+        ],
+    );
     let run = exec(&project, &server, "question 13");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
@@ -302,6 +313,23 @@ fn a_failed_summary_names_its_cause_and_archives_anyway() {
         "{}",
         run.stderr
     );
+    assert!(run.stderr.contains("all history is kept"), "{}", run.stderr);
+    let step = messages(&server.requests().pop().unwrap());
+    assert!(
+        step.iter().any(|(_, c)| c == "question 1"),
+        "the oldest round is still sent: {step:?}"
+    );
+
+    let run = exec(&project, &server, "question 14");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(summary_requests(&server).len(), 2, "tried again");
+    let requests = server.requests();
+    let step = requests.last().unwrap();
+    assert!(
+        !messages(step).iter().any(|(_, c)| c == "question 1"),
+        "archived once the summary was made"
+    );
+    assert!(step.body.contains("SUMMARY-MARKER"));
 }
 
 #[test]

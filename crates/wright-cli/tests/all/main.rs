@@ -15,6 +15,7 @@ mod exec;
 mod hooks;
 mod interactive;
 mod interrupt;
+mod interrupted_step;
 mod secrets;
 mod sessions;
 mod tool_cmd;

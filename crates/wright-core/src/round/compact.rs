@@ -19,13 +19,16 @@ impl Agent {
     /// last `retain_rounds` and summarises them. `Ok(false)` when there is nothing to archive;
     /// fails only when interrupted.
     pub async fn compact_now(&mut self, events: Events<'_>) -> Result<bool, RoundError> {
+        let mut sink = EventSink::new(events);
+        // A step a crash cut off is closed first, so the plan sees whole rounds.
+        let repaired = self.history.repair_interrupted_step().map(|_| ());
+        sink.warn_unsaved(repaired);
         let Some(plan) = plan_compaction(&self.retained(), self.config.context.retain_rounds)
         else {
             return Ok(false);
         };
         let estimated_tokens = self.history.last_usage().map_or(0, |u| u.total_tokens);
         let threshold = self.config.context.threshold();
-        let mut sink = EventSink::new(events);
         self.compact(plan, estimated_tokens, threshold, &mut sink)
             .await?;
         Ok(true)
@@ -70,7 +73,8 @@ impl Agent {
             .collect()
     }
 
-    /// Archives what `plan` covers, with a summary if the summary call succeeds (spec A4–A6).
+    /// Archives what `plan` covers with its summary (spec A4–A6), or without one when the
+    /// summary call timed out (E2); keeps it all when the call failed otherwise.
     async fn compact(
         &mut self,
         plan: CompactionPlan,
@@ -95,20 +99,32 @@ impl Agent {
             let recorded = self.history.record_usage(usage, UsageKind::Summary, model);
             sink.warn_unsaved(recorded);
         }
-        let (summary, timed_out, error) = match summary {
-            Ok(summary) => (Some(summary), false, None),
-            Err(SummaryFailure::TimedOut) => (None, true, None),
-            Err(SummaryFailure::Failed(cause)) => (None, false, Some(cause)),
+        let summary = match summary {
+            Ok(summary) => Some(summary),
+            Err(SummaryFailure::TimedOut) => None,
+            // Only the timeout may drop history (E2): on any other failure every round stays,
+            // the request-fitting tiers keep requests inside the window (DESIGN §9.3), and the
+            // trigger tries again before the next round.
+            Err(SummaryFailure::Failed(cause)) => {
+                sink.emit(Event::CompactionFinished {
+                    archived_rounds: 0,
+                    summary: None,
+                    timed_out: false,
+                    error: Some(cause),
+                    tokens_before,
+                    tokens_after: tokens_before,
+                });
+                return Ok(());
+            }
         };
-        let applied =
-            self.history
-                .apply_compaction(&plan, summary.clone(), timed_out, error.clone());
+        let timed_out = summary.is_none();
+        let applied = self.history.apply_compaction(&plan, summary.clone());
         sink.warn_unsaved(applied.map(|_| ()));
         sink.emit(Event::CompactionFinished {
             archived_rounds: u32::try_from(plan.archived_rounds).unwrap_or(u32::MAX),
             summary,
             timed_out,
-            error,
+            error: None,
             tokens_before,
             tokens_after: HistoryView::new(&self.history).estimate(&self.system),
         });

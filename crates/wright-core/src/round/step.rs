@@ -1,18 +1,18 @@
 //! One step as the round keeps it (spec A2, C1; DESIGN §9.2): the text the model wrote and its
 //! history form, the full observation for the scratchpad and its compressed form for history.
 
-use wright_protocol::{ErrorCode, HistoryResult, ToolCall, ToolResult};
-use wright_tools::Tool;
+use wright_protocol::{ErrorCode, HistoryResult, TodoItem, ToolCall, ToolResult};
+use wright_tools::data::ToolData;
 
 use crate::react::FORMAT_REMINDER;
-use crate::trim::history_step_text;
 
 /// One step: what the model wrote and what it observed, in both forms.
 pub(super) struct StepRecord {
     /// The step as written (scratchpad).
     pub(super) text: String,
-    /// The step as history stores it (DESIGN §9.2).
-    pub(super) stored_text: String,
+    /// The step as history stores it (DESIGN §9.2), when not stored yet: a tool step is
+    /// stored as soon as the model asks for it (spec D3), before the tool runs.
+    pub(super) stored_text: Option<String>,
     /// The full observation.
     pub(super) observation: String,
     /// Its history form (spec C1).
@@ -21,20 +21,21 @@ pub(super) struct StepRecord {
     pub(super) tool: Option<String>,
     /// Whether the reply counts as malformed.
     pub(super) malformed: bool,
+    /// The list a TodoWrite set, which the session file keeps beside the recap.
+    pub(super) todos: Option<Vec<TodoItem>>,
 }
 
 impl StepRecord {
-    /// A step that called a tool (of `kind`, when the tool exists) and got `result`. A call
-    /// the tool could not take counts as malformed and its observation restates the format.
-    pub(super) fn tool_step(
-        text: String,
-        call: ToolCall,
-        tool: Option<&dyn Tool>,
-        result: ToolResult,
-    ) -> Self {
+    /// A step, stored already, that called a tool and got `result`. A call the tool could not
+    /// take counts as malformed and its observation restates the format.
+    pub(super) fn tool_step(text: String, call: ToolCall, result: ToolResult) -> Self {
         let malformed = is_malformed_call(&result);
+        let todos = match ToolData::of(&call.tool, &result.data) {
+            Some(ToolData::Todo(data)) if result.is_success() => Some(data.todos),
+            _ => None,
+        };
         Self {
-            stored_text: history_step_text(&text, &call, tool),
+            stored_text: None,
             compressed: wright_tools::compress_to_string(&call.tool, &result),
             observation: if malformed {
                 format!("{}\n{FORMAT_REMINDER}", result.text)
@@ -44,6 +45,7 @@ impl StepRecord {
             text,
             tool: Some(call.tool),
             malformed,
+            todos,
         }
     }
 
@@ -54,12 +56,13 @@ impl StepRecord {
         let observation = format!("Error: {message}\n{FORMAT_REMINDER}");
         let compressed = HistoryResult::error(ErrorCode::InvalidArguments, message).to_json();
         Self {
-            stored_text: text.clone(),
+            stored_text: Some(text.clone()),
             text,
             observation,
             compressed,
             tool: None,
             malformed: true,
+            todos: None,
         }
     }
 }
@@ -104,7 +107,7 @@ mod tests {
             args: serde_json::json!({}),
         };
         let result = ToolResult::error(ErrorCode::UnknownTool, "no tool Nope");
-        let record = StepRecord::tool_step("Action: Nope[{}]".into(), call, None, result);
+        let record = StepRecord::tool_step("Action: Nope[{}]".into(), call, result);
         assert!(record.malformed);
         assert!(record.observation.ends_with(FORMAT_REMINDER));
         assert_eq!(record.tool.as_deref(), Some("Nope"));

@@ -50,6 +50,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
     tool.metadata = MessageMetadata {
         tool_name: Some("Read".into()),
         step: Some(1),
+        ..MessageMetadata::default()
     };
     let history = vec![
         Message::user("Where is login?"),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use wright_core::summarize::SUMMARY_TIMEOUT_MESSAGE;
+use wright_core::summarize::{SUMMARY_TIMEOUT_MESSAGE, summary_failed_message};
 use wright_protocol::text::plural;
 use wright_protocol::{
     ActionKind, ApprovalVerdict, ErrorCode, Event, FailureCode, ToolError, ToolStatus,
@@ -322,7 +322,7 @@ impl Transcript {
                     )
                 } else if let Some(error) = error.as_ref().filter(|_| summary.is_none()) {
                     styled(
-                        format!("⚠ The summary could not be made ({error}); {sizes}"),
+                        format!("⚠ {}", summary_failed_message(error)),
                         WARNING,
                         &theme,
                     )
