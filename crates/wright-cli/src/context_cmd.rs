@@ -56,14 +56,19 @@ pub fn report(
     let row = |out: &mut String, label: &str, tokens: u64| {
         let _ = writeln!(out, "{label:<52}{tokens:>10}");
     };
-    let mut l1_tokens = 0;
-    let (mut summary_tokens, mut framed_summary_tokens) = (0, 0);
+    // What each system part adds to the system prompt's estimate, joins included.
+    let mut system_parts: Vec<String> = Vec::new();
+    let mut added_to_system = |layer: &Layer| {
+        let before = estimate_tokens(&system_parts.join("\n\n"));
+        system_parts.extend(layer.system_text());
+        estimate_tokens(&system_parts.join("\n\n")) - before
+    };
     for layer in builder.layers() {
         match layer {
-            Layer::System(system) => {
-                l1_tokens = estimate_tokens(system);
+            Layer::System(_) => {
+                let tokens = added_to_system(&layer);
                 let label = format!("L1 system prompt + {} tools", next.tool_count());
-                row(&mut out, &label, l1_tokens);
+                row(&mut out, &label, tokens);
             }
             Layer::CodeLaw(_) => {
                 let label = match next.code_law() {
@@ -74,29 +79,23 @@ pub fn report(
                     Ok(None) => "L2 CODE_LAW.md (none)".to_string(),
                     Err(problem) => format!("L2 CODE_LAW.md (unreadable: {problem})"),
                 };
-                row(
-                    &mut out,
-                    &label,
-                    estimate_tokens(&request.system) - l1_tokens,
-                );
+                let tokens = added_to_system(&layer);
+                row(&mut out, &label, tokens);
             }
             Layer::Summaries(summaries) => {
-                summary_tokens = summaries.iter().map(|s| estimate_tokens(&s.text)).sum();
-                framed_summary_tokens = estimate_messages(&layer.messages());
                 let label = format!("L3 summaries ({})", summaries.len());
-                row(&mut out, &label, summary_tokens);
+                let tokens = added_to_system(&layer);
+                row(&mut out, &label, tokens);
             }
             Layer::History(messages) => {
-                // The row holds the summaries' framing and the input message's too.
-                let framed = framed_summary_tokens
-                    + estimate_messages(&layer.messages())
-                    + TOKENS_PER_MESSAGE;
+                // The row holds the input message's framing too.
+                let framed = estimate_messages(&layer.messages()) + TOKENS_PER_MESSAGE;
                 let label = format!(
                     "L3 retained history ({} rounds, {} messages)",
                     round_starts(messages).len(),
                     messages.len()
                 );
-                row(&mut out, &label, framed.saturating_sub(summary_tokens));
+                row(&mut out, &label, framed);
             }
             Layer::Input(_) | Layer::Scratchpad(_) => {}
             Layer::TodoRecap(recap) => {
@@ -168,7 +167,7 @@ pub fn report(
         );
     }
     if full {
-        let _ = writeln!(out, "\n===== system =====\n{}", request.system);
+        let _ = writeln!(out, "\n===== system =====\n{}", request.system_text());
         for message in &request.messages {
             let role = match message.role {
                 ChatRole::User => "user",

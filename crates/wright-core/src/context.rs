@@ -11,9 +11,11 @@
 //! 5. the **scratchpad** of the running round: each step's text and its full observation;
 //! 6. the **todo recap**, if there is a todo list: always the last thing in the request.
 //!
-//! Mapping onto chat messages: user and assistant messages keep their roles; a history `tool`
-//! message becomes a user-role message `[tool] {compressed json}` (spec E1), a summary a
-//! user-role message `[summary] …`, a scratchpad observation a user-role message
+//! Mapping onto the request: L1, L2 and the summaries are the system prompt's parts, in that
+//! order (spec A5/C2: summaries are system context, as written; L1 stays the stable prefix, and
+//! chat templates that allow one leading system message still work). User and assistant
+//! messages keep their roles; a history `tool` message becomes a user-role message
+//! `[tool] {compressed json}` (spec E1), a scratchpad observation a user-role message
 //! `Observation: …`, and the todo recap is appended to the last (user-role) message. Role tags
 //! are not written into user and assistant messages, whose roles already say who spoke, so the
 //! model is never shown a `[assistant]` prefix to imitate.
@@ -90,11 +92,19 @@ pub enum Layer<'a> {
 }
 
 impl Layer<'_> {
-    /// The text this layer adds to the request's system prompt: L1, and L2 when the project
-    /// has rules (after L1, so L1 stays the request's stable prefix).
+    /// The part this layer adds to the request's system prompt: L1; L2 when the project has
+    /// rules; the summaries, as written, when history has any (after L1, so L1 stays the
+    /// request's stable prefix).
     pub fn system_text(&self) -> Option<String> {
         match self {
             Layer::System(system) => Some(system.to_string()),
+            Layer::Summaries(summaries) if !summaries.is_empty() => Some(
+                summaries
+                    .iter()
+                    .map(|summary| summary.text.trim_end())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            ),
             Layer::CodeLaw(Some(law)) => Some(format!(
                 "{CODE_LAW_HEADER}\n\nThe project's own rules, from {}. They override your defaults.\n\n{}",
                 law.file_name,
@@ -107,14 +117,12 @@ impl Layer<'_> {
     /// The chat messages this layer adds, in order (spec E1 for history messages).
     pub fn messages(&self) -> Vec<ChatMessage> {
         match self {
-            Layer::Summaries(summaries) => summaries
-                .iter()
-                .map(|summary| ChatMessage::user(summary_text(&summary.text)))
-                .collect(),
             Layer::History(history) => history.iter().map(history_message).collect(),
             Layer::Input(input) => vec![ChatMessage::user(*input)],
             Layer::Scratchpad(scratchpad) => scratchpad.iter().flat_map(scratch_messages).collect(),
-            Layer::System(_) | Layer::CodeLaw(_) | Layer::TodoRecap(_) => Vec::new(),
+            Layer::System(_) | Layer::CodeLaw(_) | Layer::Summaries(_) | Layer::TodoRecap(_) => {
+                Vec::new()
+            }
         }
     }
 
@@ -142,12 +150,12 @@ impl<'a> ContextBuilder<'a> {
         ]
     }
 
-    /// The request its [`layers`](Self::layers) make: their system texts joined by a blank
-    /// line, their messages in order, and the appended text after a blank line at the end of
+    /// The request its [`layers`](Self::layers) make: their system texts as the system
+    /// prompt's parts, their messages in order, and the appended text after a blank line at the end of
     /// the last message.
     pub fn request(&self) -> ChatRequest {
         let layers = self.layers();
-        let system: Vec<String> = layers.iter().filter_map(Layer::system_text).collect();
+        let system = layers.iter().filter_map(Layer::system_text).collect();
         let mut messages: Vec<ChatMessage> = layers.iter().flat_map(Layer::messages).collect();
         for appended in layers.iter().filter_map(Layer::appended_text) {
             if let Some(last) = messages.last_mut() {
@@ -156,7 +164,7 @@ impl<'a> ContextBuilder<'a> {
             }
         }
         ChatRequest {
-            system: system.join("\n\n"),
+            system,
             messages,
             stop: vec![STOP_SEQUENCE.to_string()],
         }
@@ -169,7 +177,9 @@ fn history_message(message: &Message) -> ChatMessage {
         Role::User => ChatMessage::user(message.content.clone()),
         Role::Assistant => ChatMessage::assistant(message.content.clone()),
         Role::Tool => ChatMessage::user(format!("[tool] {}", message.content)),
-        Role::Summary => ChatMessage::user(summary_text(&message.content)),
+        // Summaries live in L3's system part; one found among the messages (never written
+        // there) is still shown as what it is.
+        Role::Summary => ChatMessage::user(message.content.clone()),
     }
 }
 
@@ -187,10 +197,6 @@ fn scratch_messages(step: &ScratchStep) -> [ChatMessage; 2] {
     ]
 }
 
-fn summary_text(text: &str) -> String {
-    format!("[summary] Summary of earlier, archived parts of this conversation:\n\n{text}")
-}
-
 /// The todo recap as it closes a request.
 fn recap_text(recap: &str) -> String {
     format!("<todo-recap>\n{}\n</todo-recap>", recap.trim_end())
@@ -201,7 +207,7 @@ pub const TOKENS_PER_MESSAGE: u64 = 4;
 
 /// The local token estimate of a whole request (spec A6's `len // 3`, plus framing).
 pub fn estimate_request(request: &ChatRequest) -> u64 {
-    estimate_tokens(&request.system) + estimate_messages(&request.messages)
+    estimate_tokens(&request.system_text()) + estimate_messages(&request.messages)
 }
 
 /// The local token estimate of chat messages, each with its framing.
@@ -273,12 +279,12 @@ mod tests {
             ..parts(&history, &scratch)
         }
         .request();
-        assert!(
-            request
-                .system
-                .starts_with("L1\n\n# Project rules (CODE_LAW.md)")
-        );
-        assert!(request.system.ends_with("No unsafe."));
+        // L1, L2, then the summary as written: system context, no header (A5/C2).
+        assert_eq!(request.system.len(), 3);
+        assert_eq!(request.system[0], "L1");
+        assert!(request.system[1].starts_with("# Project rules (CODE_LAW.md)"));
+        assert!(request.system[1].ends_with("No unsafe."));
+        assert_eq!(request.system[2], "## 📌 Archived Session Summary");
         let shown: Vec<(ChatRole, &str)> = request
             .messages
             .iter()
@@ -287,10 +293,6 @@ mod tests {
         assert_eq!(
             shown,
             vec![
-                (
-                    ChatRole::User,
-                    "[summary] Summary of earlier, archived parts of this conversation:\n\n## 📌 Archived Session Summary"
-                ),
                 (ChatRole::User, "earlier"),
                 (ChatRole::Assistant, "Action: Read[{}]"),
                 (ChatRole::User, "[tool] {\"status\":\"success\"}"),
@@ -308,7 +310,7 @@ mod tests {
     #[test]
     fn without_rules_the_system_prompt_is_l1_alone() {
         let request = parts(&[], &[]).request();
-        assert_eq!(request.system, "L1");
+        assert_eq!(request.system, ["L1"]);
         assert_eq!(request.messages.len(), 1);
     }
 
@@ -402,7 +404,7 @@ mod layer_tests {
         );
         let request = builder.request();
         assert_eq!(
-            request.system,
+            request.system_text(),
             format!("L1\n\n{}", layers[1].system_text().unwrap_or_default())
         );
         assert_eq!(

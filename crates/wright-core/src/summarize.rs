@@ -70,7 +70,7 @@ pub fn summary_request(archived: &[Stored]) -> ChatRequest {
         transcript(archived)
     );
     ChatRequest {
-        system: SUMMARY_PROMPT.to_string(),
+        system: vec![SUMMARY_PROMPT.to_string()],
         messages: vec![ChatMessage::user(user)],
         stop: Vec::new(),
     }

@@ -34,15 +34,20 @@ pub(crate) fn request_body(
     config: &LlmConfig,
     request: &ChatRequest,
 ) -> serde_json::Result<Vec<u8>> {
-    let system = if request.system.is_empty() {
-        Vec::new()
-    } else {
-        vec![SystemBlock {
+    // Cache breakpoints after the first part (L1, the same for the whole session) and after
+    // the last (the whole system prompt, until the rules or the summaries change).
+    let parts: Vec<&str> = request.system_parts().collect();
+    let last = parts.len().saturating_sub(1);
+    let system = parts
+        .iter()
+        .enumerate()
+        .map(|(index, text)| SystemBlock {
             kind: "text",
-            text: &request.system,
-            cache_control: CacheControl { kind: "ephemeral" },
-        }]
-    };
+            text,
+            cache_control: (index == 0 || index == last)
+                .then_some(CacheControl { kind: "ephemeral" }),
+        })
+        .collect();
     serde_json::to_vec(&WireRequest {
         model: &config.model,
         max_tokens: config.max_output_tokens,
@@ -92,7 +97,8 @@ struct SystemBlock<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     text: &'a str,
-    cache_control: CacheControl,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
 }
 
 #[derive(Serialize)]
@@ -385,7 +391,7 @@ mod tests {
     #[test]
     fn the_request_caches_the_system_prompt_and_names_stop_sequences() {
         let request = ChatRequest {
-            system: "be brief".into(),
+            system: vec!["be brief".into()],
             messages: vec![ChatMessage::user("hi")],
             stop: vec!["Observation:".into()],
         };
@@ -399,6 +405,23 @@ mod tests {
                 "stop_sequences": ["Observation:"],
                 "stream": true,
             })
+        );
+    }
+
+    #[test]
+    fn system_parts_are_blocks_cached_after_the_first_and_the_last() {
+        let request = ChatRequest {
+            system: vec!["L1".into(), "rules".into(), String::new(), "summary".into()],
+            messages: vec![ChatMessage::user("hi")],
+            ..ChatRequest::default()
+        };
+        assert_eq!(
+            body_json(&config(), &request)["system"],
+            json!([
+                {"type": "text", "text": "L1", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "rules"},
+                {"type": "text", "text": "summary", "cache_control": {"type": "ephemeral"}},
+            ])
         );
     }
 

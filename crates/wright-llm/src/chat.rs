@@ -46,12 +46,30 @@ impl ChatMessage {
 /// One model call: the system prompt, the conversation so far and the stop sequences.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatRequest {
-    /// The system prompt; left out of the request when empty.
-    pub system: String,
+    /// The system prompt in parts, the most stable first (wright's: L1, then the project's
+    /// rules, then the summaries of archived history). OpenAI-compatible servers get them as
+    /// one system message, joined by a blank line; Anthropic as one system block each, so a
+    /// change in a later part leaves the cached earlier ones valid. Empty parts are left out.
+    pub system: Vec<String>,
     /// The conversation, oldest first.
     pub messages: Vec<ChatMessage>,
     /// Strings that end the reply when the model writes them; left out when empty.
     pub stop: Vec<String>,
+}
+
+impl ChatRequest {
+    /// The system parts that are not empty.
+    pub fn system_parts(&self) -> impl Iterator<Item = &str> {
+        self.system
+            .iter()
+            .map(String::as_str)
+            .filter(|part| !part.is_empty())
+    }
+
+    /// The system prompt as one text: its parts joined by a blank line.
+    pub fn system_text(&self) -> String {
+        self.system_parts().collect::<Vec<_>>().join("\n\n")
+    }
 }
 
 /// What the caller sees while a call runs.

@@ -584,7 +584,7 @@ mod tests {
     #[test]
     fn a_continuation_carries_the_partial_reply_and_the_continue_prompt() {
         let request = ChatRequest {
-            system: "s".into(),
+            system: vec!["s".into()],
             messages: vec![ChatMessage::user("write a poem")],
             stop: vec![],
         };

@@ -74,9 +74,10 @@ pub(crate) fn request_body(
     request: &ChatRequest,
     dialect: Dialect,
 ) -> serde_json::Result<Vec<u8>> {
-    let system = (!request.system.is_empty()).then(|| WireMessage {
+    let system_text = request.system_text();
+    let system = (!system_text.is_empty()).then(|| WireMessage {
         role: "system",
-        content: &request.system,
+        content: &system_text,
     });
     let messages = system
         .into_iter()
@@ -376,7 +377,7 @@ mod tests {
         let mut config = config();
         config.max_output_tokens = 77;
         let request = ChatRequest {
-            system: String::new(),
+            system: Vec::new(),
             messages: vec![ChatMessage::user("hi")],
             stop: vec!["\nObservation:".into()],
         };
@@ -396,7 +397,7 @@ mod tests {
     #[test]
     fn the_request_puts_the_system_prompt_first_and_asks_for_usage() {
         let request = ChatRequest {
-            system: "be brief".into(),
+            system: vec!["be brief".into()],
             messages: vec![ChatMessage::user("hi"), ChatMessage::assistant("hello")],
             stop: vec!["Observation:".into()],
         };

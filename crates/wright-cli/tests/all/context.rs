@@ -158,7 +158,7 @@ fn summary_requests(server: &TestServer) -> Vec<RecordedRequest> {
     server
         .requests()
         .into_iter()
-        .filter(|r| system(r).contains("Archived Session Summary"))
+        .filter(|r| system(r).starts_with("You archive the older part of a conversation"))
         .collect()
 }
 
@@ -205,8 +205,22 @@ fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_roun
     assert!(archived.contains("Start Time: 20"), "real start time");
 
     let last = server.requests().pop().unwrap();
+    // A5/C2: the summary is system context after L1 (and L2), as written, with no header.
+    let system = system(&last);
+    let (l1, summary_part) = system
+        .split_once("\n\n## 📌 Archived Session Summary")
+        .unwrap();
+    assert!(
+        l1.starts_with("You are wright"),
+        "L1 stays the prefix: {l1:.80}"
+    );
+    assert!(summary_part.ends_with("SUMMARY-MARKER"), "{summary_part}");
     let sent = messages(&last);
-    assert!(sent[0].1.contains("SUMMARY-MARKER"), "the summary leads L3");
+    assert!(
+        !sent
+            .iter()
+            .any(|(_, c)| c.contains("SUMMARY-MARKER") || c.contains("[summary]"))
+    );
     let questions: Vec<&str> = sent
         .iter()
         .filter(|(role, c)| role == "user" && c.starts_with("question"))

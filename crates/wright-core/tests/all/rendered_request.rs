@@ -13,7 +13,7 @@ use wright_protocol::{Message, MessageMetadata, TodoItem, TodoStatus, ToolResult
 use wright_tools::{ToolRegistry, compress_to_string, todo_recap};
 
 fn render(request: &wright_llm::ChatRequest) -> String {
-    let mut out = format!("===== system =====\n{}\n", request.system);
+    let mut out = format!("===== system =====\n{}\n", request.system_text());
     for message in &request.messages {
         let role = match message.role {
             ChatRole::User => "user",

@@ -54,7 +54,7 @@ async fn the_request_has_the_documented_shape() {
     let mut config = config(ProviderKind::Anthropic, &server);
     config.max_output_tokens = 1234;
     let request = ChatRequest {
-        system: "You are terse.".into(),
+        system: vec!["You are terse.".into()],
         messages: vec![
             ChatMessage::assistant("Ready."),
             ChatMessage::user("Say hello."),

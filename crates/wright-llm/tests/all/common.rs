@@ -31,7 +31,7 @@ pub fn config(provider: ProviderKind, server: &TestServer) -> LlmConfig {
 /// A one-message conversation with a system prompt.
 pub fn request() -> ChatRequest {
     ChatRequest {
-        system: "You are terse.".to_string(),
+        system: vec!["You are terse.".to_string()],
         messages: vec![ChatMessage::user("Say hello.")],
         stop: Vec::new(),
     }

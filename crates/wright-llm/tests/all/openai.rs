@@ -51,7 +51,7 @@ async fn the_request_has_the_documented_shape() {
     let mut config = config(ProviderKind::OpenAi, &server);
     config.max_output_tokens = 1234;
     let request = ChatRequest {
-        system: "You are terse.".into(),
+        system: vec!["You are terse.".into()],
         messages: vec![
             ChatMessage::user("Say hello."),
             ChatMessage::assistant("Hello."),
