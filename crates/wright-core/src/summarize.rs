@@ -1,7 +1,14 @@
-//! The SummaryCompressor (spec A5, C2, E2): one separate model call that turns archived
-//! messages into the fixed A5 template, abandoned after the summary timeout.
+//! The SummaryCompressor (spec A5, C2, E2): a separate model call that turns archived
+//! messages into the fixed A5 template, abandoned after the summary timeout. A reply that
+//! leaves out sections of the template is asked for once more with the missing ones named;
+//! what is still missing then is filled with `None`, so a stored summary always holds the
+//! template.
+
+mod template;
 
 use std::time::Duration;
+
+pub use template::{SECTIONS, TITLE, missing_sections, with_every_section};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use wright_llm::{ChatMessage, ChatRequest, LlmClient};
@@ -58,15 +65,19 @@ fn time(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// The summary request for `archived` (a non-empty run of whole rounds).
-pub fn summary_request(archived: &[Stored]) -> ChatRequest {
+/// The times of the first and the last archived message.
+fn span(archived: &[Stored]) -> (String, String) {
     let now = Utc::now();
     let start = archived.first().map_or(now, |m| m.at);
     let cutoff = archived.last().map_or(now, |m| m.at);
+    (time(start), time(cutoff))
+}
+
+/// The summary request for `archived` (a non-empty run of whole rounds).
+pub fn summary_request(archived: &[Stored]) -> ChatRequest {
+    let (start, cutoff) = span(archived);
     let user = format!(
-        "Start Time: {}\nCutoff Time: {}\n\n<archived-messages>\n{}\n</archived-messages>\n\nWrite the summary now.",
-        time(start),
-        time(cutoff),
+        "Start Time: {start}\nCutoff Time: {cutoff}\n\n<archived-messages>\n{}\n</archived-messages>\n\nWrite the summary now.",
         transcript(archived)
     );
     ChatRequest {
@@ -86,29 +97,61 @@ pub struct SummaryCall {
     pub usage: Option<Usage>,
 }
 
-/// Asks `llm` for the summary of `archived`, giving up after `timeout`.
+/// The request that asks once more for a summary that left out `missing` sections.
+pub fn ask_again(request: &ChatRequest, reply: &str, missing: &[&str]) -> ChatRequest {
+    let mut again = request.clone();
+    again.messages.push(ChatMessage::assistant(reply));
+    again.messages.push(ChatMessage::user(format!(
+        "Your summary leaves out these sections of the template: {}. Write the whole summary again: every section of the template, in its order, with `None` where the archived messages say nothing.",
+        missing.join(", ")
+    )));
+    again
+}
+
+/// Asks `llm` for the summary of `archived`, giving up after `timeout` (both calls together;
+/// when the second is what runs out of time, the first reply is kept).
 pub async fn summarize(llm: &LlmClient, archived: &[Stored], timeout: Duration) -> SummaryCall {
+    let deadline = tokio::time::Instant::now() + timeout;
     let request = summary_request(archived);
     let mut ignore = |_| {};
-    let call = llm.complete(&request, &mut ignore);
     let failed = |failure| SummaryCall {
         summary: Err(failure),
         usage: None,
     };
-    let completion = match tokio::time::timeout(timeout, call).await {
-        Err(_) => return failed(SummaryFailure::TimedOut),
-        Ok(Err(e)) => return failed(SummaryFailure::Failed(e.to_string())),
-        Ok(Ok(completion)) => completion,
-    };
-    let summary = completion.text.trim();
-    SummaryCall {
-        summary: match summary.is_empty() {
-            true => Err(SummaryFailure::Failed(
+    let completion =
+        match tokio::time::timeout_at(deadline, llm.complete(&request, &mut ignore)).await {
+            Err(_) => return failed(SummaryFailure::TimedOut),
+            Ok(Err(e)) => return failed(SummaryFailure::Failed(e.to_string())),
+            Ok(Ok(completion)) => completion,
+        };
+    let mut usage = completion.usage;
+    let mut summary = completion.text.trim().to_string();
+    if summary.is_empty() {
+        return SummaryCall {
+            summary: Err(SummaryFailure::Failed(
                 "the model returned an empty summary".into(),
             )),
-            false => Ok(summary.to_string()),
-        },
-        usage: completion.usage,
+            usage,
+        };
+    }
+    let missing = missing_sections(&summary);
+    if !missing.is_empty() {
+        let again = ask_again(&request, &summary, &missing);
+        let call = tokio::time::timeout_at(deadline, llm.complete(&again, &mut ignore)).await;
+        if let Ok(Ok(second)) = call {
+            if let Some(more) = &second.usage {
+                usage.get_or_insert_with(Usage::default).add(more);
+            }
+            let text = second.text.trim();
+            if !text.is_empty() && missing_sections(text).len() <= missing.len() {
+                summary = text.to_string();
+            }
+        }
+    }
+    let (start, cutoff) = span(archived);
+    SummaryCall {
+        summary: Ok(with_every_section(&summary, &start, &cutoff)),
+        usage,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
+use wright_core::summarize::{SECTIONS, TITLE};
 use wright_testkit::{RecordedRequest, ScriptedResponse, ScriptedUsage, TestServer};
 
 use crate::common::{Project, Run, messages, reply, serve};
@@ -154,6 +155,15 @@ fn observations_are_full_within_a_round_and_compressed_in_the_next() {
     );
 }
 
+/// A summary with every section of the A5 template, and `marker` before the first.
+fn full_summary(marker: &str) -> String {
+    let mut text = format!("{TITLE}\n*(Contains context from A to B)*\n\n{marker}");
+    for (heading, _) in SECTIONS {
+        text.push_str(&format!("\n\n{heading}\n* None"));
+    }
+    text
+}
+
 fn summary_requests(server: &TestServer) -> Vec<RecordedRequest> {
     server
         .requests()
@@ -179,11 +189,10 @@ fn twelve_rounds(project: &Project, tail: Vec<ScriptedResponse>) -> TestServer {
 #[test]
 fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_rounds() {
     let project = Project::new();
-    let summary =
-        "## 📌 Archived Session Summary\n*(Contains context from A to B)*\nSUMMARY-MARKER";
+    let summary = full_summary("SUMMARY-MARKER");
     let server = twelve_rounds(
         &project,
-        vec![with_usage(reply(summary), 9_000), finish("answer 13")],
+        vec![with_usage(reply(&summary), 9_000), finish("answer 13")],
     );
     let run = project.exec(
         &server,
@@ -214,7 +223,7 @@ fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_roun
         l1.starts_with("You are wright"),
         "L1 stays the prefix: {l1:.80}"
     );
-    assert!(summary_part.ends_with("SUMMARY-MARKER"), "{summary_part}");
+    assert!(summary_part.contains("SUMMARY-MARKER"), "{summary_part}");
     let sent = messages(&last);
     assert!(
         !sent
@@ -305,13 +314,13 @@ fn a_failed_summary_names_its_cause_keeps_all_history_and_is_tried_again() {
         error_message: Some("summary model not found".into()),
         ..ScriptedResponse::default()
     };
-    let summary = "## 📌 Archived Session Summary\nSUMMARY-MARKER";
+    let summary = full_summary("SUMMARY-MARKER");
     let server = twelve_rounds(
         &project,
         vec![
             refused,
             with_usage(finish("answer 13"), 170_000),
-            reply(summary),
+            reply(&summary),
             finish("answer 14"),
         ],
     );

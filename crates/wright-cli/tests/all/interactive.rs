@@ -6,6 +6,7 @@ mod pty;
 use std::process::Stdio;
 
 use pretty_assertions::assert_eq;
+use wright_core::summarize::{SECTIONS, TITLE};
 
 use crate::common::{self, Project, last_message, reply, serve};
 use pty::Session;
@@ -131,10 +132,14 @@ fn ctrl_c_twice_on_an_empty_prompt_exits() {
 #[test]
 fn compact_archives_the_older_rounds_and_reports_the_sizes() {
     let project = Project::new();
+    let mut summary = format!("{TITLE}\nThe user asked twice; both were answered.");
+    for (heading, _) in SECTIONS {
+        summary.push_str(&format!("\n\n{heading}\n* None"));
+    }
     let server = serve(vec![
         reply("Action: Finish[first answer]"),
         reply("Action: Finish[second answer]"),
-        reply("The user asked twice; both were answered."),
+        reply(&summary),
     ]);
     let mut session = Session::start_with(&project, &server, &[], &[("WRIGHT_RETAIN_ROUNDS", "1")]);
     session.expect("/help for commands");

@@ -7,6 +7,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use wright_core::cost::{KindCost, Price, session_cost};
 use wright_core::history::HistoryManager;
+use wright_core::summarize::{SECTIONS, TITLE};
 use wright_core::{Agent, AgentConfig, RoundOutcome};
 use wright_llm::{LlmClient, LlmConfig, ProviderKind};
 use wright_protocol::{Message, Usage};
@@ -23,8 +24,17 @@ fn usage(prompt: u64, completion: u64) -> Usage {
     }
 }
 
+/// A summary with every section of the A5 template, `gist` before the first.
+pub fn full_summary(gist: &str) -> String {
+    let mut text = format!("{TITLE}\n{gist}");
+    for (heading, _) in SECTIONS {
+        text.push_str(&format!("\n\n{heading}\n* None"));
+    }
+    text
+}
+
 /// Twelve finished rounds, the last step's usage past the compaction threshold.
-fn long_history() -> HistoryManager {
+pub fn long_history() -> HistoryManager {
     let mut history = HistoryManager::new(None);
     for i in 1..=12 {
         history.open_round(&format!("question {i}")).unwrap();
@@ -42,7 +52,7 @@ fn long_history() -> HistoryManager {
 #[tokio::test]
 async fn the_summary_call_is_recorded_as_a_summary_and_is_not_the_last_usage() {
     let server = TestServer::start(Script::new(vec![
-        ScriptedResponse::text("## 📌 Archived Session Summary\nthe gist").with_usage(2_000, 500),
+        ScriptedResponse::text(full_summary("the gist")).with_usage(2_000, 500),
         ScriptedResponse::text("Thought: done.\nAction: Finish[ok]").with_usage(1_000, 100),
     ]))
     .unwrap();
@@ -148,4 +158,74 @@ async fn a_continued_reply_leaves_the_last_calls_usage_for_the_trigger() {
     let report = session_cost(agent.history().usage_records(), "m", &prices);
     assert_eq!(report.steps.calls, 2);
     assert_eq!(report.steps.usage, usage(188_192, 8_292));
+}
+
+/// Spec A5: a summary that leaves out sections of the template is asked for once more with the
+/// missing ones named; what is still missing is filled with `None`, so the stored summary
+/// always holds the template. Both calls are billed as summaries.
+#[tokio::test]
+async fn a_summary_missing_sections_is_asked_again_and_filled_with_none() {
+    let first = format!("{TITLE}\nthe gist\n\n{}\n* login works", SECTIONS[0].0);
+    let second = format!("{first}\n\n{}\n* Rust", SECTIONS[1].0);
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::text(first).with_usage(2_000, 100),
+        ScriptedResponse::text(second).with_usage(2_100, 150),
+        ScriptedResponse::text("Thought: done.\nAction: Finish[ok]").with_usage(1_000, 100),
+    ]))
+    .unwrap();
+    let mut config = LlmConfig::new(ProviderKind::OpenAi, format!("{}/v1/", server.url()), "m");
+    config.api_key = Some("test-key".into());
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        ToolRegistry::builtin(),
+        ToolContext::new(dir.path()).unwrap(),
+        AgentConfig::default(),
+        long_history(),
+    )
+    .unwrap();
+
+    let outcome = agent.run_round("question 13", &mut |_| {}).await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "two summary calls, one step");
+    let again = requests[1].json().unwrap();
+    let asked = again["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (heading, _) in &SECTIONS[1..] {
+        assert!(asked.contains(heading), "{heading} named in: {asked}");
+    }
+    assert!(!asked.contains(SECTIONS[0].0), "{asked}");
+
+    let stored = &agent.history().summaries()[0].text;
+    assert_eq!(
+        wright_core::summarize::missing_sections(stored),
+        Vec::<&str>::new()
+    );
+    assert!(
+        stored.contains("* login works") && stored.contains("* Rust"),
+        "{stored}"
+    );
+    for (heading, _) in &SECTIONS[2..] {
+        assert!(stored.contains(&format!("{heading}\nNone")), "{stored}");
+    }
+    let summaries: Vec<Usage> = agent
+        .history()
+        .usage_records()
+        .iter()
+        .filter_map(|record| match record {
+            Record::Usage {
+                usage,
+                kind: UsageKind::Summary,
+                ..
+            } => Some(*usage),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(summaries, vec![usage(4_100, 250)]);
 }
