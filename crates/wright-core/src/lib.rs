@@ -18,6 +18,7 @@ pub mod code_law;
 pub mod compaction;
 pub mod context;
 pub mod cost;
+pub mod environment;
 mod error;
 pub mod history;
 pub mod hooks;

@@ -12,12 +12,14 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use chrono::Local;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
 use wright_store::{LoadedSession, SessionStore, StoreError};
 use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
+use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
@@ -97,8 +99,9 @@ impl AgentBuilder {
     }
 
     /// An agent over `history`, in a fresh tool context whose todo list is the one the
-    /// history's last successful TodoWrite left.
-    pub fn build(&self, history: HistoryManager) -> Result<Agent, SessionError> {
+    /// history's last successful TodoWrite left, its L1 ending with the session's
+    /// `environment` block.
+    pub fn build(&self, history: HistoryManager, environment: &str) -> Result<Agent, SessionError> {
         let ctx = self
             .tools
             .context(&self.root)
@@ -118,8 +121,14 @@ impl AgentBuilder {
             history,
         );
         Ok(agent
+            .with_environment(environment)
             .with_approvals(self.approval, self.approver.clone())
             .with_hooks(self.hooks.clone()))
+    }
+
+    /// The environment block of a session starting now in this project.
+    pub fn environment(&self) -> String {
+        Environment::detect(&self.root, Local::now().date_naive()).block()
     }
 
     /// Agents built from now on talk to `model` (and summarise with it, unless a summary
@@ -154,7 +163,10 @@ impl Sessions {
     /// Starts a new session, called `name` if given.
     pub fn create(&self, name: Option<&str>) -> Result<Session, SessionError> {
         let (meta, file) = self.store.create(name)?;
-        let agent = self.agents.build(HistoryManager::new(Some(file)))?;
+        let environment = self.agents.environment();
+        let agent = self
+            .agents
+            .build(HistoryManager::new(Some(file)), &environment)?;
         Ok(Session {
             id: meta.id,
             name: meta.name,
@@ -168,9 +180,10 @@ impl Sessions {
     /// to its file, which stays locked while the session lives.
     pub fn resume(&self, loaded: LoadedSession) -> Result<Session, SessionError> {
         let file = self.store.open_for_append(&loaded)?;
-        let agent = self
-            .agents
-            .build(HistoryManager::replay(&loaded.records, Some(file)))?;
+        let agent = self.agents.build(
+            HistoryManager::replay(&loaded.records, Some(file)),
+            &self.agents.environment(),
+        )?;
         Ok(Session {
             id: loaded.meta.id,
             name: loaded.meta.name,

@@ -102,6 +102,13 @@ impl Agent {
         }
     }
 
+    /// Ends L1 with the session's environment block ([`crate::environment`]), made when the
+    /// session started, so every request of the session starts with the same bytes.
+    pub fn with_environment(mut self, block: &str) -> Self {
+        self.system = format!("{}\n\n{}", system_prompt(&self.tools), block.trim_end());
+        self
+    }
+
     /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;
