@@ -15,6 +15,7 @@ mod exec;
 mod hooks;
 mod interactive;
 mod interrupt;
+mod lifetime;
 mod secrets;
 mod sessions;
 mod tool_cmd;

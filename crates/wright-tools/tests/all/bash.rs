@@ -130,6 +130,56 @@ async fn cancellation_stops_the_command_and_its_background_job() {
     assert_the_background_job_was_killed(ctx.root());
 }
 
+/// The parent-death signal that kills a command when wright dies is sent when the *thread*
+/// that forked it exits. A command whose call was first polled on a runtime thread that then
+/// retired (as tokio's blocking threads do when idle) must still run to its end.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_outlives_the_thread_that_started_it() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_dir, ctx) = project();
+    // Waits for the test's go-ahead, so it is still running when the thread is gone.
+    let command = "until [ -e go ]; do sleep 0.01; done; echo alive";
+    let mut call = Box::pin(bash(
+        &ctx,
+        json!({"command": command, "timeout_ms": 60_000}),
+    ));
+    let thread = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let _runtime = runtime.enter();
+                let poll = call.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+                assert!(matches!(poll, Poll::Pending));
+                std::fs::read_link("/proc/thread-self").unwrap()
+            })
+            .join()
+            .unwrap()
+    });
+    // The thread is gone from /proc only after the kernel has sent its children's parent-death
+    // signals, so from here on a command forked by it would be dead.
+    let task = std::path::Path::new("/proc").join(&thread);
+    let deadline = std::time::Instant::now() + wright_testkit::processes::DEADLINE;
+    while task.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{task:?} is still there"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(ctx.root().join("go"), "").unwrap();
+    let result = runtime.block_on(call);
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["exit_code"], 0, "{}", result.text);
+    assert_eq!(result.data["stdout"], "alive\n");
+}
+
 #[tokio::test]
 async fn long_output_is_cut_in_the_middle() {
     let (_dir, ctx) = project();
