@@ -8,7 +8,8 @@
 //! so the terminal's Ctrl-C does not reach it and the whole group — grandchildren included —
 //! can be stopped at once: on timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on
 //! cancellation (SIGKILL), when the command ends (SIGKILL to whatever it left in the
-//! background) and when the future is dropped.
+//! background, after [`OUTPUT_GRACE`]) and when the future is dropped. The call ends when
+//! bash exits: what it left running in the background cannot hold it until the timeout.
 //!
 //! On Linux the command is confined by the context's sandbox ([`crate::sandbox`]): it may write
 //! only to the project, the extra roots, the temporary directory and the configured paths, and
@@ -46,6 +47,10 @@ const KEPT_CHARS_EACH_END: usize = MAX_STREAM_CHARS / 2;
 const KEPT_BYTES_EACH_END: usize = KEPT_CHARS_EACH_END * 4;
 /// How long a timed-out group has between SIGTERM and SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How long a command's background processes may keep writing once bash has exited: the step
+/// ends then, whether or not they are done (a server started with `&` would hold the pipes
+/// open until the timeout), and what is still running in the group is killed.
+const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 /// How long to keep reading once the group is gone: a process that left the group (`setsid`)
 /// may still hold the pipes open.
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
@@ -210,9 +215,15 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             () = cancel.cancelled() => break End::Cancelled,
         }
     };
-    if end == End::TimedOut {
-        group.terminate();
-        let _ = tokio::time::timeout(TERM_GRACE, running.finish()).await;
+    match end {
+        End::Exited => {
+            let _ = tokio::time::timeout(OUTPUT_GRACE, running.finish()).await;
+        }
+        End::TimedOut => {
+            group.terminate();
+            let _ = tokio::time::timeout(TERM_GRACE, running.finish()).await;
+        }
+        End::Cancelled => {}
     }
     // Whatever is still in the group is killed: leftovers of a finished command, a timed-out
     // group that ignored SIGTERM, or everything at once on Ctrl-C.

@@ -104,6 +104,42 @@ async fn background_jobs_are_stopped_when_the_command_ends() {
     assert_the_background_job_was_killed(ctx.root());
 }
 
+/// `npm run dev &` and friends: a background process that holds the output pipe open does
+/// not hold the call until its timeout, and is killed when the call ends.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_command_that_leaves_a_server_running_ends_when_its_shell_exits() {
+    let (_dir, ctx) = project();
+    let command = "sleep 300 & echo $! > job.pid; echo done";
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["timed_out"], false);
+    assert_eq!(result.data["exit_code"], 0);
+    assert_eq!(result.data["stdout"], "done\n");
+    let job: u32 = std::fs::read_to_string(ctx.root().join("job.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        wright_testkit::processes::wait_until_gone(&[job]),
+        Vec::<u32>::new()
+    );
+}
+
+/// What a background process writes just after bash exits is kept: the group is killed only
+/// once its pipes are closed or the grace has passed.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn output_written_just_after_the_shell_exits_is_kept() {
+    let (_dir, ctx) = project();
+    // Writes once bash is gone (and reaped), then ends.
+    let command = "(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo late) & echo done";
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["stdout"], "done\nlate\n");
+}
+
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn cancellation_stops_the_command_and_its_background_job() {
