@@ -1,6 +1,6 @@
-//! Issue 11: nothing left running. A Bash command dies with wright however wright ends:
-//! SIGKILL (the kernel's parent-death signal), SIGTERM and SIGHUP (wright kills the command's
-//! process group before it exits).
+//! Issue 11: nothing left running. A Bash command and what it started die with wright however
+//! wright ends: SIGKILL (the group's watchdog and the kernel's parent-death signal), SIGTERM and
+//! SIGHUP (wright kills the command's process group before it exits).
 #![cfg(target_os = "linux")]
 
 use std::path::Path;
@@ -70,17 +70,26 @@ fn kill_wright(running: &mut Running, signal: &str) -> Option<i32> {
     running.wright.wait().unwrap().code()
 }
 
+/// The command and what it started in the background.
+const WITH_BACKGROUND_JOB: &str = "sleep 300 & echo $! > job.pid; echo $$ > pid; wait";
+
 #[test]
-fn a_command_dies_when_wright_is_killed_with_sigkill() {
+fn sigkill_kills_the_command_and_its_background_job() {
     let project = Project::new();
-    // `exec` keeps the pid: the command is one process, the one wright started.
-    let mut running = wright_running(&project, "echo $$ > pid; exec sleep 300", &["pid"]);
+    let mut running = wright_running(&project, WITH_BACKGROUND_JOB, &["pid", "job.pid"]);
     kill_wright(&mut running, "-KILL");
     assert_eq!(wait_until_gone(&running.pids), Vec::<u32>::new());
 }
 
-/// The command and what it started in the background.
-const WITH_BACKGROUND_JOB: &str = "sleep 300 & echo $! > job.pid; echo $$ > pid; wait";
+#[test]
+fn sigkill_kills_a_command_that_replaced_its_shell() {
+    let project = Project::new();
+    // `exec` keeps the pid: the command is one process, the one wright started (the one the
+    // parent-death signal is set on).
+    let mut running = wright_running(&project, "echo $$ > pid; exec sleep 300", &["pid"]);
+    kill_wright(&mut running, "-KILL");
+    assert_eq!(wait_until_gone(&running.pids), Vec::<u32>::new());
+}
 
 #[test]
 fn sigterm_kills_the_command_and_its_background_job() {
