@@ -4,6 +4,7 @@
 mod check_cmd;
 mod config;
 mod context_cmd;
+mod exit_signals;
 mod interactive;
 mod render;
 mod session;
@@ -164,7 +165,7 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        stop_commands_on_exit_signals();
+        exit_signals::stop_commands_on_exit_signals();
         let root = match project_root(cli.dir.as_deref()) {
             Ok(root) => root,
             Err(message) => {
@@ -192,29 +193,6 @@ fn main() -> ExitCode {
     // wright whatever the path out).
     wright_tools::kill_running_commands();
     ExitCode::from(code)
-}
-
-/// Issue 11: when SIGTERM or SIGHUP (the terminal closed) ends wright, the Bash commands still
-/// running are killed with their process groups first, then wright exits with 128 + the
-/// signal's number, as if the signal had killed it.
-fn stop_commands_on_exit_signals() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        for kind in [SignalKind::terminate(), SignalKind::hangup()] {
-            // Without the handler the signal keeps its default action, which ends wright and
-            // leaves the commands to their parent-death signal.
-            let Ok(mut received) = signal(kind) else {
-                continue;
-            };
-            tokio::spawn(async move {
-                if received.recv().await.is_some() {
-                    wright_tools::kill_running_commands();
-                    std::process::exit(128 + kind.as_raw_value());
-                }
-            });
-        }
-    }
 }
 
 /// The project root: `-C DIR` or the current directory, made absolute.

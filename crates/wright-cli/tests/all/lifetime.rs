@@ -106,3 +106,41 @@ fn sighup_kills_the_command_and_its_background_job() {
     assert_eq!(kill_wright(&mut running, "-HUP"), Some(129));
     assert_eq!(wait_until_gone(&running.pids), Vec::<u32>::new());
 }
+
+/// `nohup wright exec …` keeps running when the terminal closes: a SIGHUP ignored when wright
+/// started stays ignored, so the command runs to its end and the round finishes.
+#[test]
+fn under_nohup_sighup_is_still_ignored() {
+    let project = Project::new();
+    let command = "echo $$ > pid; until [ -e go ]; do sleep 0.01; done; echo went";
+    let action = serde_json::json!({ "command": command });
+    let server = serve(vec![
+        reply(&format!("Action: Bash[{action}]")),
+        reply("Action: Finish[finished]"),
+    ]);
+    let wright_command = project.command(&server, "openai");
+    let mut wright = Command::new("nohup")
+        .arg(wright_command.get_program())
+        .args(["exec", "--json", "run it"])
+        .env_clear()
+        .envs(
+            wright_command
+                .get_envs()
+                .filter_map(|(key, value)| value.map(|value| (key, value))),
+        )
+        .current_dir(project.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_pid(&project.path().join("pid"));
+    let sent = Command::new("kill")
+        .args(["-HUP", &wright.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    std::fs::write(project.path().join("go"), "").unwrap();
+    let output = std::io::read_to_string(wright.stdout.take().unwrap()).unwrap();
+    assert_eq!(wright.wait().unwrap().code(), Some(0), "{output}");
+    assert!(output.contains("\"round_finished\""), "{output}");
+}
