@@ -4,6 +4,7 @@
 mod check_cmd;
 mod config;
 mod context_cmd;
+mod exit_signals;
 mod interactive;
 mod render;
 mod session;
@@ -164,6 +165,7 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
+        exit_signals::stop_commands_on_exit_signals();
         let root = match project_root(cli.dir.as_deref()) {
             Ok(root) => root,
             Err(message) => {
@@ -187,6 +189,9 @@ fn main() -> ExitCode {
             }
         }
     });
+    // A round that ended with its command still running (it cannot, but nothing may outlive
+    // wright whatever the path out).
+    wright_tools::kill_running_commands();
     ExitCode::from(code)
 }
 
@@ -207,6 +212,8 @@ fn cancel_on_ctrl_c(cancel: CancellationToken) {
         if tokio::signal::ctrl_c().await.is_ok() {
             cancel.cancel();
             if tokio::signal::ctrl_c().await.is_ok() {
+                // Leaving without unwinding: nothing stops the running command but this.
+                wright_tools::kill_running_commands();
                 std::process::exit(i32::from(EXIT_INTERRUPTED));
             }
         }

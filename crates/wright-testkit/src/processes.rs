@@ -4,7 +4,8 @@
 //! instead of sleeping for as long as they would have lived: it returns as soon as the last one
 //! is gone, and only a process still running past a generous deadline fails the test. A
 //! command's processes are found by their working directory, the test's own temporary
-//! project, so the test needs to know neither their ids nor their process group.
+//! project, so the test needs to know neither their ids nor their process group. A test that
+//! knows the ids (a command wrote them to a file) waits with [`wait_until_gone`].
 
 use std::io;
 use std::path::Path;
@@ -51,6 +52,36 @@ pub fn wait_until_none_run_in(dir: &Path) -> io::Result<Vec<u32>> {
     }
 }
 
+/// Whether process `pid` is alive: it exists and is not a zombie (dead, not yet reaped).
+pub fn is_running(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (name) state ...`: the name may hold spaces and parentheses, the state follows the
+    // last `)`.
+    let state = stat
+        .rfind(')')
+        .and_then(|end| stat[end + 1..].trim_start().chars().next());
+    !matches!(state, None | Some('Z' | 'X'))
+}
+
+/// Waits until none of `pids` is alive ([`is_running`]), or [`DEADLINE`] passes, and returns
+/// those still alive then: none when every one is gone.
+pub fn wait_until_gone(pids: &[u32]) -> Vec<u32> {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let alive: Vec<u32> = pids
+            .iter()
+            .copied()
+            .filter(|&pid| is_running(pid))
+            .collect();
+        if alive.is_empty() || Instant::now() >= deadline {
+            return alive;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +101,18 @@ mod tests {
             wait_until_none_run_in(dir.path()).unwrap(),
             Vec::<u32>::new()
         );
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn a_killed_process_is_gone_even_before_it_is_reaped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(is_running(child.id()));
+        child.kill().unwrap();
+        assert_eq!(wait_until_gone(&[child.id()]), Vec::<u32>::new());
         child.wait().unwrap();
     }
 }

@@ -4,10 +4,12 @@
 //! a refused command never starts, and the model is told why and what to do instead; one the
 //! checker asks about runs only if the user allows it.
 //!
-//! The command runs in a new process group (CRATES.md gotcha 8), so the terminal's Ctrl-C does
-//! not reach it and the whole group — grandchildren included — can be stopped at once: on
-//! timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on cancellation (SIGKILL), when the
-//! command ends (SIGKILL to whatever it left in the background) and when the future is dropped.
+//! The command runs in a new process group that dies with wright ([`crate::process_group`]),
+//! so the terminal's Ctrl-C does not reach it and the whole group — grandchildren included —
+//! can be stopped at once: on timeout (SIGTERM, then SIGKILL after [`TERM_GRACE`]), on
+//! cancellation (SIGKILL), when the command ends (SIGKILL to whatever it left in the
+//! background, after [`OUTPUT_GRACE`]) and when the future is dropped. The call ends when
+//! bash exits: what it left running in the background cannot hold it until the timeout.
 //!
 //! On Linux the command is confined by the context's sandbox ([`crate::sandbox`]): it may write
 //! only to the project, the extra roots, the temporary directory and the configured paths, and
@@ -29,6 +31,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{BashData, to_value};
+use crate::process_group;
 use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
 /// Timeout when the model gives none.
@@ -44,6 +47,10 @@ const KEPT_CHARS_EACH_END: usize = MAX_STREAM_CHARS / 2;
 const KEPT_BYTES_EACH_END: usize = KEPT_CHARS_EACH_END * 4;
 /// How long a timed-out group has between SIGTERM and SIGKILL.
 const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How long a command's background processes may keep writing once bash has exited: the step
+/// ends then, whether or not they are done (a server started with `&` would hold the pipes
+/// open until the timeout), and what is still running in the group is killed.
+const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 /// How long to keep reading once the group is gone: a process that left the group (`setsid`)
 /// may still hold the pipes open.
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
@@ -165,8 +172,6 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         .env("GIT_PAGER", "cat")
         // wright's own key is for wright; a command has no use for it.
         .env_remove("WRIGHT_API_KEY");
-    #[cfg(unix)]
-    command.process_group(0);
     let sandbox = ctx.sandbox();
     sandbox
         .confine(&mut command, &ctx.writable_roots())
@@ -176,7 +181,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
                 format!("the command was not run because it could not be confined: {err}"),
             )
         })?;
-    let mut child = command.spawn().map_err(|err| {
+    let (mut child, mut group) = process_group::spawn(command).await.map_err(|err| {
         let confined = match sandbox.policy().enabled {
             true => " in its sandbox",
             false => "",
@@ -189,7 +194,6 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     if let Some(note) = sandbox.first_note() {
         notes.push(format!("Note: {note}."));
     }
-    let mut group = ProcessGroup::of(&child);
     let mut running = Running {
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
@@ -211,9 +215,15 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
             () = cancel.cancelled() => break End::Cancelled,
         }
     };
-    if end == End::TimedOut {
-        group.terminate();
-        let _ = tokio::time::timeout(TERM_GRACE, running.finish()).await;
+    match end {
+        End::Exited => {
+            let _ = tokio::time::timeout(OUTPUT_GRACE, running.finish()).await;
+        }
+        End::TimedOut => {
+            group.terminate();
+            let _ = tokio::time::timeout(TERM_GRACE, running.finish()).await;
+        }
+        End::Cancelled => {}
     }
     // Whatever is still in the group is killed: leftovers of a finished command, a timed-out
     // group that ignored SIGTERM, or everything at once on Ctrl-C.
@@ -348,47 +358,6 @@ fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
         code: None,
         signal: None,
         line: format!("Exit code: unknown ({status})"),
-    }
-}
-
-/// The process group of a spawned command, killed when dropped (so a dropped future — the
-/// registry gave up, the agent quit — leaves no grandchildren behind).
-struct ProcessGroup {
-    #[cfg_attr(not(unix), allow(dead_code))]
-    pgid: Option<u32>,
-}
-
-impl ProcessGroup {
-    /// The group `child` leads (it was spawned with `process_group(0)`).
-    fn of(child: &Child) -> Self {
-        Self { pgid: child.id() }
-    }
-
-    /// Asks every process of the group to stop (SIGTERM).
-    fn terminate(&self) {
-        #[cfg(unix)]
-        self.signal(nix::sys::signal::Signal::SIGTERM);
-    }
-
-    /// Kills every process of the group (SIGKILL), once. Errors (the group is already gone)
-    /// are ignored.
-    fn kill(&mut self) {
-        #[cfg(unix)]
-        self.signal(nix::sys::signal::Signal::SIGKILL);
-        self.pgid = None;
-    }
-
-    #[cfg(unix)]
-    fn signal(&self, signal: nix::sys::signal::Signal) {
-        if let Some(pgid) = self.pgid.and_then(|id| i32::try_from(id).ok()) {
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
-        }
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

@@ -1,5 +1,10 @@
 //! The TodoWrite tool: replaces the agent's todo list, and the todo recap that closes every
 //! request (spec A3: history keeps only the recap).
+//!
+//! Two shapes of list are read: wright's own, `{"id", "content", "status"}`, which the schema
+//! advertises, and the shape many models were trained on (Claude Code's), `{"content",
+//! "status", "activeForm"}`, without ids: a missing id is numbered by the item's place in the
+//! list, and `activeForm` is ignored like any unknown field.
 
 use std::collections::HashSet;
 
@@ -12,7 +17,7 @@ use crate::args::{Typed, invalid, schema_of};
 use crate::data::{TodoData, to_value};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
-const SHAPE: &str = r#"{"todos": [{"id": string, "content": string, "status": "pending"|"in_progress"|"completed"}, ...]}"#;
+const SHAPE: &str = r#"{"todos": [{"id"?: string, "content": string, "status": "pending"|"in_progress"|"completed"}, ...]}"#;
 
 /// Replaces the todo list kept in the [`ToolContext`] with the one the model sends.
 #[derive(Debug, Clone, Copy, Default)]
@@ -20,7 +25,44 @@ pub struct TodoWriteTool;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct TodoWriteArgs {
-    todos: Vec<TodoItem>,
+    todos: Vec<TodoArg>,
+}
+
+/// One item as the model sends it: a [`TodoItem`] whose id may be left out.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct TodoArg {
+    /// The item's identifier; when left out, its place in the list ("1", "2", …).
+    id: Option<String>,
+    /// What is to be done.
+    content: String,
+    /// Where it stands.
+    status: TodoStatus,
+}
+
+/// The list with every id filled in: an item without one gets its place in the list, or the
+/// next number after it that no other item uses, so a generated id never repeats a given one.
+fn with_ids(todos: Vec<TodoArg>) -> Vec<TodoItem> {
+    let given: HashSet<String> = todos.iter().filter_map(|t| t.id.clone()).collect();
+    let mut generated = HashSet::new();
+    todos
+        .into_iter()
+        .enumerate()
+        .map(|(index, todo)| {
+            let id = todo.id.unwrap_or_else(|| {
+                let mut n = index + 1;
+                while given.contains(&n.to_string()) || generated.contains(&n) {
+                    n += 1;
+                }
+                generated.insert(n);
+                n.to_string()
+            });
+            TodoItem {
+                id,
+                content: todo.content,
+                status: todo.status,
+            }
+        })
+        .collect()
 }
 
 impl Tool for TodoWriteTool {
@@ -83,25 +125,26 @@ impl Tool for TodoWriteTool {
 }
 
 fn todo_write(args: TodoWriteArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
-    validate(&args.todos)?;
-    let counts = Counts::of(&args.todos);
-    let recap = one_line_recap(&args.todos);
-    let text = if args.todos.is_empty() {
+    let todos = with_ids(args.todos);
+    validate(&todos)?;
+    let counts = Counts::of(&todos);
+    let recap = one_line_recap(&todos);
+    let text = if todos.is_empty() {
         "Todo list cleared.".to_string()
     } else {
         let mut text = format!("Todo list updated: {recap}\n");
-        text.push_str(&checklist(args.todos.iter()));
+        text.push_str(&checklist(todos.iter()));
         text
     };
     let data = TodoData {
-        todos: args.todos.clone(),
-        total: args.todos.len(),
+        todos: todos.clone(),
+        total: todos.len(),
         completed: counts.completed,
         in_progress: counts.in_progress,
         pending: counts.pending,
         recap,
     };
-    ctx.set_todos(args.todos);
+    ctx.set_todos(todos);
     Ok(ToolResult::success(text, to_value(&data)))
 }
 
@@ -110,7 +153,7 @@ fn todo_write(args: TodoWriteArgs, ctx: &ToolContext) -> Result<ToolResult, Tool
 fn validate(todos: &[TodoItem]) -> Result<(), ToolError> {
     if let Some(index) = todos.iter().position(|t| t.id.trim().is_empty()) {
         let problem = format!(
-            "todo {} has an empty `id`; give every item an id",
+            "todo {} has an empty `id`; give it an id or leave `id` out",
             index + 1
         );
         return Err(invalid("TodoWrite", &problem, SHAPE));

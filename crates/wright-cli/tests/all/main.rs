@@ -16,6 +16,7 @@ mod hooks;
 mod interactive;
 mod interrupt;
 mod interrupted_step;
+mod lifetime;
 mod secrets;
 mod sessions;
 mod tool_cmd;

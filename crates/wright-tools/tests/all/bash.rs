@@ -104,6 +104,42 @@ async fn background_jobs_are_stopped_when_the_command_ends() {
     assert_the_background_job_was_killed(ctx.root());
 }
 
+/// `npm run dev &` and friends: a background process that holds the output pipe open does
+/// not hold the call until its timeout, and is killed when the call ends.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_command_that_leaves_a_server_running_ends_when_its_shell_exits() {
+    let (_dir, ctx) = project();
+    let command = "sleep 300 & echo $! > job.pid; echo done";
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["timed_out"], false);
+    assert_eq!(result.data["exit_code"], 0);
+    assert_eq!(result.data["stdout"], "done\n");
+    let job: u32 = std::fs::read_to_string(ctx.root().join("job.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        wright_testkit::processes::wait_until_gone(&[job]),
+        Vec::<u32>::new()
+    );
+}
+
+/// What a background process writes just after bash exits is kept: the group is killed only
+/// once its pipes are closed or the grace has passed.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn output_written_just_after_the_shell_exits_is_kept() {
+    let (_dir, ctx) = project();
+    // Writes once bash is gone (and reaped), then ends.
+    let command = "(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo late) & echo done";
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["stdout"], "done\nlate\n");
+}
+
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn cancellation_stops_the_command_and_its_background_job() {
@@ -128,6 +164,56 @@ async fn cancellation_stops_the_command_and_its_background_job() {
         result.text
     );
     assert_the_background_job_was_killed(ctx.root());
+}
+
+/// The parent-death signal that kills a command when wright dies is sent when the *thread*
+/// that forked it exits. A command whose call was first polled on a runtime thread that then
+/// retired (as tokio's blocking threads do when idle) must still run to its end.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_command_outlives_the_thread_that_started_it() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_dir, ctx) = project();
+    // Waits for the test's go-ahead, so it is still running when the thread is gone.
+    let command = "until [ -e go ]; do sleep 0.01; done; echo alive";
+    let mut call = Box::pin(bash(
+        &ctx,
+        json!({"command": command, "timeout_ms": 60_000}),
+    ));
+    let thread = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let _runtime = runtime.enter();
+                let poll = call.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+                assert!(matches!(poll, Poll::Pending));
+                std::fs::read_link("/proc/thread-self").unwrap()
+            })
+            .join()
+            .unwrap()
+    });
+    // The thread is gone from /proc only after the kernel has sent its children's parent-death
+    // signals, so from here on a command forked by it would be dead.
+    let task = std::path::Path::new("/proc").join(&thread);
+    let deadline = std::time::Instant::now() + wright_testkit::processes::DEADLINE;
+    while task.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{task:?} is still there"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(ctx.root().join("go"), "").unwrap();
+    let result = runtime.block_on(call);
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(result.data["exit_code"], 0, "{}", result.text);
+    assert_eq!(result.data["stdout"], "alive\n");
 }
 
 #[tokio::test]

@@ -204,3 +204,88 @@ fn the_tool_comes_before_bash_with_a_short_prompt_and_one_example() {
     );
     assert!(description.contains("exactly one item `in_progress`"));
 }
+
+#[tokio::test]
+async fn the_shape_without_ids_is_numbered_in_order_and_active_form_is_ignored() {
+    let (_dir, ctx) = project();
+    let result = todo_write(
+        &ctx,
+        json!([
+            {"content": "Write tests", "status": "completed", "activeForm": "Writing tests"},
+            {"content": "Fix the parser", "status": "in_progress", "activeForm": "Fixing the parser"},
+            {"content": "Update docs", "status": "pending", "activeForm": "Updating docs"},
+        ]),
+    )
+    .await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(
+        ctx.todos(),
+        vec![
+            item("1", "Write tests", TodoStatus::Completed),
+            item("2", "Fix the parser", TodoStatus::InProgress),
+            item("3", "Update docs", TodoStatus::Pending),
+        ]
+    );
+    assert_eq!(result.data["todos"], three());
+}
+
+#[tokio::test]
+async fn wright_s_own_shape_keeps_the_ids_it_was_given() {
+    let (_dir, ctx) = project();
+    let result = todo_write(
+        &ctx,
+        json!([
+            {"id": "b", "content": "Second", "status": "pending"},
+            {"id": "a", "content": "First", "status": "in_progress"},
+        ]),
+    )
+    .await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(
+        ctx.todos(),
+        vec![
+            item("b", "Second", TodoStatus::Pending),
+            item("a", "First", TodoStatus::InProgress),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn in_a_mixed_list_generated_ids_never_repeat_a_given_one() {
+    let (_dir, ctx) = project();
+    let result = todo_write(
+        &ctx,
+        json!([
+            {"content": "One", "status": "completed"},
+            {"id": "1", "content": "Two", "status": "pending", "activeForm": "Doing two"},
+            {"content": "Three", "status": "pending"},
+            {"id": "x", "content": "Four", "status": "pending"},
+        ]),
+    )
+    .await;
+    assert!(result.is_success(), "{}", result.text);
+    assert_eq!(
+        ctx.todos(),
+        vec![
+            item("2", "One", TodoStatus::Completed),
+            item("1", "Two", TodoStatus::Pending),
+            item("3", "Three", TodoStatus::Pending),
+            item("x", "Four", TodoStatus::Pending),
+        ]
+    );
+}
+
+#[test]
+fn the_schema_advertises_wright_s_shape_with_the_id_optional() {
+    let schema = ToolRegistry::builtin().get("TodoWrite").unwrap().schema();
+    let item = &schema["properties"]["todos"]["items"];
+    let mut properties: Vec<&str> = item["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    properties.sort_unstable();
+    assert_eq!(properties, ["content", "id", "status"]);
+    assert_eq!(item["required"], json!(["content", "status"]));
+}

@@ -1,0 +1,238 @@
+//! Bash commands as process groups that die with wright (issue 11: nothing left running).
+//!
+//! Every command leads its own process group, so the terminal's Ctrl-C does not reach it and
+//! the whole group — grandchildren included — can be stopped at once. Four things stop a
+//! group when wright ends:
+//!
+//! - a [`ProcessGroup`] kills its group when it is dropped, so a command whose call is given
+//!   up leaves nothing behind;
+//! - every live group is listed, and [`kill_running_commands`] kills them all: the binary calls
+//!   it when SIGTERM, SIGHUP or a second Ctrl-C ends wright, which skips every destructor;
+//! - on Unix each group has a watchdog: a small `bash` of its own, outside the group, that
+//!   waits for the end of a pipe only wright holds. Wright kills it before it stops the group
+//!   itself; if wright dies first, however it dies, the pipe's end closes and the watchdog
+//!   kills the group, including what the command started in the background;
+//! - on Linux the group's leader is started with `PR_SET_PDEATHSIG(SIGKILL)`, so the kernel
+//!   kills it when wright dies even if its watchdog could not be started.
+//!
+//! The kernel sends the parent-death signal when the *thread* that forked exits, not the
+//! process. A runtime thread may retire while the command still runs (tokio's blocking
+//! threads do after [`thread_keep_alive`]), so commands are never forked by the caller's
+//! thread: [`spawn`] hands each one to a single thread that lives as long as wright.
+//!
+//! Not covered: a process that left the command's group (`setsid`, a shell's job control)
+//! is no longer the group's, and is not stopped by any of these.
+//!
+//! [`thread_keep_alive`]: tokio::runtime::Builder::thread_keep_alive
+
+use std::collections::BTreeMap;
+use std::io;
+#[cfg(unix)]
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use tokio::process::{Child, Command};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+
+/// The process groups of the commands running now, by group id, with the process id of each
+/// one's watchdog.
+static RUNNING: Mutex<BTreeMap<i32, Option<i32>>> = Mutex::new(BTreeMap::new());
+
+/// The watchdog's script, run as `bash -c WATCHDOG wright-watchdog PGID` with its stdin the
+/// pipe whose other end only wright holds: `read` returns at the pipe's end, when wright is
+/// gone. Terminal signals are ignored: only wright stops a watchdog, with SIGKILL.
+const WATCHDOG: &str = r#"trap '' HUP INT QUIT TERM; read -r _; kill -KILL -- "-$1""#;
+
+/// Kills every command still running, with every process in its group (SIGKILL).
+///
+/// For the binary's way out when it cannot unwind: a signal that ends wright, or a second
+/// Ctrl-C. Commands that end normally are stopped by their own call; calling this when none
+/// runs does nothing.
+pub fn kill_running_commands() {
+    let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(PoisonError::into_inner));
+    #[cfg(unix)]
+    for (pgid, watchdog) in groups {
+        use nix::sys::signal::{Signal, kill, killpg};
+        use nix::unistd::Pid;
+        if let Some(watchdog) = watchdog {
+            let _ = kill(Pid::from_raw(watchdog), Signal::SIGKILL);
+        }
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    drop(groups);
+}
+
+/// Starts `command` as the leader of a new process group that dies with wright (see the
+/// module doc), from the thread that starts every command.
+pub(crate) async fn spawn(mut command: Command) -> io::Result<(Child, ProcessGroup)> {
+    #[cfg(unix)]
+    command.process_group(0);
+    die_with_wright(&mut command);
+    let runtime = Handle::try_current().map_err(io::Error::other)?;
+    let starter = starter()
+        .ok_or_else(|| io::Error::other("the thread that starts commands could not be started"))?;
+    let (reply, started) = oneshot::channel();
+    starter
+        .send(SpawnRequest {
+            command,
+            runtime,
+            reply,
+        })
+        .map_err(|_| io::Error::other("the thread that starts commands has stopped"))?;
+    started
+        .await
+        .map_err(|_| io::Error::other("the thread that starts commands has stopped"))?
+}
+
+/// One command for the starter thread, with the runtime its pipes and exit are watched by.
+struct SpawnRequest {
+    command: Command,
+    runtime: Handle,
+    reply: oneshot::Sender<io::Result<(Child, ProcessGroup)>>,
+}
+
+/// The channel to the thread that starts every command, started on first use; `None` if it
+/// could not be started.
+fn starter() -> Option<&'static mpsc::Sender<SpawnRequest>> {
+    static STARTER: OnceLock<Option<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
+    STARTER
+        .get_or_init(|| {
+            let (requests, incoming) = mpsc::channel();
+            std::thread::Builder::new()
+                .name("wright-commands".into())
+                .spawn(move || start_commands(&incoming))
+                .ok()?;
+            Some(requests)
+        })
+        .as_ref()
+}
+
+/// The starter thread: starts each command it is sent, for as long as wright runs (the
+/// sender is never dropped).
+fn start_commands(incoming: &mpsc::Receiver<SpawnRequest>) {
+    for mut request in incoming {
+        // tokio registers the child's pipes and exit with the runtime entered here.
+        let _runtime = request.runtime.enter();
+        let started = request.command.spawn().map(|child| {
+            let group = ProcessGroup::start(&child);
+            (child, group)
+        });
+        // A caller that gave up meanwhile drops the answer, which kills the group.
+        let _ = request.reply.send(started);
+    }
+}
+
+/// Has the command's first process (the group's leader) killed when wright dies: the
+/// parent-death signal, then a check that wright did not die before it was set, in which
+/// case the signal would never come and the command is not run.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_wright(command: &mut Command) {
+    let wright = nix::unistd::getpid();
+    let die = move || -> io::Result<()> {
+        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+        if nix::unistd::getppid() != wright {
+            return Err(io::Error::from(nix::errno::Errno::ESRCH));
+        }
+        Ok(())
+    };
+    // SAFETY: the closure runs in the forked child, where only async-signal-safe calls are
+    // allowed: it makes two system calls (prctl, getppid) and builds an `io::Error` from an
+    // errno, which does not allocate; it takes no lock and touches nothing shared.
+    unsafe {
+        command.pre_exec(die);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_wright(_: &mut Command) {}
+
+/// Starts the watchdog of group `pgid` (see [`WATCHDOG`]) in a process group of its own, so
+/// neither the terminal's signals nor a kill of the command's group reach it.
+#[cfg(unix)]
+fn watchdog(pgid: i32) -> io::Result<Child> {
+    Command::new("bash")
+        .arg("-c")
+        .arg(WATCHDOG)
+        .arg("wright-watchdog")
+        .arg(pgid.to_string())
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env_remove("WRIGHT_API_KEY")
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+}
+
+/// The process group of a spawned command, killed when dropped (so a dropped future — the
+/// registry gave up, the agent quit — leaves no grandchildren behind).
+pub(crate) struct ProcessGroup {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pgid: Option<i32>,
+    /// The group's watchdog, holding the pipe it waits on; `None` if it could not be started
+    /// (the leader's parent-death signal is then all that stops the group if wright dies).
+    watchdog: Option<Child>,
+}
+
+impl ProcessGroup {
+    /// The group `child` leads, with its watchdog started, listed among the running ones.
+    fn start(child: &Child) -> Self {
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        #[cfg(unix)]
+        let watchdog = pgid.and_then(|pgid| watchdog(pgid).ok());
+        #[cfg(not(unix))]
+        let watchdog = None;
+        if let Some(pgid) = pgid {
+            let watchdog_pid = watchdog
+                .as_ref()
+                .and_then(Child::id)
+                .and_then(|id| i32::try_from(id).ok());
+            RUNNING
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(pgid, watchdog_pid);
+        }
+        Self { pgid, watchdog }
+    }
+
+    /// Asks every process of the group to stop (SIGTERM).
+    pub(crate) fn terminate(&self) {
+        #[cfg(unix)]
+        self.signal(nix::sys::signal::Signal::SIGTERM);
+    }
+
+    /// Kills every process of the group (SIGKILL), once. Errors (the group is already gone)
+    /// are ignored. The watchdog goes first, so it can never signal the group's id once the
+    /// group is gone and the id may be another's.
+    pub(crate) fn kill(&mut self) {
+        if let Some(mut watchdog) = self.watchdog.take() {
+            let _ = watchdog.start_kill();
+        }
+        #[cfg(unix)]
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        if let Some(pgid) = self.pgid.take() {
+            RUNNING
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&pgid);
+        }
+    }
+
+    #[cfg(unix)]
+    fn signal(&self, signal: nix::sys::signal::Signal) {
+        if let Some(pgid) = self.pgid {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
