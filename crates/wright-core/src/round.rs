@@ -4,8 +4,9 @@
 //! A [`Round`] holds what one round keeps while it runs (the step count, the usage, the
 //! scratchpad, the malformed replies in a row) and the [`EventSink`] it reports to; its parts
 //! are split by idea: fitting each request into the window (`request`), the model call
-//! (`model_call`), the tool call (`tool_call`), the step as history and the scratchpad keep it
-//! (`step`), and compaction before the round (`compact`).
+//! (`model_call`), the window the server says it has (`window`), the tool call (`tool_call`),
+//! the step as history and the scratchpad keep it (`step`), and compaction before the round
+//! (`compact`).
 
 mod agent;
 mod compact;
@@ -13,6 +14,7 @@ mod model_call;
 mod request;
 mod step;
 mod tool_call;
+mod window;
 
 pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig};
@@ -153,8 +155,7 @@ impl<'a> Round<'a> {
         let max_steps = self.agent.config.max_steps();
         for step in 1..=max_steps {
             self.step = step;
-            let request = self.fit_request()?;
-            let (completion, continued) = self.call_model(&request).await?;
+            let (request, completion, continued) = self.call_fitted().await?;
             if let Some(call_usage) = completion.usage {
                 // A continued reply's usage covers several requests: no calibration from it.
                 let estimate = (!continued).then(|| estimate_request(&request));
