@@ -73,15 +73,21 @@ async fn unknown_paths_get_404_are_recorded_apart_and_consume_nothing() {
     assert_eq!(scripted.status, 200);
     let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, vec![OPENAI.to_string()]);
-    let others: Vec<String> = server.other_requests().into_iter().map(|r| r.path).collect();
+    let others: Vec<String> = server
+        .other_requests()
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
     assert_eq!(others, vec!["/v1/models".to_string()]);
 }
 
 #[tokio::test]
 async fn documents_are_served_at_their_path_every_time() {
     let server = TestServer::start(
-        Script::new(vec![ScriptedResponse::text("ok")])
-            .with_document("/props", r#"{"default_generation_settings":{"n_ctx":4096}}"#),
+        Script::new(vec![ScriptedResponse::text("ok")]).with_document(
+            "/props",
+            r#"{"default_generation_settings":{"n_ctx":4096}}"#,
+        ),
     )
     .unwrap();
 
