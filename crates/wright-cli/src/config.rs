@@ -17,8 +17,8 @@ use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmConfig,
-    ProviderKind,
+    DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmClient,
+    LlmConfig, ProviderKind,
 };
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
 use wright_tools::{SandboxPolicy, ToolSettings};
@@ -53,7 +53,8 @@ pub struct FileConfig {
     pub retry_base_delay_ms: Option<u64>,
     /// Seconds a stream may stay silent before it counts as cut.
     pub stream_idle_timeout_secs: Option<u64>,
-    /// The model's context window in tokens (spec E5).
+    /// The model's context window in tokens (spec E5). Unset, an OpenAI-compatible server
+    /// that tells its window (llama.cpp, vLLM, Ollama) is asked at start; else 200,000.
     pub context_window: Option<u64>,
     /// Fraction of the window at which older rounds are compacted (spec A6).
     pub compact_threshold: Option<f64>,
@@ -214,6 +215,24 @@ pub struct Settings {
     pub tools: ToolSettings,
     /// The `pre_tool` and `post_tool` hooks of every settings file, highest file first.
     pub hooks: Hooks,
+    /// Whether a setting names the context window (`context_window`,
+    /// `WRIGHT_CONTEXT_WINDOW`); if none does, [`learn_context_window`] asks the server.
+    pub context_window_set: bool,
+}
+
+/// When no setting names the context window, asks an OpenAI-compatible server for it
+/// (llama.cpp, vLLM, Ollama; see `LlmClient::discover_context_window`) and uses its answer.
+/// Takes at most 2 s; any failure keeps the default, silently.
+pub async fn learn_context_window(settings: &mut Settings) {
+    if settings.context_window_set {
+        return;
+    }
+    let Ok(client) = LlmClient::new(settings.llm.clone()) else {
+        return;
+    };
+    if let Some(window) = client.discover_context_window().await {
+        settings.agent.context.context_window = window;
+    }
 }
 
 /// The tool settings of the settings files (highest first): the `[bash]` policy, the
@@ -572,6 +591,8 @@ pub fn resolve(
                 .filter_map(|name| Some((name.to_string(), env(name)?))),
         )?,
         hooks: hooks(files)?,
+        context_window_set: env("WRIGHT_CONTEXT_WINDOW").is_some_and(|v| !v.is_empty())
+            || files.iter().any(|f| f.context_window.is_some()),
     })
 }
 

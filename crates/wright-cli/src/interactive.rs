@@ -44,13 +44,14 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         );
         return EXIT_USAGE;
     }
-    let settings = match config::load(root, &Flags::default()) {
+    let mut settings = match config::load(root, &Flags::default()) {
         Ok(settings) => settings,
         Err(e) => {
             eprintln!("wright: {e}");
             return EXIT_USAGE;
         }
     };
+    config::learn_context_window(&mut settings).await;
     let env = |name: &str| std::env::var(name).ok();
     let home = match config::wright_home(&env) {
         Ok(home) => home,

@@ -251,10 +251,11 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         model: args.model,
         base_url: args.base_url,
     };
-    let settings = match config::load(root, &flags) {
+    let mut settings = match config::load(root, &flags) {
         Ok(settings) => settings,
         Err(e) => return usage_error(e.to_string()),
     };
+    config::learn_context_window(&mut settings).await;
     let setup = AgentSetup {
         root: root.to_path_buf(),
         llm: settings.llm.clone(),

@@ -53,6 +53,7 @@ impl RoundError {
     pub fn code(&self) -> FailureCode {
         match self {
             Self::Interrupted => FailureCode::Interrupted,
+            Self::Provider(LlmError::ContextOverflow { .. }) => FailureCode::ContextOverflow,
             Self::Provider(_) => FailureCode::Provider,
             Self::ContextOverflow { .. } => FailureCode::ContextOverflow,
             Self::MalformedReplies => FailureCode::MalformedReplies,
@@ -122,6 +123,17 @@ mod tests {
             "The model wrote 3 malformed replies in a row, so the round was stopped. \
              The model may not follow the Thought/Action format; try a stronger model (--model)."
         );
+    }
+
+    #[test]
+    fn a_server_refusing_a_request_as_too_long_is_a_context_overflow() {
+        let error = RoundError::Provider(LlmError::ContextOverflow {
+            provider: wright_llm::ProviderKind::OpenAi,
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            window: Some(4096),
+            message: "request (5120 tokens) exceeds the available context size".into(),
+        });
+        assert_eq!(error.code(), FailureCode::ContextOverflow);
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! A [`Round`] holds what one round keeps while it runs (the step count, the usage, the
 //! scratchpad, the malformed replies in a row) and the [`EventSink`] it reports to; its parts
 //! are split by idea: fitting each request into the window (`request`), the model call
-//! (`model_call`), the tool call (`tool_call`), the step as history and the scratchpad keep it
-//! (`step`), and compaction before the round (`compact`).
+//! (`model_call`), the window the server says it has (`window`), the tool call (`tool_call`),
+//! the step as history and the scratchpad keep it (`step`), and compaction before the round
+//! (`compact`).
 
 mod agent;
 mod compact;
@@ -13,6 +14,7 @@ mod model_call;
 mod request;
 mod step;
 mod tool_call;
+mod window;
 
 pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig};
@@ -156,8 +158,7 @@ impl<'a> Round<'a> {
         let max_steps = self.agent.config.max_steps();
         for step in 1..=max_steps {
             self.step = step;
-            let request = self.fit_request()?;
-            let (completion, continued) = self.call_model(&request).await?;
+            let (request, completion, continued) = self.call_fitted().await?;
             // Every call is recorded, so cost counts them all; the last record is the call
             // whose request held the whole context, which the compaction trigger reads (A6/C7).
             // A continued reply's later requests also carry its first pieces: no calibration.

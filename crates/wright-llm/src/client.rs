@@ -10,11 +10,12 @@ use reqwest::{Response, Url};
 use wright_protocol::Usage;
 
 use crate::error::{AttemptError, StreamFault, provider_error_message, root_cause};
+use crate::overflow::{self, Overflow};
 use crate::retry::{backoff_delay, describe_duration, is_retryable_status, server_requested_delay};
 use crate::sse::{CUT_STREAM_REASON, Piece, read_event_stream};
 use crate::{
-    ChatMessage, ChatRequest, Completion, FinishReason, LlmConfig, LlmError, MAX_CONTINUATIONS,
-    ProviderKind, StreamEvent, anthropic, openai,
+    ChatMessage, ChatRequest, Completion, DEFAULT_OPENAI_BASE_URL, FinishReason, LlmConfig,
+    LlmError, MAX_CONTINUATIONS, ProviderKind, StreamEvent, anthropic, openai, window,
 };
 
 /// How long connecting to the provider may take.
@@ -24,6 +25,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const MIN_PLAIN_RESPONSE_TIMEOUT: Duration = Duration::from_secs(600);
 /// The user message asking the model to go on after its reply hit the output-token limit.
 const CONTINUE_PROMPT: &str = include_str!("prompts/continue.txt");
+/// The most of an error body that is read; the rest is left unread.
+const MAX_ERROR_BODY_BYTES: usize = 256 * 1024;
 /// Sent as `User-Agent`.
 const USER_AGENT: &str = concat!("wright/", env!("CARGO_PKG_VERSION"));
 
@@ -118,23 +121,21 @@ impl LlmClient {
         let mut calls = Vec::new();
         let mut continuations = 0;
         loop {
-            let body = if continuations == 0 {
-                self.encode(request)?
+            let continued;
+            let piece_request = if continuations == 0 {
+                request
             } else {
-                self.encode(&continuation_request(request, &text))?
+                continued = continuation_request(request, &text);
+                &continued
             };
-            let mut body = body;
             let piece = loop {
-                match self.send(body, (&text, &reasoning), on_event).await {
+                match self
+                    .send(piece_request, (&text, &reasoning), on_event)
+                    .await
+                {
                     // The server named a parameter it does not take: spell it its way. Each
                     // lesson is learnt once, so this ends.
-                    Err(error) if self.learn_dialect(&error) => {
-                        body = if continuations == 0 {
-                            self.encode(request)?
-                        } else {
-                            self.encode(&continuation_request(request, &text))?
-                        };
-                    }
+                    Err(error) if self.learn_dialect(&error) => {}
                     other => break other?,
                 }
             };
@@ -164,6 +165,22 @@ impl LlmClient {
         }
     }
 
+    /// Asks the server how large the model's context window is, for an OpenAI-compatible
+    /// server that says: llama.cpp (`GET /props`), vLLM (`GET /v1/models`) or Ollama
+    /// (`POST /api/show`), next to the base URL. Only servers that look self-hosted are asked
+    /// ([`looks_self_hosted`]): hosted APIs say nowhere, and asking would only slow every
+    /// start. `None` for Anthropic, and whenever no answer gives a window within 2 s.
+    pub async fn discover_context_window(&self) -> Option<u64> {
+        let base_url = self.config.base_url.trim().trim_end_matches('/');
+        if self.config.provider != ProviderKind::OpenAi
+            || base_url == DEFAULT_OPENAI_BASE_URL
+            || !looks_self_hosted(base_url)
+        {
+            return None;
+        }
+        window::discover(&self.http, &self.headers, base_url, &self.config.model).await
+    }
+
     fn dialect(&self) -> std::sync::MutexGuard<'_, openai::Dialect> {
         self.dialect.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -182,36 +199,62 @@ impl LlmClient {
         }
     }
 
-    /// The request body, built once per request so every attempt sends the same bytes.
-    fn encode(&self, request: &ChatRequest) -> Result<Bytes, LlmError> {
-        let body = match self.config.provider {
+    /// The request body, built once per request so every attempt sends the same bytes;
+    /// streamed as configured, or plain when `stream` is false.
+    fn encode(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, LlmError> {
+        let plain;
+        let config = if stream == self.config.stream {
+            &self.config
+        } else {
+            plain = LlmConfig {
+                stream,
+                ..self.config.clone()
+            };
+            &plain
+        };
+        let body = match config.provider {
             ProviderKind::OpenAi => {
                 let dialect = *self.dialect();
-                openai::request_body(&self.config, request, dialect)
+                openai::request_body(config, request, dialect)
             }
-            ProviderKind::Anthropic => anthropic::request_body(&self.config, request),
+            ProviderKind::Anthropic => anthropic::request_body(config, request),
         };
         body.map(Bytes::from).map_err(LlmError::Encode)
     }
 
     /// Sends one request, retrying failures that may heal. `finished` is the text and
     /// reasoning of earlier pieces of the reply, streamed again after each retry.
+    ///
+    /// A stream cut before any content is asked again once, at once, without streaming: a
+    /// server that refuses a request it cannot fit (llama.cpp) may just close the stream, and
+    /// only the plain answer carries its error.
     async fn send(
         &self,
-        body: Bytes,
+        request: &ChatRequest,
         finished: (&str, &str),
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Piece, LlmError> {
+        let body = self.encode(request, self.config.stream)?;
         let max_attempts = self.config.max_attempts;
         let mut attempt = 1;
+        let mut plain_body: Option<Bytes> = None;
+        let mut asked_plainly = false;
         loop {
-            let (reason, retry_after) = match self.attempt(body.clone(), on_event).await {
+            let outcome = match plain_body.take() {
+                Some(plain) => self.attempt(plain, false, on_event).await,
+                None => {
+                    self.attempt(body.clone(), self.config.stream, on_event)
+                        .await
+                }
+            };
+            let (mut reason, retry_after, cut_before_content) = match outcome {
                 Ok(piece) => return Ok(piece),
                 Err(AttemptError::Fatal(error)) => return Err(self.redact_error(error)),
                 Err(AttemptError::Retryable {
                     reason,
                     retry_after,
-                }) => (self.redact(reason), retry_after),
+                    cut_before_content,
+                }) => (self.redact(reason), retry_after, cut_before_content),
             };
             if attempt >= max_attempts {
                 return Err(LlmError::RetriesExhausted {
@@ -221,9 +264,17 @@ impl LlmClient {
                     last_reason: reason,
                 });
             }
-            let delay = retry_after.unwrap_or_else(|| {
-                backoff_delay(self.config.retry_base_delay, attempt, fastrand::f64())
-            });
+            let ask_plainly = cut_before_content && self.config.stream && !asked_plainly;
+            let delay = if ask_plainly {
+                asked_plainly = true;
+                plain_body = Some(self.encode(request, false)?);
+                reason.push_str("; asking once without streaming to see the server's error");
+                Duration::ZERO
+            } else {
+                retry_after.unwrap_or_else(|| {
+                    backoff_delay(self.config.retry_base_delay, attempt, fastrand::f64())
+                })
+            };
             attempt += 1;
             on_event(StreamEvent::Retry {
                 attempt,
@@ -272,6 +323,17 @@ impl LlmClient {
                 message: self.redact(message),
                 url,
             },
+            LlmError::ContextOverflow {
+                provider,
+                url,
+                window,
+                message,
+            } => LlmError::ContextOverflow {
+                provider,
+                url,
+                window,
+                message: self.redact(message),
+            },
             LlmError::InvalidResponse {
                 provider,
                 url,
@@ -285,24 +347,24 @@ impl LlmClient {
         }
     }
 
-    /// One HTTP exchange.
+    /// One HTTP exchange, streamed or plain (`body` must say the same).
     async fn attempt(
         &self,
         body: Bytes,
+        stream: bool,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Piece, AttemptError> {
         let idle_timeout = self.config.stream_idle_timeout;
-        let wait = if self.config.stream {
+        let wait = if stream {
             idle_timeout
         } else {
             idle_timeout.max(MIN_PLAIN_RESPONSE_TIMEOUT)
         };
-        let sending = self
-            .http
-            .post(&self.url)
-            .headers(self.headers.clone())
-            .body(body)
-            .send();
+        let mut headers = self.headers.clone();
+        if !stream {
+            headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        }
+        let sending = self.http.post(&self.url).headers(headers).body(body).send();
         let response = match tokio::time::timeout(wait, sending).await {
             Ok(Ok(response)) => response,
             Ok(Err(error)) => {
@@ -321,7 +383,7 @@ impl LlmClient {
         if !response.status().is_success() {
             return Err(self.refusal(response).await);
         }
-        let piece = if self.config.stream && !is_json(&response) {
+        let piece = if stream && !is_json(&response) {
             let bytes = response.bytes_stream();
             match self.config.provider {
                 ProviderKind::OpenAi => {
@@ -369,19 +431,25 @@ impl LlmClient {
     async fn refusal(&self, response: Response) -> AttemptError {
         let status = response.status();
         let retry_after = server_requested_delay(response.headers(), SystemTime::now());
-        let body = tokio::time::timeout(self.config.stream_idle_timeout, response.text())
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or_default();
+        let body = read_capped(
+            response,
+            MAX_ERROR_BODY_BYTES,
+            self.config.stream_idle_timeout,
+        )
+        .await
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
         let message = provider_error_message(
             &body,
             status.canonical_reason().unwrap_or("no details given"),
         );
-        if is_retryable_status(status.as_u16()) {
+        if let Some(overflow) = overflow::in_body(&body) {
+            AttemptError::Fatal(self.overflow_error(overflow))
+        } else if is_retryable_status(status.as_u16()) {
             AttemptError::Retryable {
                 reason: format!("HTTP {}: {message}", status.as_u16()),
                 retry_after,
+                cut_before_content: false,
             }
         } else {
             AttemptError::Fatal(LlmError::Http {
@@ -393,10 +461,35 @@ impl LlmClient {
         }
     }
 
-    /// A decoding fault as an attempt failure, with the URL added.
+    /// The error for a request the server says does not fit the window.
+    fn overflow_error(&self, overflow: Overflow) -> LlmError {
+        LlmError::ContextOverflow {
+            provider: self.config.provider,
+            url: self.url.clone(),
+            window: overflow.window,
+            message: overflow.message,
+        }
+    }
+
+    /// A decoding fault as an attempt failure, with the URL added. An error event saying the
+    /// request does not fit is never retried, whatever its status.
     fn fault_error(&self, fault: StreamFault) -> AttemptError {
+        let overflow = match &fault {
+            StreamFault::Transient(text) | StreamFault::Provider { message: text, .. } => {
+                overflow::in_message(text)
+            }
+            StreamFault::CutBeforeContent(_) | StreamFault::Invalid(_) => None,
+        };
+        if let Some(overflow) = overflow {
+            return AttemptError::Fatal(self.overflow_error(overflow));
+        }
         match fault {
             StreamFault::Transient(reason) => AttemptError::retryable(reason),
+            StreamFault::CutBeforeContent(reason) => AttemptError::Retryable {
+                reason,
+                retry_after: None,
+                cut_before_content: true,
+            },
             StreamFault::Provider { kind, message } => AttemptError::Fatal(LlmError::Provider {
                 provider: self.config.provider,
                 kind,
@@ -479,6 +572,28 @@ fn request_headers(config: &LlmConfig) -> Result<HeaderMap, LlmError> {
     Ok(headers)
 }
 
+/// Reads the first `limit` bytes of `response`'s body (all of it if shorter) within `wait`;
+/// `None` if reading fails or takes longer. Error bodies and discovery documents come from
+/// the server, which is not trusted to keep them small.
+pub(crate) async fn read_capped(
+    mut response: Response,
+    limit: usize,
+    wait: Duration,
+) -> Option<Vec<u8>> {
+    let reading = async {
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.ok()? {
+            let room = limit - body.len();
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if body.len() == limit {
+                break;
+            }
+        }
+        Some(body)
+    };
+    tokio::time::timeout(wait, reading).await.ok().flatten()
+}
+
 /// Whether the response is a JSON document rather than an event stream.
 fn is_json(response: &Response) -> bool {
     response
@@ -488,9 +603,58 @@ fn is_json(response: &Response) -> bool {
         .is_some_and(|value| value.trim_start().starts_with("application/json"))
 }
 
+/// Whether `base_url` names a server the user runs (llama.cpp, vLLM, Ollama, LM Studio, …)
+/// rather than a hosted API: an IP address, `localhost`, a name without a dot, or one in a
+/// local domain (`.local`, `.lan`, `.internal`, `.home.arpa`, …).
+pub fn looks_self_hosted(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    !name.contains('.')
+        || [
+            ".local",
+            ".lan",
+            ".internal",
+            ".localdomain",
+            ".home.arpa",
+            ".localhost",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_servers_that_look_self_hosted_are_asked_their_window() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "http://gpu-box:8000/v1",
+            "http://llm.lan/v1",
+            "http://10.0.0.7/v1",
+        ] {
+            assert!(looks_self_hosted(url), "{url}");
+        }
+        for url in [
+            "https://openrouter.ai/api/v1",
+            "https://api.deepseek.com/v1",
+            "not a url",
+        ] {
+            assert!(!looks_self_hosted(url), "{url}");
+        }
+    }
     use pretty_assertions::assert_eq;
 
     fn config(base_url: &str) -> LlmConfig {

@@ -46,6 +46,26 @@ pub enum LlmError {
         /// The endpoint that was called.
         url: String,
     },
+    /// The request does not fit the model's context window, as the server said (every common
+    /// server's wording is recognised). Retrying the same request cannot help: make it
+    /// smaller, fitted to `window` when the server named it.
+    #[error(
+        "the {} API at {url} refused the request because it does not fit the model's context \
+         window{}: {}",
+        provider.api_name(),
+        window.map(|window| format!(" of {window} tokens")).unwrap_or_default(),
+        with_hint(message, &overflow_hint(*window))
+    )]
+    ContextOverflow {
+        /// Which wire format was spoken.
+        provider: ProviderKind,
+        /// The endpoint that was called.
+        url: String,
+        /// The window in tokens, when the server's error names it.
+        window: Option<u64>,
+        /// The server's own message.
+        message: String,
+    },
     /// Every attempt failed in a way that might have healed, and none did.
     #[error(
         "gave up on the {} API at {url} after {attempts} attempts; the last one failed \
@@ -125,6 +145,20 @@ fn status_hint(status: u16) -> &'static str {
     }
 }
 
+/// What to do about a request too long for the model's window.
+fn overflow_hint(window: Option<u64>) -> String {
+    match window {
+        Some(window) => format!(
+            "Set `context_window` to {window} or less (in .wright/config.toml or \
+             WRIGHT_CONTEXT_WINDOW) so wright fits its requests to it, or start a new session."
+        ),
+        None => "Set `context_window` (in .wright/config.toml or WRIGHT_CONTEXT_WINDOW) to the \
+                 model's context window so wright fits its requests to it, or start a new \
+                 session."
+            .to_string(),
+    }
+}
+
 /// `message`, ended as a sentence, followed by `hint`.
 fn with_hint(message: &str, hint: &str) -> String {
     let message = message.trim();
@@ -146,6 +180,9 @@ pub(crate) enum AttemptError {
     Retryable {
         reason: String,
         retry_after: Option<Duration>,
+        /// The response began but ended before any content: the server may have refused the
+        /// request in a way only a plain (non-streamed) request shows.
+        cut_before_content: bool,
     },
     /// Will not heal: give up now.
     Fatal(LlmError),
@@ -157,6 +194,7 @@ impl AttemptError {
         AttemptError::Retryable {
             reason: reason.into(),
             retry_after: None,
+            cut_before_content: false,
         }
     }
 }
@@ -166,6 +204,9 @@ impl AttemptError {
 pub(crate) enum StreamFault {
     /// The stream broke or reported a passing trouble (overload, server error): retry.
     Transient(String),
+    /// The stream ended before any content arrived: retry, but ask once without streaming
+    /// first, since some servers (llama.cpp) cut a stream they refuse instead of saying why.
+    CutBeforeContent(String),
     /// The provider reported an error that will not heal.
     Provider { kind: String, message: String },
     /// The response is not in the expected format.
@@ -292,6 +333,44 @@ mod tests {
             error.to_string(),
             "the OpenAI-compatible API at http://127.0.0.1:1/v1/chat/completions answered HTTP 401: \
              Incorrect API key provided. Check the API key (`api_key`) for this provider."
+        );
+    }
+
+    #[test]
+    fn an_overflow_names_the_window_and_the_setting() {
+        let error = LlmError::ContextOverflow {
+            provider: ProviderKind::OpenAi,
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            window: Some(4096),
+            message: "request (5120 tokens) exceeds the available context size (4096 tokens)"
+                .into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the OpenAI-compatible API at http://127.0.0.1:1/v1/chat/completions refused the \
+             request because it does not fit the model's context window of 4096 tokens: request \
+             (5120 tokens) exceeds the available context size (4096 tokens). Set \
+             `context_window` to 4096 or less (in .wright/config.toml or WRIGHT_CONTEXT_WINDOW) \
+             so wright fits its requests to it, or start a new session."
+        );
+        assert!(!error.is_retryable());
+    }
+
+    #[test]
+    fn an_overflow_without_a_window_asks_for_the_setting() {
+        let error = LlmError::ContextOverflow {
+            provider: ProviderKind::OpenAi,
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            window: None,
+            message: "the input length exceeds the context length".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the OpenAI-compatible API at http://127.0.0.1:1/v1/chat/completions refused the \
+             request because it does not fit the model's context window: the input length \
+             exceeds the context length. Set `context_window` (in .wright/config.toml or \
+             WRIGHT_CONTEXT_WINDOW) to the model's context window so wright fits its requests \
+             to it, or start a new session."
         );
     }
 

@@ -20,8 +20,10 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod openai;
+mod overflow;
 mod retry;
 mod sse;
+mod window;
 
 pub use chat::{ChatMessage, ChatRequest, ChatRole, Completion, FinishReason, StreamEvent};
 pub use client::LlmClient;

@@ -104,7 +104,13 @@ where
         let event = match events.next().await {
             Some(Ok(event)) => event,
             Some(Err(_)) | None if decoder.may_end_here() => break,
+            None if text.is_empty() && reasoning.is_empty() => {
+                return Err(StreamFault::CutBeforeContent(CUT_STREAM_REASON.to_string()));
+            }
             None => return Err(StreamFault::Transient(CUT_STREAM_REASON.to_string())),
+            Some(Err(error)) if text.is_empty() && reasoning.is_empty() && is_cut(&error) => {
+                return Err(StreamFault::CutBeforeContent(describe_read_error(&error)));
+            }
             Some(Err(error)) => return Err(StreamFault::Transient(describe_read_error(&error))),
         };
         for delta in decoder.on_event(&event)? {
@@ -128,6 +134,11 @@ where
         usage,
         finish_reason,
     })
+}
+
+/// Whether a read failed because the connection broke (not a stall or a garbled stream).
+fn is_cut<E>(error: &EventStreamError<ReadError<E>>) -> bool {
+    matches!(error, EventStreamError::Transport(ReadError::Transport(_)))
 }
 
 /// The retry reason for a stream that failed while being read.
@@ -265,6 +276,22 @@ mod tests {
     async fn a_stream_that_ends_before_its_final_event_is_cut() {
         let (piece, _) = decode(EchoDecoder::default(), &[b"data: partial\n\n"]).await;
         assert_eq!(piece, Err(StreamFault::Transient(CUT_STREAM_REASON.into())));
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_ends_before_any_content_is_cut_before_content() {
+        let (piece, _) = decode(EchoDecoder::default(), &[b": keep-alive\n\n"]).await;
+        assert_eq!(
+            piece,
+            Err(StreamFault::CutBeforeContent(CUT_STREAM_REASON.into()))
+        );
+        let (piece, _) = decode_items(EchoDecoder::default(), vec![Err(Broken)]).await;
+        assert_eq!(
+            piece,
+            Err(StreamFault::CutBeforeContent(format!(
+                "{CUT_STREAM_REASON} (connection reset)"
+            )))
+        );
     }
 
     #[tokio::test]

@@ -18,6 +18,18 @@ pub struct Script {
     /// time, without consuming `responses` (e.g. summary calls, whose number a long scripted
     /// session cannot know in advance).
     pub routes: Vec<Route>,
+    /// JSON documents served at fixed paths, to any method and every time, without consuming
+    /// `responses` (e.g. llama.cpp's `/props`, vLLM's `/v1/models`, Ollama's `/api/show`).
+    pub documents: Vec<Document>,
+}
+
+/// A JSON document the server answers with at one path.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Document {
+    /// The request path it is served at, e.g. `/props` (a query string is ignored).
+    pub path: String,
+    /// The response body, sent with status 200 as `application/json`.
+    pub body: String,
 }
 
 /// A standing answer for requests that contain some text.
@@ -35,7 +47,17 @@ impl Script {
         Script {
             responses,
             routes: Vec::new(),
+            documents: Vec::new(),
         }
+    }
+
+    /// Serves `body` (JSON) at `path`, to every request for it.
+    pub fn with_document(mut self, path: impl Into<String>, body: impl Into<String>) -> Script {
+        self.documents.push(Document {
+            path: path.into(),
+            body: body.into(),
+        });
+        self
     }
 
     /// Adds a standing answer for requests whose body contains `body_contains`.
@@ -99,6 +121,9 @@ pub struct ScriptedResponse {
     /// Send this many content-delta events, then send nothing more but keep the connection
     /// open until the client goes away (or 300 s pass).
     pub stall_after_chunks: Option<usize>,
+    /// Send the response head (status 200, `text/event-stream`), then drop the connection
+    /// before any event, as llama.cpp does with a request it cannot fit.
+    pub cut_before_events: bool,
     /// Send exactly these bytes as the event-stream body (status 200, `text/event-stream`).
     /// Takes precedence over every other field except `delay_ms` and `headers`.
     pub raw_sse: Option<String>,
@@ -121,6 +146,7 @@ impl Default for ScriptedResponse {
             chunk_delay_ms: 0,
             cut_after_chunks: None,
             stall_after_chunks: None,
+            cut_before_events: false,
             raw_sse: None,
         }
     }
@@ -226,6 +252,14 @@ impl ScriptedResponse {
     pub fn cut_after(mut self, chunks: usize) -> ScriptedResponse {
         self.cut_after_chunks = Some(chunks);
         self
+    }
+
+    /// Sends the response head, then drops the connection before any event.
+    pub fn cut_before_events() -> ScriptedResponse {
+        ScriptedResponse {
+            cut_before_events: true,
+            ..ScriptedResponse::default()
+        }
     }
 
     /// Sends `chunks` content deltas, then goes silent while keeping the connection open.

@@ -64,6 +64,7 @@ impl TestServer {
             script,
             next_response: 0,
             requests: Vec::new(),
+            other_requests: Vec::new(),
             log_requests: options.log_requests,
         }));
         let (shutdown, shutdown_rx) = oneshot::channel();
@@ -129,9 +130,15 @@ impl TestServer {
         format!("http://{}", self.addr)
     }
 
-    /// Every request received so far, in order.
+    /// Every request to a provider path (`/chat/completions`, `/v1/messages`) received so
+    /// far, in order: the model calls.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state).requests.clone()
+    }
+
+    /// Every request to another path (a scripted document or an unknown path), in order.
+    pub fn other_requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state).other_requests.clone()
     }
 }
 
@@ -161,6 +168,7 @@ struct ServerState {
     script: Script,
     next_response: usize,
     requests: Vec<RecordedRequest>,
+    other_requests: Vec<RecordedRequest>,
     log_requests: bool,
 }
 
@@ -175,6 +183,8 @@ fn lock(state: &Mutex<ServerState>) -> MutexGuard<'_, ServerState> {
 enum Reply {
     /// The path is neither provider's.
     UnknownPath,
+    /// A scripted document.
+    Document(String),
     /// Every scripted response has been handed out.
     ScriptExhausted { scripted: usize, wire: Wire },
     /// The next scripted response.
@@ -191,10 +201,19 @@ const BYTES_PER_TOKEN: usize = 4;
 /// provider's.
 fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) -> Reply {
     let mut state = lock(state);
-    state.requests.push(request.clone());
+    let wire = Wire::for_path(&request.path);
+    if wire.is_some() {
+        state.requests.push(request.clone());
+    } else {
+        state.other_requests.push(request.clone());
+    }
     let mut consumes = false;
-    let reply = match Wire::for_path(&request.path) {
-        None => Reply::UnknownPath,
+    let path = request.path.split('?').next().unwrap_or(&request.path);
+    let reply = match wire {
+        None => match state.script.documents.iter().find(|d| d.path == path) {
+            Some(document) => Reply::Document(document.body.clone()),
+            None => Reply::UnknownPath,
+        },
         Some(wire) => match routed(&state.script, request)
             .map(|response| (response, false))
             .or_else(|| {
@@ -228,6 +247,7 @@ fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) 
     if state.log_requests {
         let outcome = match &reply {
             Reply::UnknownPath => "404 (unknown path)".to_string(),
+            Reply::Document(_) => "document".to_string(),
             Reply::ScriptExhausted { .. } => "500 (script exhausted)".to_string(),
             Reply::Scripted { .. } if !consumes => "route".to_string(),
             Reply::Scripted { .. } => format!("responses[{}]", state.next_response),
@@ -297,6 +317,9 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<ServerState>>)
                 .await
                 .map(|()| Ending::Close)
         }
+        Reply::Document(body) => http::write_full_response(&mut stream, 200, JSON, &[], &body)
+            .await
+            .map(|()| Ending::Close),
         Reply::ScriptExhausted { scripted, wire } => {
             let message =
                 format!("wright-testkit: script exhausted ({scripted} responses scripted)");
@@ -379,6 +402,10 @@ async fn send_scripted(
         http::write_chunk(stream, raw.as_bytes()).await?;
         http::write_last_chunk(stream).await?;
         return Ok(Ending::Close);
+    }
+    if response.cut_before_events {
+        http::write_head(stream, 200, EVENT_STREAM, Framing::Chunked, headers).await?;
+        return Ok(Ending::Cut);
     }
     if response.status != 200 {
         let body = match (&response.body, &response.error_message) {

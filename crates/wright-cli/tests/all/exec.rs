@@ -428,3 +428,52 @@ fn a_failed_call_carries_its_error_in_the_json_event() {
             .contains("missing.txt")
     );
 }
+
+/// A llama.cpp server whose window is 4,096 tokens, answering `reply` to one request.
+fn small_local_server(reply_text: &str) -> wright_testkit::TestServer {
+    wright_testkit::TestServer::start(
+        wright_testkit::Script::new(vec![reply(reply_text)]).with_document(
+            "/props",
+            r#"{"default_generation_settings":{"n_ctx":4096},"total_slots":1}"#,
+        ),
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_unset_context_window_is_read_from_the_server_at_start() {
+    let project = Project::new();
+    let server = small_local_server("Thought: done\nAction: Finish[ok]");
+    // About 10,000 tokens: fits the default window, not the server's.
+    let prompt = "word ".repeat(6000);
+    let run = project.exec(&server, "openai", &[], &prompt);
+    assert_eq!(run.code, Some(1), "stderr: {}", run.stderr);
+    assert!(
+        run.stderr.contains("context window (4096 tokens"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty(), "nothing sent that cannot fit");
+    let asked: Vec<String> = server
+        .other_requests()
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    assert!(asked.contains(&"/props".to_string()), "{asked:?}");
+}
+
+#[test]
+fn a_configured_context_window_is_not_asked_for() {
+    let project = Project::new();
+    let server = small_local_server("Thought: done\nAction: Finish[ok]");
+    let run = project
+        .command(&server, "openai")
+        .env("WRIGHT_CONTEXT_WINDOW", "200000")
+        .arg("exec")
+        .arg("hello")
+        .output()
+        .unwrap();
+    let run = common::Run::from(run);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert!(server.other_requests().is_empty());
+}

@@ -14,6 +14,18 @@ use crate::error::RoundError;
 
 use super::Round;
 
+/// At most this share of the window (1/4) is kept free for the reply, so a small window (a
+/// local server's 4,096 tokens) still has room for a request when `max_output_tokens` is
+/// larger than the window.
+const MAX_REPLY_SHARE_OF_WINDOW: u64 = 4;
+
+/// Tokens kept free for the reply: `max_output_tokens`, but no more than a quarter of the
+/// window.
+fn reserved_for_reply(max_output_tokens: u32, context_window: u64) -> u32 {
+    let share = context_window / MAX_REPLY_SHARE_OF_WINDOW;
+    u32::try_from(share).map_or(max_output_tokens, |share| max_output_tokens.min(share))
+}
+
 impl Round<'_> {
     /// Builds the next request and makes it fit the window.
     pub(super) fn fit_request(&mut self) -> Result<ChatRequest, RoundError> {
@@ -32,7 +44,10 @@ impl Round<'_> {
         let recap = wright_tools::todo_recap(&self.agent.ctx.todos());
         let agent = &*self.agent;
         let settings = &agent.config.context;
-        let reserved = agent.llm.config().max_output_tokens;
+        let reserved = reserved_for_reply(
+            agent.llm.config().max_output_tokens,
+            settings.context_window,
+        );
         let limit = settings.context_window.saturating_sub(u64::from(reserved));
         // DESIGN §9.3: the retained rounds alone past the threshold, with nothing left that
         // compaction could archive, are compressed harder.
@@ -69,5 +84,18 @@ impl Round<'_> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_reply_keeps_at_most_a_quarter_of_a_small_window() {
+        assert_eq!(reserved_for_reply(8192, 200_000), 8192);
+        assert_eq!(reserved_for_reply(8192, 4096), 1024);
+        assert_eq!(reserved_for_reply(8192, u64::MAX), 8192);
     }
 }

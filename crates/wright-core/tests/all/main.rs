@@ -8,3 +8,4 @@ mod approval;
 mod cost;
 mod react_roundtrip;
 mod rendered_request;
+mod window;

@@ -183,7 +183,7 @@ async fn an_overloaded_error_event_is_retried() {
 async fn other_error_events_fail_at_once_with_the_providers_message() {
     let server = TestServer::start(Script::new(vec![ScriptedResponse::raw_sse(error_event(
         "invalid_request_error",
-        "prompt is too long: 210000 tokens > 200000 maximum",
+        "messages: roles must alternate between \"user\" and \"assistant\"",
     ))]))
     .unwrap();
     let (result, _) = complete(config(ProviderKind::Anthropic, &server), &request()).await;
@@ -192,7 +192,7 @@ async fn other_error_events_fail_at_once_with_the_providers_message() {
             assert_eq!(kind, "invalid_request_error");
             assert_eq!(
                 message,
-                "prompt is too long: 210000 tokens > 200000 maximum"
+                "messages: roles must alternate between \"user\" and \"assistant\""
             );
         }
         other => panic!("expected a provider error, got {other:?}"),

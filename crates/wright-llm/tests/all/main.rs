@@ -6,3 +6,4 @@ mod common;
 mod continuation;
 mod openai;
 mod retries;
+mod window;

@@ -98,7 +98,7 @@ async fn an_unauthorized_request_fails_at_once_with_the_providers_message() {
 async fn a_bad_request_fails_at_once_with_the_providers_message() {
     let server = TestServer::start(Script::new(vec![ScriptedResponse::status(
         400,
-        "prompt is too long: 210000 tokens > 200000 maximum",
+        "messages: roles must alternate between \"user\" and \"assistant\"",
     )]))
     .unwrap();
     let (result, _) = complete(config(ProviderKind::Anthropic, &server), &request()).await;
@@ -109,7 +109,7 @@ async fn a_bad_request_fails_at_once_with_the_providers_message() {
             assert_eq!(status, 400);
             assert_eq!(
                 message,
-                "prompt is too long: 210000 tokens > 200000 maximum"
+                "messages: roles must alternate between \"user\" and \"assistant\""
             );
         }
         other => panic!("expected an HTTP error, got {other:?}"),

@@ -85,6 +85,12 @@ pub async fn post(addr: SocketAddr, path: &str, body: &str) -> RawResponse {
     send(addr, &post_bytes(path, &[], body)).await
 }
 
+/// GETs `path` and reads the response until the server closes the connection.
+pub async fn get(addr: SocketAddr, path: &str) -> RawResponse {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    send(addr, request.as_bytes()).await
+}
+
 /// Sends raw request bytes and reads the whole response.
 pub async fn send(addr: SocketAddr, request: &[u8]) -> RawResponse {
     let mut stream = TcpStream::connect(addr).await.unwrap();

@@ -62,7 +62,7 @@ async fn a_request_head_sent_in_pieces_is_understood() {
 }
 
 #[tokio::test]
-async fn unknown_paths_get_404_are_recorded_and_consume_nothing() {
+async fn unknown_paths_get_404_are_recorded_apart_and_consume_nothing() {
     let server = TestServer::start(Script::new(vec![ScriptedResponse::text("ok")])).unwrap();
 
     let not_found = common::post(server.addr(), "/v1/models", "{}").await;
@@ -72,7 +72,46 @@ async fn unknown_paths_get_404_are_recorded_and_consume_nothing() {
     assert_eq!(not_found.json()["error"]["type"], "not_found_error");
     assert_eq!(scripted.status, 200);
     let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
-    assert_eq!(paths, vec!["/v1/models".to_string(), OPENAI.to_string()]);
+    assert_eq!(paths, vec![OPENAI.to_string()]);
+    let others: Vec<String> = server
+        .other_requests()
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(others, vec!["/v1/models".to_string()]);
+}
+
+#[tokio::test]
+async fn documents_are_served_at_their_path_every_time() {
+    let server = TestServer::start(
+        Script::new(vec![ScriptedResponse::text("ok")]).with_document(
+            "/props",
+            r#"{"default_generation_settings":{"n_ctx":4096}}"#,
+        ),
+    )
+    .unwrap();
+
+    let first = common::get(server.addr(), "/props").await;
+    let second = common::post(server.addr(), "/props?x=1", "{}").await;
+    let scripted = common::post(server.addr(), OPENAI, r#"{"model":"m"}"#).await;
+
+    assert_eq!(first.status, 200);
+    assert_eq!(first.json()["default_generation_settings"]["n_ctx"], 4096);
+    assert_eq!(second.json(), first.json());
+    assert_eq!(scripted.json()["choices"][0]["message"]["content"], "ok");
+    assert_eq!(server.other_requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_response_cut_before_events_sends_only_the_head() {
+    let server =
+        TestServer::start(Script::new(vec![ScriptedResponse::cut_before_events()])).unwrap();
+
+    let cut = common::post(server.addr(), OPENAI, r#"{"model":"m","stream":true}"#).await;
+
+    assert_eq!(cut.status, 200);
+    assert_eq!(cut.body, "");
+    assert!(!cut.terminated, "the body ends without its last chunk");
 }
 
 #[tokio::test]
