@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
-use wright_store::{LoadedSession, SessionStore, StoreError};
+use wright_store::{
+    LoadedSession, NamedSession, SessionFile, SessionMeta, SessionStore, StoreError,
+};
 use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
@@ -154,6 +156,11 @@ impl Sessions {
     /// Starts a new session, called `name` if given.
     pub fn create(&self, name: Option<&str>) -> Result<Session, SessionError> {
         let (meta, file) = self.store.create(name)?;
+        self.start(meta, file)
+    }
+
+    /// A session over the file of a session just created.
+    fn start(&self, meta: SessionMeta, file: SessionFile) -> Result<Session, SessionError> {
         let agent = self.agents.build(HistoryManager::new(Some(file)))?;
         Ok(Session {
             id: meta.id,
@@ -181,14 +188,17 @@ impl Sessions {
     }
 
     /// `exec --session NAME`: continues the newest session called `name` in this project, or
-    /// creates it; without a name, a new unnamed session.
+    /// creates it; without a name, a new unnamed session. Processes opening one new name at
+    /// once make one session of it (see [`SessionStore::open_named`]): the others continue
+    /// it, or, while one of them is still writing it, are told it is in use.
     pub fn open(&self, name: Option<&str>) -> Result<Session, SessionError> {
-        if let Some(name) = name
-            && let Some(loaded) = self.store.find_named(name)?
-        {
-            return self.resume(loaded);
+        let Some(name) = name else {
+            return self.create(None);
+        };
+        match self.store.open_named(name)? {
+            NamedSession::Stored(loaded) => self.resume(loaded),
+            NamedSession::Created(meta, file) => self.start(meta, file),
         }
-        self.create(name)
     }
 
     /// Switches `session` to `model`, and the sessions opened after it too.
