@@ -5,11 +5,13 @@ mod check_cmd;
 mod config;
 mod context_cmd;
 mod interactive;
+mod prompt;
 mod render;
 mod session;
 mod session_view;
 mod sessions_cmd;
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -39,6 +41,7 @@ const EXAMPLES: &str = "Examples:
       wright exec \"fix the failing test\"
   ANTHROPIC_API_KEY=sk-ant-... wright exec --json \"list the TODOs\" | jq .type
   wright -C ../other-project exec \"what does this project build?\"
+  wright exec - < task.md          # the prompt from standard input
   wright tool Read '{\"file_path\": \"Cargo.toml\", \"limit\": 20}'";
 
 const CHECK_EXAMPLES: &str = "Examples:
@@ -117,8 +120,10 @@ struct ExecArgs {
     /// Default: `approval` in config.toml, else `auto`.
     #[arg(long, value_name = "MODE")]
     approval: Option<ApprovalMode>,
-    /// What you want done.
-    prompt: String,
+    /// What you want done; `-` (or nothing, with a pipe on standard input) reads it from
+    /// standard input, up to 1 MiB.
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -213,7 +218,7 @@ fn cancel_on_ctrl_c(cancel: CancellationToken) {
     });
 }
 
-async fn exec(root: &Path, args: ExecArgs) -> u8 {
+async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     let mut renderer: Box<dyn Renderer> = if args.json {
         Box::new(JsonRenderer::default())
     } else {
@@ -228,6 +233,12 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         }
         eprintln!("wright: {message}");
         EXIT_USAGE
+    };
+    let stdin = std::io::stdin();
+    let is_terminal = stdin.is_terminal();
+    let prompt = match prompt::exec_prompt(args.prompt.take(), stdin.lock(), is_terminal) {
+        Ok(prompt) => prompt,
+        Err(e) => return usage_error(e.to_string()),
     };
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
@@ -299,7 +310,7 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     };
     let before = cost(&session);
     let outcome = session
-        .run_round(&args.prompt, cancel, &mut |event| renderer.event(&event))
+        .run_round(&prompt, cancel, &mut |event| renderer.event(&event))
         .await;
     renderer.cost(&before, &cost(&session));
     match outcome {

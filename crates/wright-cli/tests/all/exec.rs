@@ -428,3 +428,98 @@ fn a_failed_call_carries_its_error_in_the_json_event() {
             .contains("missing.txt")
     );
 }
+
+/// Runs `wright exec ARGS...` against `server` with `input` on a piped standard input.
+fn exec_with_stdin(
+    project: &Project,
+    server: &wright_testkit::TestServer,
+    args: &[&str],
+    input: &[u8],
+) -> common::Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = project
+        .command(server, "openai")
+        .arg("exec")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // wright may stop reading (too long) and close its end; that is not the test's failure.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    common::Run::from(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_dash_reads_the_prompt_from_standard_input() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[piped ok]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], b"summarise\nthe notes\n");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "piped ok\n");
+    assert_eq!(
+        messages(&server.requests()[0])[0],
+        ("user".to_string(), "summarise\nthe notes".to_string())
+    );
+}
+
+#[test]
+fn without_a_prompt_a_piped_standard_input_is_the_prompt() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[ok]")]);
+    let run = exec_with_stdin(&project, &server, &["--json"], "ünïcode task".as_bytes());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(last_message(&server.requests()[0]), "ünïcode task");
+}
+
+#[test]
+fn an_empty_prompt_exits_2_and_calls_no_model() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let piped = exec_with_stdin(&project, &server, &["-"], b"\n  \n");
+    assert_eq!(piped.code, Some(2), "{}", piped.stderr);
+    assert_eq!(
+        piped.stderr,
+        "wright: the prompt on standard input is empty; say what you want done\n"
+    );
+    let given = project.exec(&server, "openai", &[], " ");
+    assert_eq!(given.code, Some(2), "{}", given.stderr);
+    assert!(
+        given.stderr.contains("the prompt given is empty"),
+        "{}",
+        given.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_prompt_over_1_mib_on_standard_input_exits_2() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], &vec![b'a'; (1 << 20) + 1]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("wright: the prompt on standard input is longer than 1 MiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_prompt_that_is_not_utf8_exits_2_naming_the_offset() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], b"caf\xe9");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "wright: the prompt on standard input is not UTF-8 text (invalid byte at offset 3)\n"
+    );
+    assert!(server.requests().is_empty());
+}
