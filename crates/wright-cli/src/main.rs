@@ -22,7 +22,8 @@ use wright_core::approval::ApprovalMode;
 use wright_core::cost::session_cost;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
 use wright_llm::ProviderKind;
-use wright_protocol::{Event, FailureCode, ToolCall};
+use wright_protocol::text::plural;
+use wright_protocol::{Event, FailureCode, ToolCall, ToolStatus};
 use wright_store::SessionStore;
 
 use crate::config::Flags;
@@ -32,6 +33,9 @@ use crate::render::{HumanRenderer, JsonRenderer, Renderer};
 const EXIT_USAGE: u8 = 2;
 /// Exit code: the round failed.
 const EXIT_FAILED: u8 = 1;
+/// Exit code of `exec`: the round ran, but the session could not be saved (all of it or
+/// part), so a later `--session` round would not see it.
+const EXIT_UNSAVED: u8 = 3;
 /// Exit code: interrupted by Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -76,7 +80,7 @@ enum Command {
     /// Run one round without asking anything, and print the answer.
     #[command(after_help = EXAMPLES)]
     Exec(ExecArgs),
-    /// Run one tool in the project and print its observation.
+    /// Run one tool in the project and print its observation; exit 1 when the tool fails.
     Tool(ToolArgs),
     /// Show what the next request would contain, layer by layer, with token estimates.
     Context(ContextArgs),
@@ -313,12 +317,23 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         .run_round(&prompt, cancel, &mut |event| renderer.event(&event))
         .await;
     renderer.cost(&before, &cost(&session));
+    let unsaved = session.unsaved_records();
     match outcome {
-        RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed {
             code: FailureCode::Interrupted,
             ..
         } => EXIT_INTERRUPTED,
+        _ if unsaved > 0 => {
+            eprintln!(
+                "wright: error: {} of session {} could not be saved (see the warnings above); \
+                 the session on disk lacks part of this round, so a later `--session` round \
+                 will not see all of it",
+                plural(unsaved, "record"),
+                session.id()
+            );
+            EXIT_UNSAVED
+        }
+        RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed { .. } => EXIT_FAILED,
     }
 }
@@ -412,6 +427,7 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
     if cancel.is_cancelled() {
         return EXIT_INTERRUPTED;
     }
+    let failed = result.status == ToolStatus::Error;
     let output = if args.json {
         serde_json::to_string(&result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     } else {
@@ -420,5 +436,5 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{output}");
-    0
+    if failed { EXIT_FAILED } else { 0 }
 }

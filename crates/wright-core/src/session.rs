@@ -238,6 +238,12 @@ impl Session {
         &self.warnings
     }
 
+    /// How many of its records could not be written to its file: while not 0, the stored
+    /// session lacks part of what happened.
+    pub fn unsaved_records(&self) -> usize {
+        self.agent.history().unsaved_records()
+    }
+
     /// Its agent: the history, the model, the todo list, the settings.
     pub fn agent(&self) -> &Agent {
         &self.agent

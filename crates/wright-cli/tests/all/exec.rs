@@ -523,3 +523,65 @@ fn a_prompt_that_is_not_utf8_exits_2_naming_the_offset() {
     );
     assert!(server.requests().is_empty());
 }
+
+/// A session file limit: with `ulimit -f 1` the kernel refuses writes past 512 bytes (with
+/// SIGXFSZ ignored, as an error), so the meta line fits and the next record does not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_round_whose_session_cannot_be_saved_exits_3_and_says_so() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[answered]")]);
+    let wright = project.command(&server, "openai");
+    let mut command = std::process::Command::new("sh");
+    command.env_clear().current_dir(project.path());
+    for (name, value) in wright.get_envs() {
+        if let Some(value) = value {
+            command.env(name, value);
+        }
+    }
+    let prompt = "a long request ".repeat(100);
+    let output = command
+        .args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_wright"))
+        .args(["exec", "--session", "full", &prompt])
+        .output()
+        .unwrap();
+    let run = common::Run::from(output);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(run.stdout, "answered\n", "the answer is still given");
+    assert!(
+        run.stderr
+            .contains("the session could not be saved: cannot write to "),
+        "{}",
+        run.stderr
+    );
+    let summary = run
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("wright: error: "))
+        .unwrap_or_else(|| panic!("no error line in {}", run.stderr));
+    assert!(summary.contains("could not be saved"), "{summary}");
+}
+
+#[test]
+fn zero_max_steps_in_a_settings_file_exits_2_naming_the_setting_and_the_file() {
+    let project = Project::new();
+    project.write(".wright/config.toml", "max_steps = 0\n");
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = project.exec(&server, "openai", &[], "hi");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let file = project
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".wright/config.toml");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "wright: invalid `max_steps` in {}: 0 ",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}
