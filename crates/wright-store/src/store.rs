@@ -14,8 +14,8 @@ const MAX_NAME_LEN: usize = 64;
 pub(crate) const SESSION_EXTENSION: &str = "jsonl";
 /// The extension of a session file being created, before its meta line is complete.
 const PARTIAL_EXTENSION: &str = "jsonl.partial";
-/// The extension of the lock held while a named session is looked up and created.
-const NAMES_LOCK_EXTENSION: &str = "names.lock";
+/// The file locked while a named session is looked up and created.
+const NAMES_LOCK: &str = ".names.lock";
 
 /// A storage failure, naming the file involved.
 #[derive(Debug, thiserror::Error)]
@@ -254,13 +254,11 @@ impl SessionStore {
     }
 
     /// Waits for, then holds, the lock that serialises creating named sessions in this
-    /// project; released when the returned file is dropped. The lock file sits beside the
-    /// project's directory, so the directory holds only sessions.
+    /// project; released when the returned file is dropped. The lock file is hidden in the
+    /// project's directory, and listing skips it as it skips partial files.
     fn lock_names(&self) -> Result<File, StoreError> {
-        let parent = self.dir.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(parent).map_err(io_error("cannot create", parent))?;
-        let key = self.dir.file_name().unwrap_or_default().to_string_lossy();
-        let path = parent.join(format!(".{key}.{NAMES_LOCK_EXTENSION}"));
+        std::fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
+        let path = self.dir.join(NAMES_LOCK);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

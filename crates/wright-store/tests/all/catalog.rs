@@ -338,8 +338,16 @@ fn a_created_session_is_complete_under_its_name_and_leaves_nothing_else() {
         store.dir().join(format!("{}.jsonl", created.id))
     );
     assert_eq!(load(file.path()).unwrap().meta, created);
-    let files: Vec<_> = std::fs::read_dir(store.dir()).unwrap().collect();
-    assert_eq!(files.len(), 1);
+    // The session, and the hidden lock taken to create a named one: no partial file.
+    let mut files: Vec<String> = std::fs::read_dir(store.dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        vec![".names.lock".to_string(), format!("{}.jsonl", created.id)]
+    );
 }
 
 #[test]
