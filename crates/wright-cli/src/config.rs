@@ -179,10 +179,59 @@ impl FileConfig {
                 });
             }
         };
-        toml::from_str(&text).map_err(|e| ConfigError::File {
+        let config: Self = toml::from_str(&text).map_err(|e| ConfigError::File {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })
+        })?;
+        config.check_counts(path)?;
+        Ok(config)
+    }
+
+    /// Refuses counts of zero that would make wright do nothing: no model call in a round,
+    /// no attempt at a call. Said, not silently raised to one.
+    fn check_counts(&self, path: &Path) -> Result<(), ConfigError> {
+        let zero = |key: &'static str, expected: &str| ConfigError::Setting {
+            path: path.to_path_buf(),
+            key,
+            problem: format!("0 {expected}"),
+        };
+        if self.max_steps == Some(0) {
+            return Err(zero(
+                "max_steps",
+                "would end every round before its first model call; expected 1 or more (default 50)",
+            ));
+        }
+        if self.max_attempts == Some(0) {
+            return Err(zero(
+                "max_attempts",
+                "would never call the model; expected 1 or more, the first attempt included (default 5)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses `[sandbox] writable` paths that do not exist: the sandbox could not grant them,
+    /// and a command that needs one would fail in a way that hides why.
+    fn check_writable(
+        &self,
+        path: &Path,
+        project_root: &Path,
+        home: Option<&Path>,
+    ) -> Result<(), ConfigError> {
+        for writable in &self.sandbox.writable {
+            let expanded = expand_path(writable, project_root, home);
+            if !expanded.exists() {
+                return Err(ConfigError::Setting {
+                    path: path.to_path_buf(),
+                    key: "[sandbox] writable",
+                    problem: format!(
+                        "{writable:?} ({}) does not exist; create it, or take it out of the list",
+                        expanded.display()
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -424,6 +473,16 @@ pub enum ConfigError {
         /// What it should be.
         expected: &'static str,
     },
+    /// A setting in a settings file holds a value that cannot be used.
+    #[error("invalid `{key}` in {}: {problem}", path.display())]
+    Setting {
+        /// The settings file.
+        path: PathBuf,
+        /// The setting.
+        key: &'static str,
+        /// What is wrong and what would do.
+        problem: String,
+    },
     /// A `[pricing."model"]` table holds a negative or non-finite price.
     #[error(
         "invalid `[pricing.\"{model}\"]`: expected prices in USD per million tokens, 0 or more, e.g. input = 3.0, output = 15.0, cached_input = 0.3"
@@ -563,8 +622,7 @@ pub fn resolve(
     llm.max_attempts = files
         .iter()
         .find_map(|f| f.max_attempts)
-        .unwrap_or(DEFAULT_MAX_ATTEMPTS)
-        .max(1);
+        .unwrap_or(DEFAULT_MAX_ATTEMPTS);
     llm.retry_base_delay = file_value(|f| f.retry_base_delay_ms)
         .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis);
     llm.stream_idle_timeout = file_value(|f| f.stream_idle_timeout_secs)
@@ -573,8 +631,7 @@ pub fn resolve(
         max_steps: files
             .iter()
             .find_map(|f| f.max_steps)
-            .unwrap_or(DEFAULT_MAX_STEPS)
-            .max(1),
+            .unwrap_or(DEFAULT_MAX_STEPS),
         context: context_settings(&env, files)?,
     };
     Ok(Settings {
@@ -603,13 +660,18 @@ pub fn load_files(
     project_root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<FileConfig>, ConfigError> {
-    let mut files = config_files(project_root, env)
+    let paths = config_files(project_root, env);
+    let mut files = paths
         .iter()
         .map(|path| FileConfig::load(path))
         .collect::<Result<Vec<_>, _>>()?;
     let home = env("HOME").map(PathBuf::from);
     for warning in restrict_untrusted(&mut files, project_root, home.as_deref()) {
         eprintln!("wright: {warning}");
+    }
+    // Only what is left after the restriction is used, so only that is checked.
+    for (file, path) in files.iter().zip(&paths) {
+        file.check_writable(path, project_root, home.as_deref())?;
     }
     Ok(files)
 }

@@ -23,7 +23,7 @@ pub fn report(
     settings: &ContextSettings,
     full: bool,
 ) -> String {
-    let next = SessionContext::load(root, session.map_or(&[][..], |s| s.records.as_slice()));
+    let next = SessionContext::load(root, session);
     let builder = next.builder(NEXT_INPUT);
     let request = builder.request();
     let total = estimate_request(&request);

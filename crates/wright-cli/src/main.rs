@@ -6,11 +6,13 @@ mod config;
 mod context_cmd;
 mod exit_signals;
 mod interactive;
+mod prompt;
 mod render;
 mod session;
 mod session_view;
 mod sessions_cmd;
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -21,7 +23,8 @@ use wright_core::approval::ApprovalMode;
 use wright_core::cost::session_cost;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
 use wright_llm::ProviderKind;
-use wright_protocol::{Event, FailureCode, ToolCall};
+use wright_protocol::text::plural;
+use wright_protocol::{Event, FailureCode, ToolCall, ToolStatus};
 use wright_store::SessionStore;
 
 use crate::config::Flags;
@@ -31,6 +34,9 @@ use crate::render::{HumanRenderer, JsonRenderer, Renderer};
 const EXIT_USAGE: u8 = 2;
 /// Exit code: the round failed.
 const EXIT_FAILED: u8 = 1;
+/// Exit code of `exec`: the round ran, but the session could not be saved (all of it or
+/// part), so a later `--session` round would not see it.
+const EXIT_UNSAVED: u8 = 3;
 /// Exit code: interrupted by Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -40,6 +46,7 @@ const EXAMPLES: &str = "Examples:
       wright exec \"fix the failing test\"
   ANTHROPIC_API_KEY=sk-ant-... wright exec --json \"list the TODOs\" | jq .type
   wright -C ../other-project exec \"what does this project build?\"
+  wright exec - < task.md          # the prompt from standard input
   wright tool Read '{\"file_path\": \"Cargo.toml\", \"limit\": 20}'";
 
 const CHECK_EXAMPLES: &str = "Examples:
@@ -74,7 +81,7 @@ enum Command {
     /// Run one round without asking anything, and print the answer.
     #[command(after_help = EXAMPLES)]
     Exec(ExecArgs),
-    /// Run one tool in the project and print its observation.
+    /// Run one tool in the project and print its observation; exit 1 when the tool fails.
     Tool(ToolArgs),
     /// Show what the next request would contain, layer by layer, with token estimates.
     Context(ContextArgs),
@@ -118,8 +125,10 @@ struct ExecArgs {
     /// Default: `approval` in config.toml, else `auto`.
     #[arg(long, value_name = "MODE")]
     approval: Option<ApprovalMode>,
-    /// What you want done.
-    prompt: String,
+    /// What you want done; `-` (or nothing, with a pipe on standard input) reads it from
+    /// standard input, up to 1 MiB.
+    #[arg(value_name = "PROMPT")]
+    prompt: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -220,7 +229,7 @@ fn cancel_on_ctrl_c(cancel: CancellationToken) {
     });
 }
 
-async fn exec(root: &Path, args: ExecArgs) -> u8 {
+async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     let mut renderer: Box<dyn Renderer> = if args.json {
         Box::new(JsonRenderer::default())
     } else {
@@ -235,6 +244,12 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
         }
         eprintln!("wright: {message}");
         EXIT_USAGE
+    };
+    let stdin = std::io::stdin();
+    let is_terminal = stdin.is_terminal();
+    let prompt = match prompt::exec_prompt(args.prompt.take(), stdin.lock(), is_terminal) {
+        Ok(prompt) => prompt,
+        Err(e) => return usage_error(e.to_string()),
     };
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
@@ -307,15 +322,26 @@ async fn exec(root: &Path, args: ExecArgs) -> u8 {
     };
     let before = cost(&session);
     let outcome = session
-        .run_round(&args.prompt, cancel, &mut |event| renderer.event(&event))
+        .run_round(&prompt, cancel, &mut |event| renderer.event(&event))
         .await;
     renderer.cost(&before, &cost(&session));
+    let unsaved = session.unsaved_records();
     match outcome {
-        RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed {
             code: FailureCode::Interrupted,
             ..
         } => EXIT_INTERRUPTED,
+        _ if unsaved > 0 => {
+            eprintln!(
+                "wright: error: {} of session {} could not be saved (see the warnings above); \
+                 the session on disk lacks part of this round, so a later `--session` round \
+                 will not see all of it",
+                plural(unsaved, "record"),
+                session.id()
+            );
+            EXIT_UNSAVED
+        }
+        RoundOutcome::Finished { .. } => 0,
         RoundOutcome::Failed { .. } => EXIT_FAILED,
     }
 }
@@ -409,6 +435,7 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
     if cancel.is_cancelled() {
         return EXIT_INTERRUPTED;
     }
+    let failed = result.status == ToolStatus::Error;
     let output = if args.json {
         serde_json::to_string(&result).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     } else {
@@ -417,5 +444,5 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{output}");
-    0
+    if failed { EXIT_FAILED } else { 0 }
 }

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use chrono::Local;
 use clap::{Args, Subcommand};
-use wright_store::{LoadedSession, Record, SessionStore, SessionSummary, StoreError};
+use wright_store::{
+    DamagedSession, LoadedSession, Record, SessionStore, SessionSummary, StoreError,
+};
 
 use crate::config;
 use crate::session;
@@ -63,10 +65,13 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
     };
     let store = SessionStore::new(&home, root);
     let result = match &args.command {
-        SessionsCommand::List { all: false } => store.summaries().map(|list| print_list(&list)),
-        SessionsCommand::List { all: true } => {
-            SessionStore::all_summaries(&home).map(|list| print_list(&list))
-        }
+        SessionsCommand::List { all: false } => store
+            .summaries()
+            .and_then(|list| Ok((list, store.damaged()?)))
+            .map(|(list, damaged)| print_list(&list, &damaged)),
+        SessionsCommand::List { all: true } => SessionStore::all_summaries(&home)
+            .and_then(|list| Ok((list, SessionStore::all_damaged(&home)?)))
+            .map(|(list, damaged)| print_list(&list, &damaged)),
         SessionsCommand::Show { json, session } => find(&store, session).map(|found| {
             for warning in &found.warnings {
                 eprintln!("wright: warning: {warning}");
@@ -151,12 +156,36 @@ fn print(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-fn print_list(summaries: &[SessionSummary]) {
-    if summaries.is_empty() {
+fn print_list(summaries: &[SessionSummary], damaged: &[DamagedSession]) {
+    if summaries.is_empty() && damaged.is_empty() {
         eprintln!("wright: no sessions yet.");
         return;
     }
-    print(&session_table(summaries, &Local));
+    if !summaries.is_empty() {
+        print(&session_table(summaries, &Local));
+    }
+    print(&damaged_list(damaged));
+}
+
+/// The session files that cannot be loaded, each with its path and why, and what to do.
+fn damaged_list(damaged: &[DamagedSession]) -> String {
+    if damaged.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{} cannot be loaded (the first line, the session's meta record, cannot be read); \
+         move the file away or repair its first line:\n",
+        plural(damaged.len(), "damaged session file")
+    );
+    for file in damaged {
+        out.push_str(&format!(
+            "  DAMAGED  {}  {}: {}\n",
+            file.id(),
+            file.path.display(),
+            file.problem
+        ));
+    }
+    out
 }
 
 /// The meta line and every record of a session as JSON lines (`sessions show --json`).

@@ -130,6 +130,12 @@ impl HistoryManager {
         }
     }
 
+    /// Records the session file could not take (0 without a file): the session on disk
+    /// lacks them.
+    pub fn unsaved_records(&self) -> usize {
+        self.file.as_ref().map_or(0, SessionFile::unsaved_records)
+    }
+
     /// The retained history before the running round (all of it between rounds): what L3
     /// renders after the summaries.
     pub fn retained(&self) -> &[Stored] {

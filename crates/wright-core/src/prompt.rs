@@ -11,6 +11,12 @@ pub fn system_prompt(tools: &ToolRegistry) -> String {
     SYSTEM_TEMPLATE.replace("{{tools}}", tools.descriptions().trim_end())
 }
 
+/// L1 of a session: the system prompt for the given tools, ending with the session's
+/// environment block ([`crate::environment`]).
+pub fn session_system_prompt(tools: &ToolRegistry, environment: &str) -> String {
+    format!("{}\n\n{}", system_prompt(tools), environment.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

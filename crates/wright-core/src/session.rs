@@ -15,7 +15,9 @@ use std::sync::Arc;
 use chrono::Local;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
-use wright_store::{LoadedSession, SessionStore, StoreError};
+use wright_store::{
+    LoadedSession, NamedSession, SessionFile, SessionMeta, SessionStore, StoreError,
+};
 use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
@@ -152,6 +154,7 @@ pub struct Sessions {
 impl Sessions {
     /// The sessions in `store`, with agents from `agents`.
     pub fn new(store: SessionStore, agents: AgentBuilder) -> Self {
+        let store = store.with_environment(agents.environment());
         Self { store, agents }
     }
 
@@ -163,7 +166,12 @@ impl Sessions {
     /// Starts a new session, called `name` if given.
     pub fn create(&self, name: Option<&str>) -> Result<Session, SessionError> {
         let (meta, file) = self.store.create(name)?;
-        let environment = self.agents.environment();
+        self.start(meta, file)
+    }
+
+    /// A session over the file of a session just created.
+    fn start(&self, meta: SessionMeta, file: SessionFile) -> Result<Session, SessionError> {
+        let environment = environment_of(&meta, &self.agents);
         let agent = self
             .agents
             .build(HistoryManager::new(Some(file)), &environment)?;
@@ -180,9 +188,10 @@ impl Sessions {
     /// to its file, which stays locked while the session lives.
     pub fn resume(&self, loaded: LoadedSession) -> Result<Session, SessionError> {
         let file = self.store.open_for_append(&loaded)?;
+        let environment = environment_of(&loaded.meta, &self.agents);
         let agent = self.agents.build(
             HistoryManager::replay(&loaded.records, Some(file)),
-            &self.agents.environment(),
+            &environment,
         )?;
         Ok(Session {
             id: loaded.meta.id,
@@ -194,14 +203,17 @@ impl Sessions {
     }
 
     /// `exec --session NAME`: continues the newest session called `name` in this project, or
-    /// creates it; without a name, a new unnamed session.
+    /// creates it; without a name, a new unnamed session. Processes opening one new name at
+    /// once make one session of it (see [`SessionStore::open_named`]): the others continue
+    /// it, or, while one of them is still writing it, are told it is in use.
     pub fn open(&self, name: Option<&str>) -> Result<Session, SessionError> {
-        if let Some(name) = name
-            && let Some(loaded) = self.store.find_named(name)?
-        {
-            return self.resume(loaded);
+        let Some(name) = name else {
+            return self.create(None);
+        };
+        match self.store.open_named(name)? {
+            NamedSession::Stored(loaded) => self.resume(loaded),
+            NamedSession::Created(meta, file) => self.start(meta, file),
         }
-        self.create(name)
     }
 
     /// Switches `session` to `model`, and the sessions opened after it too.
@@ -209,6 +221,14 @@ impl Sessions {
         session.agent.set_model(model)?;
         self.agents.set_model(model)
     }
+}
+
+/// The environment block of a session: the one it recorded when it started, or, for a session
+/// from before wrights recorded it, the one of now.
+fn environment_of(meta: &SessionMeta, agents: &AgentBuilder) -> String {
+    meta.environment
+        .clone()
+        .unwrap_or_else(|| agents.environment())
 }
 
 /// An open session: its identity and its agent.
@@ -239,6 +259,12 @@ impl Session {
     /// Lines of its file that could not be read when it was resumed.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// How many of its records could not be written to its file: while not 0, the stored
+    /// session lacks part of what happened.
+    pub fn unsaved_records(&self) -> usize {
+        self.agent.history().unsaved_records()
     }
 
     /// Its agent: the history, the model, the todo list, the settings.

@@ -10,8 +10,8 @@ use wright_protocol::Role;
 
 use crate::record::{Record, SessionMeta};
 use crate::store::{
-    LoadedSession, SessionFile, SessionStore, StoreError, check_name, load, read_meta,
-    session_paths,
+    DamagedSession, LoadedSession, SessionFile, SessionStore, StoreError, check_name, damaged_in,
+    load, read_meta, session_paths,
 };
 
 /// The shortest id prefix that finds a session (git abbreviates commits the same way).
@@ -92,7 +92,8 @@ fn newest_first(a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
 }
 
 /// Summaries of the session files in `dir`, newest activity first; files that are not
-/// sessions are skipped, and so are orphans (see [`remove_if_orphan`]).
+/// sessions are skipped ([`damaged_in`] lists them), and so are orphans (see
+/// [`remove_if_orphan`]).
 fn summaries_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
     let mut summaries: Vec<SessionSummary> = session_paths(dir)?
         .iter()
@@ -110,28 +111,30 @@ impl SessionStore {
         summaries_in(self.dir())
     }
 
+    /// This project's session files that cannot be loaded because their meta line cannot be
+    /// read, oldest first.
+    pub fn damaged(&self) -> Result<Vec<DamagedSession>, StoreError> {
+        damaged_in(self.dir())
+    }
+
     /// Every project's sessions under the state directory `home`, newest activity first.
     pub fn all_summaries(home: &Path) -> Result<Vec<SessionSummary>, StoreError> {
-        let sessions = home.join("sessions");
-        let entries = match std::fs::read_dir(&sessions) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(StoreError::Io {
-                    action: "cannot read",
-                    path: sessions,
-                    source,
-                });
-            }
-        };
         let mut summaries = Vec::new();
-        for entry in entries.filter_map(Result::ok) {
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                summaries.extend(summaries_in(&entry.path())?);
-            }
+        for dir in project_dirs(home)? {
+            summaries.extend(summaries_in(&dir)?);
         }
         summaries.sort_by(newest_first);
         Ok(summaries)
+    }
+
+    /// Every project's damaged session files under the state directory `home` (see
+    /// [`damaged`](Self::damaged)).
+    pub fn all_damaged(home: &Path) -> Result<Vec<DamagedSession>, StoreError> {
+        let mut damaged = Vec::new();
+        for dir in project_dirs(home)? {
+            damaged.extend(damaged_in(&dir)?);
+        }
+        Ok(damaged)
     }
 
     /// The session with the most recent activity, if the project has any.
@@ -206,6 +209,29 @@ impl SessionStore {
         std::fs::remove_file(path).map_err(io_error("cannot remove"))?;
         Ok(SessionSummary::of(&session))
     }
+}
+
+/// The project directories under the state directory `home`, in name order.
+fn project_dirs(home: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let sessions = home.join("sessions");
+    let entries = match std::fs::read_dir(&sessions) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(StoreError::Io {
+                action: "cannot read",
+                path: sessions,
+                source,
+            });
+        }
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .map(|entry| entry.path())
+        .collect();
+    dirs.sort();
+    Ok(dirs)
 }
 
 /// `id (name)`, or the id alone for an unnamed session.

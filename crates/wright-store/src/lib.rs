@@ -6,7 +6,9 @@
 //! flight. Nothing in a file is ever rewritten: compaction appends a record saying what it
 //! archived. A torn last line (a crash mid-write) is skipped with a warning, never an error, and
 //! a file only appears under its session name once its meta line is complete, so a crash at any
-//! moment leaves every session loadable. Whole sessions are listed, found by id, id prefix or
+//! moment leaves every session loadable. A file whose meta line is damaged some other way is
+//! listed as damaged, never skipped in silence. A named session is created under a lock, so
+//! processes opening the same new name at once make one session of it. Whole sessions are listed, found by id, id prefix or
 //! name, and removed on request.
 //!
 //! This crate only stores and loads records; what they mean for the conversation (rounds,
@@ -19,5 +21,6 @@ mod store;
 pub use catalog::{MIN_ID_PREFIX, SessionSummary};
 pub use record::{CompactionRecord, Record, RoundStatus, SessionMeta, UsageKind};
 pub use store::{
-    LoadedSession, SessionFile, SessionStore, StoreError, default_home, load, project_key,
+    DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,
+    default_home, load, project_key,
 };

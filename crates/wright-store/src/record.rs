@@ -16,6 +16,10 @@ pub struct SessionMeta {
     pub project_root: String,
     /// When the session was created.
     pub created_at: DateTime<Utc>,
+    /// The environment block that ends the session's system prompt, fixed when it started so
+    /// that the prompt stays the same when the session is resumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
 }
 
 /// How a round ended.

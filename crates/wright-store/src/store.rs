@@ -14,6 +14,8 @@ const MAX_NAME_LEN: usize = 64;
 pub(crate) const SESSION_EXTENSION: &str = "jsonl";
 /// The extension of a session file being created, before its meta line is complete.
 const PARTIAL_EXTENSION: &str = "jsonl.partial";
+/// The file locked while a named session is looked up and created.
+const NAMES_LOCK: &str = ".names.lock";
 
 /// A storage failure, naming the file involved.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +66,31 @@ pub enum StoreError {
         /// The directory searched.
         dir: PathBuf,
     },
+    /// A new session was to be called `name`, but a session of that name exists.
+    #[error(
+        "a session named {name:?} already exists ({id}); continue it with `--session {name}` or choose another name"
+    )]
+    NameTaken {
+        /// The name.
+        name: String,
+        /// The id of the session that has it.
+        id: String,
+    },
+    /// A new session was to be called `name`, but a session file whose meta line cannot be
+    /// read may be the session of that name; starting another could leave two of one name.
+    #[error(
+        "cannot start a session named {name:?}: {}. Its name cannot be read, so it may be the session {name:?}. Move the damaged file out of {} (or repair its first line), then try again",
+        describe_damaged(damaged),
+        dir.display()
+    )]
+    Damaged {
+        /// The name asked for.
+        name: String,
+        /// The project's session directory.
+        dir: PathBuf,
+        /// The files that cannot be read.
+        damaged: Vec<DamagedSession>,
+    },
     /// A session name that cannot be used.
     #[error(
         "invalid session name {name:?}: use 1 to {MAX_NAME_LEN} letters, digits, '.', '_' or '-'"
@@ -72,6 +99,51 @@ pub enum StoreError {
         /// The name given.
         name: String,
     },
+}
+
+/// `file X is damaged (reason)`, for every damaged file.
+fn describe_damaged(damaged: &[DamagedSession]) -> String {
+    damaged
+        .iter()
+        .map(|d| {
+            format!(
+                "session file {} is damaged ({})",
+                d.path.display(),
+                d.problem
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A file in a project's session directory that is not a loadable session: its first line
+/// (the session's meta record) is missing or cannot be read. It is listed, never skipped in
+/// silence, and never replaced by a new session of the same name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DamagedSession {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it cannot be loaded, e.g. `line 1: expected value at line 1 column 1`.
+    pub problem: String,
+}
+
+impl DamagedSession {
+    /// The file's name without its extension: the session's id, if the file was one.
+    pub fn id(&self) -> String {
+        self.path
+            .file_stem()
+            .map(|stem| stem.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// A named session, found or created by [`SessionStore::open_named`].
+#[derive(Debug)]
+pub enum NamedSession {
+    /// It was stored already; open it with [`SessionStore::open_for_append`].
+    Stored(LoadedSession),
+    /// It did not exist and was created, its meta line written and its file locked.
+    Created(SessionMeta, SessionFile),
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
@@ -111,6 +183,7 @@ pub fn project_key(project_root: &Path) -> String {
 pub struct SessionStore {
     dir: PathBuf,
     project_root: PathBuf,
+    environment: Option<String>,
 }
 
 /// A session read from disk.
@@ -132,7 +205,15 @@ impl SessionStore {
         Self {
             dir: home.join("sessions").join(project_key(project_root)),
             project_root: project_root.to_path_buf(),
+            environment: None,
         }
+    }
+
+    /// Sessions created from now on record `environment` in their meta line (the block that
+    /// ends their system prompt; it is fixed when a session starts).
+    pub fn with_environment(mut self, environment: String) -> Self {
+        self.environment = Some(environment);
+        self
     }
 
     /// The directory holding this project's session files.
@@ -141,16 +222,72 @@ impl SessionStore {
     }
 
     /// Creates a new session file (and the directories above it) and writes its meta line.
+    /// A name must be free: a session of that name is [`StoreError::NameTaken`], and a
+    /// damaged session file (which may be that session) is [`StoreError::Damaged`].
     pub fn create(&self, name: Option<&str>) -> Result<(SessionMeta, SessionFile), StoreError> {
-        if let Some(name) = name {
-            check_name(name)?;
+        let Some(name) = name else {
+            return self.create_file(None);
+        };
+        match self.open_named(name)? {
+            NamedSession::Created(meta, file) => Ok((meta, file)),
+            NamedSession::Stored(existing) => Err(StoreError::NameTaken {
+                name: name.to_string(),
+                id: existing.meta.id,
+            }),
         }
+    }
+
+    /// The newest session called `name`, or a new one of that name when there is none.
+    /// Looking and creating happen under one lock, so processes that open the same new name
+    /// at once create it once: one creates it, the others find it.
+    ///
+    /// A session file whose meta line cannot be read might be the session `name`, so while
+    /// the project has one, a new name is refused ([`StoreError::Damaged`]) rather than
+    /// risking a second session of that name.
+    pub fn open_named(&self, name: &str) -> Result<NamedSession, StoreError> {
+        check_name(name)?;
+        let _names = self.lock_names()?;
+        if let Some(stored) = self.find_named(name)? {
+            return Ok(NamedSession::Stored(stored));
+        }
+        let damaged = damaged_in(&self.dir)?;
+        if !damaged.is_empty() {
+            return Err(StoreError::Damaged {
+                name: name.to_string(),
+                dir: self.dir.clone(),
+                damaged,
+            });
+        }
+        let (meta, file) = self.create_file(Some(name))?;
+        Ok(NamedSession::Created(meta, file))
+    }
+
+    /// Waits for, then holds, the lock that serialises creating named sessions in this
+    /// project; released when the returned file is dropped. The lock file is hidden in the
+    /// project's directory, and listing skips it as it skips partial files.
+    fn lock_names(&self) -> Result<File, StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
+        let path = self.dir.join(NAMES_LOCK);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io_error("cannot create", &path))?;
+        // Held only while the directory is read and a meta line written, so waiting is short.
+        file.lock().map_err(io_error("cannot lock", &path))?;
+        Ok(file)
+    }
+
+    /// Creates a session file without looking at the names already taken.
+    fn create_file(&self, name: Option<&str>) -> Result<(SessionMeta, SessionFile), StoreError> {
         std::fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
         let meta = SessionMeta {
             id: uuid::Uuid::now_v7().to_string(),
             name: name.map(str::to_string),
             project_root: self.project_root.display().to_string(),
             created_at: Utc::now(),
+            environment: self.environment.clone(),
         };
         // The file is written under a name listing ignores and renamed into place once its
         // meta line is complete, so a crash here never leaves a session that cannot be loaded.
@@ -169,7 +306,8 @@ impl SessionStore {
         Ok((meta, session))
     }
 
-    /// Every session of the project, oldest first. Files that are not sessions are skipped.
+    /// Every session of the project, oldest first. Files that are not sessions are skipped
+    /// ([`damaged`](Self::damaged) lists them).
     pub fn list(&self) -> Result<Vec<LoadedSession>, StoreError> {
         Ok(session_paths(&self.dir)?
             .iter()
@@ -218,6 +356,22 @@ pub(crate) fn session_paths(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
         .collect();
     paths.sort();
     Ok(paths)
+}
+
+/// The session files in `dir` whose meta line cannot be read, oldest first.
+pub(crate) fn damaged_in(dir: &Path) -> Result<Vec<DamagedSession>, StoreError> {
+    Ok(session_paths(dir)?
+        .into_iter()
+        .filter_map(|path| {
+            let problem = match read_meta(&path) {
+                Ok(_) => return None,
+                Err(StoreError::Invalid { problem, .. }) => problem,
+                Err(StoreError::Io { source, .. }) => source.to_string(),
+                Err(other) => other.to_string(),
+            };
+            Some(DamagedSession { path, problem })
+        })
+        .collect())
 }
 
 pub(crate) fn check_name(name: &str) -> Result<(), StoreError> {
@@ -305,12 +459,18 @@ fn parse_meta(path: &Path, first: Option<io::Result<String>>) -> Result<SessionM
 pub struct SessionFile {
     file: File,
     path: PathBuf,
+    /// Records that could not be written.
+    unsaved: usize,
 }
 
 impl SessionFile {
     pub(crate) fn locked(file: File, path: PathBuf) -> Result<Self, StoreError> {
         match file.try_lock() {
-            Ok(()) => Ok(Self { file, path }),
+            Ok(()) => Ok(Self {
+                file,
+                path,
+                unsaved: 0,
+            }),
             Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked { path }),
             Err(std::fs::TryLockError::Error(e)) => Err(io_error("cannot lock", &path)(e)),
         }
@@ -345,8 +505,26 @@ impl SessionFile {
         Ok(())
     }
 
+    /// How many records [`append`](Self::append) could not write: the session on disk
+    /// lacks them.
+    pub fn unsaved_records(&self) -> usize {
+        self.unsaved
+    }
+
     /// Appends one record as a line and flushes it to the operating system.
     pub fn append(&mut self, record: &Record) -> Result<(), StoreError> {
+        let written = self.write_line(record);
+        if written.is_err() {
+            self.unsaved += 1;
+        }
+        written
+    }
+
+    fn write_line(&mut self, record: &Record) -> Result<(), StoreError> {
+        if self.unsaved > 0 {
+            // A failed write may have left part of a line; the next record starts its own.
+            self.end_torn_line()?;
+        }
         let mut line = serde_json::to_vec(record).map_err(|e| StoreError::Invalid {
             path: self.path.clone(),
             problem: format!("a record could not be encoded: {e}"),
@@ -357,5 +535,57 @@ impl SessionFile {
             .write_all(&line)
             .and_then(|()| self.file.flush())
             .map_err(io_error("cannot write to", &self.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wright_protocol::Message;
+
+    fn message(text: &str) -> Record {
+        Record::Message {
+            at: Utc::now(),
+            message: Message::user(text),
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn records_that_cannot_be_written_are_counted() {
+        // Every write to /dev/full fails with "no space left on device".
+        let full = OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let mut file = SessionFile::locked(full, PathBuf::from("/dev/full")).unwrap();
+        assert_eq!(file.unsaved_records(), 0);
+        let error = file.append(&message("lost")).unwrap_err();
+        assert!(
+            error.to_string().starts_with("cannot write to /dev/full: "),
+            "{error}"
+        );
+        assert!(file.append(&message("lost too")).is_err());
+        assert_eq!(file.unsaved_records(), 2);
+    }
+
+    #[test]
+    fn after_a_failed_write_the_next_record_starts_its_own_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{\"type\":\"me").unwrap();
+        let handle = OpenOptions::new()
+            .append(true)
+            .read(true)
+            .open(&path)
+            .unwrap();
+        let mut file = SessionFile::locked(handle, path.clone()).unwrap();
+        // As if the write that left the torn line above had failed.
+        file.unsaved = 1;
+        file.append(&message("next")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert_eq!(
+            serde_json::from_str::<Record>(lines[1]).ok().map(|_| ()),
+            Some(())
+        );
     }
 }

@@ -419,3 +419,55 @@ fn sandbox_and_extra_roots_come_from_every_file_with_paths_expanded() {
     assert_eq!(defaults.sandbox, SandboxPolicy::default());
     assert!(defaults.extra_roots.is_empty());
 }
+
+#[test]
+fn zero_steps_or_attempts_are_errors_naming_the_setting_and_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    for (text, key) in [
+        ("max_steps = 0", "max_steps"),
+        ("max_attempts = 0", "max_attempts"),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        let error = FileConfig::load(&path).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::Setting { path: p, key: k, .. } if *p == path && *k == key),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("invalid `{key}` in {}: 0 ", path.display())),
+            "{error}"
+        );
+    }
+    std::fs::write(&path, "max_steps = 1\nmax_attempts = 1").unwrap();
+    assert!(FileConfig::load(&path).is_ok());
+}
+
+#[test]
+fn a_writable_path_that_does_not_exist_is_an_error_naming_the_file() {
+    let (project, config) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let user_file = config.path().join("wright/config.toml");
+    std::fs::create_dir_all(user_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &user_file,
+        "[sandbox]\nwritable = [\"~/.cache\", \"missing\"]",
+    )
+    .unwrap();
+    std::fs::create_dir(config.path().join(".cache")).unwrap();
+    let root = config.path().to_string_lossy().into_owned();
+    let vars = [("XDG_CONFIG_HOME", root.as_str()), ("HOME", root.as_str())];
+    let env = env_of(&vars);
+    let error = load_files(project.path(), &env).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "invalid `[sandbox] writable` in {}: \"missing\" ({}) does not exist; create it, or take it out of the list",
+            user_file.display(),
+            project.path().join("missing").display()
+        )
+    );
+    std::fs::create_dir(project.path().join("missing")).unwrap();
+    assert!(load_files(project.path(), &env).is_ok());
+}

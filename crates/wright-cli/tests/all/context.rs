@@ -604,3 +604,27 @@ fn the_local_estimate_is_calibrated_by_the_providers_own_count() {
         "both whole"
     );
 }
+
+/// L1 ends with the environment block made when the session started: the same bytes for every
+/// request of the session, resumes included, even after the branch changed.
+#[test]
+fn the_environment_block_is_fixed_when_the_session_starts() {
+    let project = Project::new();
+    project.write(".git/HEAD", "ref: refs/heads/main\n");
+    let server = serve(vec![finish("one"), finish("two"), finish("three")]);
+    assert_eq!(exec(&project, &server, "first").code, Some(0));
+    project.write(".git/HEAD", "ref: refs/heads/feature\n");
+    assert_eq!(exec(&project, &server, "second").code, Some(0));
+    let run = project.exec(&server, "openai", &["--session", "fresh"], "third");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+
+    let systems: Vec<String> = server.requests().iter().map(system).collect();
+    assert!(systems[0].contains("\n# Environment\n"), "{}", systems[0]);
+    assert!(systems[0].contains("- Git repository: yes, on branch main"));
+    assert!(systems[0].contains(&format!(
+        "- Project directory (the working directory): {}",
+        project.path().canonicalize().unwrap().display()
+    )));
+    assert_eq!(systems[1], systems[0], "a resumed session keeps its L1");
+    assert!(systems[2].contains("- Git repository: yes, on branch feature"));
+}

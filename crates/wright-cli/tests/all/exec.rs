@@ -477,3 +477,160 @@ fn a_configured_context_window_is_not_asked_for() {
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     assert!(server.other_requests().is_empty());
 }
+
+/// Runs `wright exec ARGS...` against `server` with `input` on a piped standard input.
+fn exec_with_stdin(
+    project: &Project,
+    server: &wright_testkit::TestServer,
+    args: &[&str],
+    input: &[u8],
+) -> common::Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = project
+        .command(server, "openai")
+        .arg("exec")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // wright may stop reading (too long) and close its end; that is not the test's failure.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    common::Run::from(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_dash_reads_the_prompt_from_standard_input() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[piped ok]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], b"summarise\nthe notes\n");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "piped ok\n");
+    assert_eq!(
+        messages(&server.requests()[0])[0],
+        ("user".to_string(), "summarise\nthe notes".to_string())
+    );
+}
+
+#[test]
+fn without_a_prompt_a_piped_standard_input_is_the_prompt() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[ok]")]);
+    let run = exec_with_stdin(&project, &server, &["--json"], "ünïcode task".as_bytes());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(last_message(&server.requests()[0]), "ünïcode task");
+}
+
+#[test]
+fn an_empty_prompt_exits_2_and_calls_no_model() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let piped = exec_with_stdin(&project, &server, &["-"], b"\n  \n");
+    assert_eq!(piped.code, Some(2), "{}", piped.stderr);
+    assert_eq!(
+        piped.stderr,
+        "wright: the prompt on standard input is empty; say what you want done\n"
+    );
+    let given = project.exec(&server, "openai", &[], " ");
+    assert_eq!(given.code, Some(2), "{}", given.stderr);
+    assert!(
+        given.stderr.contains("the prompt given is empty"),
+        "{}",
+        given.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_prompt_over_1_mib_on_standard_input_exits_2() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], &vec![b'a'; (1 << 20) + 1]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("wright: the prompt on standard input is longer than 1 MiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_prompt_that_is_not_utf8_exits_2_naming_the_offset() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = exec_with_stdin(&project, &server, &["-"], b"caf\xe9");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "wright: the prompt on standard input is not UTF-8 text (invalid byte at offset 3)\n"
+    );
+    assert!(server.requests().is_empty());
+}
+
+/// A session file limit: with `ulimit -f 1` the kernel refuses writes past 512 bytes (with
+/// SIGXFSZ ignored, as an error), so the meta line fits and the next record does not.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_round_whose_session_cannot_be_saved_exits_3_and_says_so() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[answered]")]);
+    let wright = project.command(&server, "openai");
+    let mut command = std::process::Command::new("sh");
+    command.env_clear().current_dir(project.path());
+    for (name, value) in wright.get_envs() {
+        if let Some(value) = value {
+            command.env(name, value);
+        }
+    }
+    let prompt = "a long request ".repeat(100);
+    let output = command
+        .args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_wright"))
+        .args(["exec", "--session", "full", &prompt])
+        .output()
+        .unwrap();
+    let run = common::Run::from(output);
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    assert_eq!(run.stdout, "answered\n", "the answer is still given");
+    assert!(
+        run.stderr
+            .contains("the session could not be saved: cannot write to "),
+        "{}",
+        run.stderr
+    );
+    let summary = run
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("wright: error: "))
+        .unwrap_or_else(|| panic!("no error line in {}", run.stderr));
+    assert!(summary.contains("could not be saved"), "{summary}");
+}
+
+#[test]
+fn zero_max_steps_in_a_settings_file_exits_2_naming_the_setting_and_the_file() {
+    let project = Project::new();
+    project.write(".wright/config.toml", "max_steps = 0\n");
+    let server = serve(vec![reply("Action: Finish[no]")]);
+    let run = project.exec(&server, "openai", &[], "hi");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let file = project
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".wright/config.toml");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "wright: invalid `max_steps` in {}: 0 ",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+}

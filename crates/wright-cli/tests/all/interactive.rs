@@ -212,6 +212,16 @@ fn continue_opens_the_latest_session_and_shows_where_it_stood() {
 }
 
 #[test]
+fn exec_without_a_prompt_on_a_terminal_is_a_usage_error_not_a_wait_for_input() {
+    let project = Project::new();
+    let server = serve(Vec::new());
+    let mut session = Session::start(&project, &server, &["exec"]);
+    session.expect("no prompt: give it as an argument");
+    assert_eq!(session.wait(), 2);
+    assert!(server.requests().is_empty());
+}
+
+#[test]
 fn without_a_terminal_it_says_so_and_points_to_exec() {
     let project = Project::new();
     let server = serve(Vec::new());

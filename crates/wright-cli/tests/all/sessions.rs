@@ -343,3 +343,97 @@ fn resume_and_continue_take_no_subcommand() {
     let with_dir = wright(&project, &["-C", &dir, "sessions", "list"]);
     assert_eq!(with_dir.code, Some(0), "{}", with_dir.stderr);
 }
+
+#[test]
+fn a_session_whose_meta_line_is_garbage_is_listed_as_damaged_and_its_name_not_reused() {
+    let project = Project::new();
+    round(&project, "notes", "first", "one", 100);
+    let path = store(&project).find("notes").unwrap().unwrap().path;
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("garbage{}", &text[1..])).unwrap();
+
+    let list = wright(&project, &["sessions", "list"]);
+    assert_eq!(list.code, Some(0), "{}", list.stderr);
+    let damaged_line = list
+        .stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("DAMAGED"))
+        .unwrap_or_else(|| panic!("no damaged line in {}", list.stdout));
+    assert!(
+        damaged_line.contains(&path.display().to_string()),
+        "{damaged_line}"
+    );
+    assert!(damaged_line.contains(": line 1: "), "{damaged_line}");
+    assert!(
+        list.stdout
+            .contains("1 damaged session file cannot be loaded"),
+        "{}",
+        list.stdout
+    );
+
+    let server = serve(vec![reply("Action: Finish[should not run]")]);
+    let run = project.exec(&server, "openai", &["--session", "notes"], "again");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "cannot start a session named \"notes\": session file {} is damaged (line 1: ",
+            path.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("Move the damaged file out of"),
+        "{}",
+        run.stderr
+    );
+    assert!(server.requests().is_empty());
+    assert!(
+        store(&project).list().unwrap().is_empty(),
+        "a session was started"
+    );
+}
+
+#[test]
+fn processes_starting_one_new_session_name_at_once_make_one_session() {
+    const PROCESSES: usize = 4;
+    let project = Project::new();
+    let server = serve(
+        (0..PROCESSES)
+            .map(|_| reply("Thought: easy\nAction: Finish[done]"))
+            .collect(),
+    );
+    let children: Vec<_> = (0..PROCESSES)
+        .map(|i| {
+            project
+                .command(&server, "openai")
+                .args(["exec", "--session", "race", &format!("task {i}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let runs: Vec<Run> = children
+        .into_iter()
+        .map(|child| Run::from(child.wait_with_output().unwrap()))
+        .collect();
+
+    let sessions = store(&project).list().unwrap();
+    let named: Vec<_> = sessions
+        .iter()
+        .filter(|s| s.meta.name.as_deref() == Some("race"))
+        .collect();
+    assert_eq!(named.len(), 1, "{sessions:#?}");
+    // Each process either ran its round in that session or was told the session is in use.
+    let finished = runs.iter().filter(|run| run.code == Some(0)).count();
+    for run in runs.iter().filter(|run| run.code != Some(0)) {
+        assert!(
+            run.stderr.contains("is in use by another wright process"),
+            "{run:?}"
+        );
+    }
+    assert!(finished >= 1, "{runs:?}");
+    let rounds = wright_store::SessionSummary::of(named[0]).rounds;
+    assert_eq!(rounds, finished, "{runs:?}");
+}

@@ -48,16 +48,39 @@ fn json_prints_the_whole_tool_result() {
 }
 
 #[test]
-fn a_tool_error_still_exits_0() {
+fn a_tool_error_exits_1_and_still_prints_the_result() {
     let project = Project::new();
     let run = tool(
         &project,
         &["--json", "Read", r#"{"file_path": "missing.txt"}"#],
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
     let result: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(result["status"], "error");
     assert_eq!(result["error"]["code"], "not_found");
+
+    let run = tool(&project, &["Read", r#"{"file_path": "missing.txt"}"#]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stdout.contains("missing.txt"), "{}", run.stdout);
+}
+
+#[test]
+fn a_writable_sandbox_path_that_does_not_exist_exits_2_naming_it_and_the_file() {
+    let project = Project::new();
+    let config = project.home.path().join(".config/wright/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[sandbox]\nwritable = [\"~/no-such-cache\"]\n").unwrap();
+    let run = tool(&project, &["Read", r#"{"file_path": "a.txt"}"#]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "invalid `[sandbox] writable` in {}: \"~/no-such-cache\"",
+            config.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
 #[test]

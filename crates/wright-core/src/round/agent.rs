@@ -12,7 +12,7 @@ use crate::approval::{ApprovalMode, Approvals, Approver};
 use crate::compaction::ContextSettings;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
-use crate::prompt::system_prompt;
+use crate::prompt::{session_system_prompt, system_prompt};
 
 use super::DEFAULT_MAX_STEPS;
 
@@ -105,7 +105,7 @@ impl Agent {
     /// Ends L1 with the session's environment block ([`crate::environment`]), made when the
     /// session started, so every request of the session starts with the same bytes.
     pub fn with_environment(mut self, block: &str) -> Self {
-        self.system = format!("{}\n\n{}", system_prompt(&self.tools), block.trim_end());
+        self.system = session_system_prompt(&self.tools, block);
         self
     }
 

@@ -3,13 +3,15 @@
 
 use std::path::Path;
 
-use wright_store::Record;
+use chrono::Local;
+use wright_store::LoadedSession;
 use wright_tools::ToolRegistry;
 
 use crate::code_law::{self, CodeLaw, CodeLawError};
 use crate::context::ContextBuilder;
+use crate::environment::Environment;
 use crate::history::HistoryManager;
-use crate::prompt::system_prompt;
+use crate::prompt::session_system_prompt;
 use crate::tiers::HistoryView;
 
 /// What the next request of a session would be built from: L1 for the builtin tools, the
@@ -25,16 +27,21 @@ pub struct SessionContext {
 }
 
 impl SessionContext {
-    /// Reads the project at `root` and replays `records` (none for a session not begun yet).
+    /// Reads the project at `root` and replays the records of `session` (none for a session
+    /// not begun yet). L1 ends with the session's environment block, or today's for a new one.
     /// Nothing is written and the session file is not locked.
-    pub fn load(root: &Path, records: &[Record]) -> Self {
+    pub fn load(root: &Path, session: Option<&LoadedSession>) -> Self {
         let tools = ToolRegistry::builtin();
+        let records = session.map_or(&[][..], |s| s.records.as_slice());
         let history = HistoryManager::replay(records, None);
+        let environment = session
+            .and_then(|s| s.meta.environment.clone())
+            .unwrap_or_else(|| Environment::detect(root, Local::now().date_naive()).block());
         let recap = history
             .last_todo_list()
             .and_then(|todos| wright_tools::todo_recap(&todos));
         Self {
-            system: system_prompt(&tools),
+            system: session_system_prompt(&tools, &environment),
             tool_count: tools.names().len(),
             code_law: code_law::load(root),
             view: HistoryView::new(&history),

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tempfile::TempDir;
-use wright_store::{SessionMeta, SessionStore, SessionSummary, StoreError, load};
+use wright_store::{DamagedSession, SessionMeta, SessionStore, SessionSummary, StoreError, load};
 
 const PROJECT: &str = "/work/app";
 
@@ -22,6 +22,7 @@ fn meta(id: &str, name: Option<&str>, created: &str) -> SessionMeta {
         name: name.map(str::to_string),
         project_root: PROJECT.to_string(),
         created_at: time(created),
+        environment: None,
     }
 }
 
@@ -338,8 +339,16 @@ fn a_created_session_is_complete_under_its_name_and_leaves_nothing_else() {
         store.dir().join(format!("{}.jsonl", created.id))
     );
     assert_eq!(load(file.path()).unwrap().meta, created);
-    let files: Vec<_> = std::fs::read_dir(store.dir()).unwrap().collect();
-    assert_eq!(files.len(), 1);
+    // The session, and the hidden lock taken to create a named one: no partial file.
+    let mut files: Vec<String> = std::fs::read_dir(store.dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        vec![".names.lock".to_string(), format!("{}.jsonl", created.id)]
+    );
 }
 
 #[test]
@@ -357,7 +366,8 @@ fn files_that_are_not_sessions_are_left_out_of_the_list() {
         "{\"type\":\"me",
     )
     .unwrap();
-    std::fs::write(store.dir().join("cccccccc-0003.jsonl"), "").unwrap();
+    let empty = store.dir().join("cccccccc-0003.jsonl");
+    std::fs::write(&empty, "").unwrap();
     let ids: Vec<String> = store
         .summaries()
         .unwrap()
@@ -365,4 +375,44 @@ fn files_that_are_not_sessions_are_left_out_of_the_list() {
         .map(|s| s.meta.id)
         .collect();
     assert_eq!(ids, vec!["aaaaaaaa-0001".to_string()]);
+    // A session file that cannot be loaded is left out of the summaries, not forgotten.
+    assert_eq!(
+        store.damaged().unwrap(),
+        vec![DamagedSession {
+            path: empty,
+            problem: "the file is empty".into()
+        }]
+    );
+}
+
+#[test]
+fn a_session_whose_meta_line_is_garbage_is_listed_as_damaged_with_the_reason() {
+    let home = TempDir::new().unwrap();
+    let here = store(&home);
+    let there = SessionStore::new(home.path(), Path::new("/work/other"));
+    write_session(
+        &here,
+        &meta("aaaaaaaa-0001", Some("fine"), "2026-11-20T08:00:00Z"),
+        &[user("2026-11-20T08:00:01Z", "hi")],
+    );
+    let garbage = write_session(
+        &there,
+        &meta("bbbbbbbb-0002", Some("broken"), "2026-11-21T08:00:00Z"),
+        &[user("2026-11-21T08:00:01Z", "hi")],
+    );
+    let text = std::fs::read_to_string(&garbage).unwrap();
+    std::fs::write(&garbage, format!("#!garbage{}", &text[1..])).unwrap();
+
+    let damaged = SessionStore::all_damaged(home.path()).unwrap();
+    assert_eq!(damaged.len(), 1, "{damaged:?}");
+    assert_eq!(damaged[0].path, garbage);
+    assert_eq!(damaged[0].id(), "bbbbbbbb-0002");
+    assert!(
+        damaged[0].problem.starts_with("line 1: expected value"),
+        "{}",
+        damaged[0].problem
+    );
+    assert_eq!(there.damaged().unwrap(), damaged);
+    assert_eq!(here.damaged().unwrap(), vec![]);
+    assert_eq!(SessionStore::all_summaries(home.path()).unwrap().len(), 1);
 }

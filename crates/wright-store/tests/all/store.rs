@@ -8,7 +8,8 @@ use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 use wright_protocol::{Message, Usage};
 use wright_store::{
-    Record, RoundStatus, SessionStore, StoreError, UsageKind, default_home, load, project_key,
+    NamedSession, Record, RoundStatus, SessionStore, StoreError, UsageKind, default_home, load,
+    project_key,
 };
 
 fn store(home: &TempDir) -> SessionStore {
@@ -107,12 +108,143 @@ fn message_text_only(record: &Record, text: &str) -> Record {
 fn find_named_returns_the_newest_session_of_that_name() {
     let home = TempDir::new().unwrap();
     let store = store(&home);
-    let (_, older) = store.create(Some("same")).unwrap();
-    drop(older);
-    let (newer, _file) = store.create(Some("same")).unwrap();
+    let (older, file) = store.create(Some("same")).unwrap();
+    drop(file);
+    // Two sessions of one name, as wright before named creation was locked could leave.
+    let mut newer = older.clone();
+    // Sorts after any UUID v7 made now, as a newer session's id would.
+    newer.id = "ffffffff-ffff-7fff-bfff-ffffffffffff".into();
+    let line = serde_json::to_string(&Record::Meta(newer.clone())).unwrap();
+    std::fs::write(store.dir().join(format!("{}.jsonl", newer.id)), line + "\n").unwrap();
     store.create(Some("other")).unwrap();
     assert_eq!(store.find_named("same").unwrap().unwrap().meta, newer);
     assert!(store.find_named("missing").unwrap().is_none());
+}
+
+#[test]
+fn creating_a_name_that_exists_is_refused_and_names_the_session() {
+    let home = TempDir::new().unwrap();
+    let store = store(&home);
+    let (first, file) = store.create(Some("taken")).unwrap();
+    drop(file);
+    let error = store.create(Some("taken")).unwrap_err();
+    assert!(
+        matches!(&error, StoreError::NameTaken { name, id } if name == "taken" && *id == first.id),
+        "{error}"
+    );
+    assert_eq!(store.list().unwrap().len(), 1);
+}
+
+#[test]
+fn open_named_finds_the_session_or_creates_it_once() {
+    let home = TempDir::new().unwrap();
+    let store = store(&home);
+    let NamedSession::Created(created, file) = store.open_named("work").unwrap() else {
+        panic!("a new name was found");
+    };
+    drop(file);
+    let NamedSession::Stored(found) = store.open_named("work").unwrap() else {
+        panic!("an existing name was created again");
+    };
+    assert_eq!(found.meta, created);
+}
+
+#[test]
+fn processes_opening_one_new_name_at_once_make_one_session_of_it() {
+    const OPENERS: usize = 8;
+    // The race is short; trying it often makes an unlocked store lose it reliably.
+    const TRIES: usize = 40;
+    for _ in 0..TRIES {
+        let home = TempDir::new().unwrap();
+        let barrier = std::sync::Barrier::new(OPENERS);
+        // Each thread has its own store and files, as separate processes would: the locks
+        // are per open file, so threads of one process contend for them like processes do.
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let openers: Vec<_> = (0..OPENERS)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let store = store(&home);
+                        barrier.wait();
+                        match store.open_named("race").unwrap() {
+                            NamedSession::Created(meta, file) => {
+                                write_a_record(file);
+                                meta.id
+                            }
+                            NamedSession::Stored(found) => found.meta.id,
+                        }
+                    })
+                })
+                .collect();
+            openers.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        let sessions = store(&home).list().unwrap();
+        assert_eq!(sessions.len(), 1, "{sessions:#?}");
+        assert!(ids.iter().all(|id| *id == sessions[0].meta.id), "{ids:?}");
+    }
+}
+
+/// Writes a record through `file`, as a round would, and closes it.
+fn write_a_record(mut file: wright_store::SessionFile) {
+    file.append(&message("mine")).unwrap();
+}
+
+#[test]
+fn a_damaged_session_file_stops_a_new_name_and_is_named() {
+    let home = TempDir::new().unwrap();
+    let store = store(&home);
+    std::fs::create_dir_all(store.dir()).unwrap();
+    let damaged = store
+        .dir()
+        .join("0190aaaa-0000-7000-8000-000000000001.jsonl");
+    std::fs::write(
+        &damaged,
+        "garbage\n{\"type\":\"round_end\",\"at\":\"2026-11-22T08:00:00Z\",\"status\":\"failed\"}\n",
+    )
+    .unwrap();
+    let error = store.create(Some("work")).unwrap_err();
+    let StoreError::Damaged {
+        name,
+        damaged: files,
+        ..
+    } = &error
+    else {
+        panic!("expected Damaged, got {error:?}");
+    };
+    assert_eq!(name, "work");
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].path, damaged);
+    let message = error.to_string();
+    assert!(
+        message.contains(&damaged.display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("line 1"), "{message}");
+    assert!(
+        message.contains("Move the damaged file out of"),
+        "{message}"
+    );
+    assert!(store.list().unwrap().is_empty(), "nothing was created");
+    // An unnamed session cannot be mistaken for it.
+    store.create(None).unwrap();
+}
+
+#[test]
+fn a_named_session_that_loads_is_found_even_beside_a_damaged_file() {
+    let home = TempDir::new().unwrap();
+    let store = store(&home);
+    let (created, file) = store.create(Some("work")).unwrap();
+    drop(file);
+    std::fs::write(
+        store
+            .dir()
+            .join("0190aaaa-0000-7000-8000-000000000001.jsonl"),
+        "{\n",
+    )
+    .unwrap();
+    let NamedSession::Stored(found) = store.open_named("work").unwrap() else {
+        panic!("created a second session of one name");
+    };
+    assert_eq!(found.meta, created);
 }
 
 #[test]
