@@ -1,5 +1,6 @@
 //! Settings files read into whole structs, and the order settings are taken in.
 
+use super::file::BashConfig;
 use super::*;
 use pretty_assertions::assert_eq;
 use std::collections::HashMap;

@@ -1,0 +1,215 @@
+//! The settings file format: what a `config.toml` may hold, and its own checks.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use wright_core::approval::ApprovalMode;
+use wright_core::cost::Price;
+use wright_llm::ProviderKind;
+
+use super::{ConfigError, expand_path};
+
+/// One settings file. Every key is optional; unknown keys are an error so typos are caught.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `openai` (any OpenAI-compatible server) or `anthropic`.
+    pub provider: Option<ProviderKind>,
+    /// The provider's base URL, e.g. `https://api.deepseek.com/v1`.
+    pub base_url: Option<String>,
+    /// The API key (prefer the environment for secrets).
+    pub api_key: Option<String>,
+    /// The model name as the provider knows it.
+    pub model: Option<String>,
+    /// Output tokens allowed per model call before the reply is cut and continued.
+    pub max_output_tokens: Option<u32>,
+    /// Model calls allowed in one round.
+    pub max_steps: Option<u32>,
+    /// Attempts per model call, the first included, before giving up.
+    pub max_attempts: Option<u32>,
+    /// The first retry's delay in milliseconds; it doubles with each retry.
+    pub retry_base_delay_ms: Option<u64>,
+    /// Seconds a stream may stay silent before it counts as cut.
+    pub stream_idle_timeout_secs: Option<u64>,
+    /// The model's context window in tokens (spec E5). Unset, an OpenAI-compatible server
+    /// that tells its window (llama.cpp, vLLM, Ollama) is asked at start; else 200,000.
+    pub context_window: Option<u64>,
+    /// Fraction of the window at which older rounds are compacted (spec A6).
+    pub compact_threshold: Option<f64>,
+    /// Whole rounds always kept verbatim by compaction (spec C6).
+    pub retain_rounds: Option<usize>,
+    /// Messages history must hold before compaction is considered (spec A6).
+    pub min_messages: Option<usize>,
+    /// The model that writes summaries; default the session's model (spec C2).
+    pub summary_model: Option<String>,
+    /// Seconds the summary call may take (spec E2).
+    pub summary_timeout_secs: Option<u64>,
+    /// Which actions run without asking: `ask`, `auto-edit` or `auto`. `wright exec
+    /// --approval` wins over it; unset, `exec` uses `auto`.
+    pub approval: Option<ApprovalMode>,
+    /// Prices per model in USD per million tokens, as `[pricing."model-name"]` tables with
+    /// `input`, `output` and optionally `cached_input`; they win over the built-in prices.
+    #[serde(default)]
+    pub pricing: HashMap<String, Price>,
+    /// `[bash]`: what the dangerous-command checker refuses or lets through beyond its builtin
+    /// rules (issue 6).
+    #[serde(default)]
+    pub bash: BashConfig,
+    /// `[secrets]`: masking of credentials in what the tools show the model.
+    #[serde(default)]
+    pub secrets: SecretsConfig,
+    /// `[hooks]`: shell commands run before and after tool calls.
+    #[serde(default)]
+    pub hooks: HooksConfig,
+    /// Directories outside the project the tools may use too (`~/` is the home directory,
+    /// relative paths are from the project root).
+    #[serde(default)]
+    pub allow_outside_project: Vec<String>,
+    /// `[sandbox]`: how Bash commands are confined.
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
+    /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
+    /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
+    /// file only, since a project cannot vouch for itself.
+    #[serde(default)]
+    pub trusted_projects: Vec<String>,
+}
+
+/// The `[sandbox]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// Whether Bash commands are confined (default true).
+    pub enabled: Option<bool>,
+    /// Paths commands may write besides the project, the temporary directory and the
+    /// `allow_outside_project` roots, e.g. `["~/.cargo"]`.
+    #[serde(default)]
+    pub writable: Vec<String>,
+    /// Whether commands may use the network (default true).
+    pub network: Option<bool>,
+}
+
+/// The `[secrets]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretsConfig {
+    /// Whether credentials in tool output are masked (default true).
+    pub mask: Option<bool>,
+    /// Extra regular expressions whose matches are masked.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+}
+
+/// The `[hooks]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// `[[hooks.pre_tool]]`: run before a call; exiting non-zero blocks it.
+    #[serde(default)]
+    pub pre_tool: Vec<HookConfig>,
+    /// `[[hooks.post_tool]]`: run after a call; exiting non-zero adds a note to its result.
+    #[serde(default)]
+    pub post_tool: Vec<HookConfig>,
+}
+
+/// One `[[hooks.pre_tool]]` or `[[hooks.post_tool]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// The tools it applies to, e.g. `"Bash"` or `"Write|Edit|MultiEdit"`; default every tool.
+    #[serde(default = "every_tool")]
+    pub tool: String,
+    /// The shell command, run in the project root with the call as JSON on stdin.
+    pub command: String,
+    /// Seconds it may run before it is killed (default 30).
+    pub timeout_secs: Option<u64>,
+}
+
+fn every_tool() -> String {
+    "*".to_string()
+}
+
+/// The `[bash]` table of a settings file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BashConfig {
+    /// Command patterns let through the checker's overridable rules, e.g.
+    /// `["sudo apt-get install*"]`; a `*` matches any run of characters.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Command patterns always refused, e.g. `["git push*"]`; deny wins over allow.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Branches `git push --force` and `--delete` may not touch; default `["main", "master"]`.
+    pub protected_branches: Option<Vec<String>>,
+}
+
+impl FileConfig {
+    /// Reads a settings file; a missing file is an empty one.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => {
+                return Err(ConfigError::File {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        let config: Self = toml::from_str(&text).map_err(|e| ConfigError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        config.check_counts(path)?;
+        Ok(config)
+    }
+
+    /// Refuses counts of zero that would make wright do nothing: no model call in a round,
+    /// no attempt at a call. Said, not silently raised to one.
+    fn check_counts(&self, path: &Path) -> Result<(), ConfigError> {
+        let zero = |key: &'static str, expected: &str| ConfigError::Setting {
+            path: path.to_path_buf(),
+            key,
+            problem: format!("0 {expected}"),
+        };
+        if self.max_steps == Some(0) {
+            return Err(zero(
+                "max_steps",
+                "would end every round before its first model call; expected 1 or more (default 50)",
+            ));
+        }
+        if self.max_attempts == Some(0) {
+            return Err(zero(
+                "max_attempts",
+                "would never call the model; expected 1 or more, the first attempt included (default 5)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses `[sandbox] writable` paths that do not exist: the sandbox could not grant them,
+    /// and a command that needs one would fail in a way that hides why.
+    pub(super) fn check_writable(
+        &self,
+        path: &Path,
+        project_root: &Path,
+        home: Option<&Path>,
+    ) -> Result<(), ConfigError> {
+        for writable in &self.sandbox.writable {
+            let expanded = expand_path(writable, project_root, home);
+            if !expanded.exists() {
+                return Err(ConfigError::Setting {
+                    path: path.to_path_buf(),
+                    key: "[sandbox] writable",
+                    problem: format!(
+                        "{writable:?} ({}) does not exist; create it, or take it out of the list",
+                        expanded.display()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
