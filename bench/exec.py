@@ -8,6 +8,9 @@ Measures, on a release build:
   - the release binary's size.
 
 Usage: python3 bench/exec.py [runs]   (builds with `cargo build --release` first)
+
+The testkit server is on 127.0.0.1, so wright asks it for its context window at start (issue 11)
+unless WRIGHT_CONTEXT_WINDOW is set in the environment, which is passed on.
 """
 
 import json
@@ -52,6 +55,9 @@ def main():
                 "WRIGHT_MODEL": "bench",
                 "WRIGHT_API_KEY": "bench",
             }
+            # A set window skips asking the (local) server for it at start.
+            if os.environ.get("WRIGHT_CONTEXT_WINDOW"):
+                env["WRIGHT_CONTEXT_WINDOW"] = os.environ["WRIGHT_CONTEXT_WINDOW"]
             project = os.path.join(tmp, "project")
             os.mkdir(project)
             # One warm-up run (page cache), not counted.
