@@ -293,15 +293,16 @@ impl HistoryManager {
     }
 
     /// Archives what `plan` covers and appends its summary after the earlier ones; records the
-    /// compaction in the session file. Returns the record written. Only a summary, or a
-    /// summary call that timed out (`summary` is `None`, spec E2), archives: after any other
-    /// failure history is kept whole.
+    /// compaction in the session file. Returns the record written. A summary archives; so
+    /// does a summary call that timed out (no summary, no `error`: spec E2), and one that
+    /// failed (`error`) when history no longer fits the window.
     pub fn apply_compaction(
         &mut self,
         plan: &CompactionPlan,
         summary: Option<String>,
+        error: Option<String>,
     ) -> Result<CompactionRecord, StoreError> {
-        let timed_out = summary.is_none();
+        let timed_out = summary.is_none() && error.is_none();
         let archived = self.to_archive(plan);
         let now = Utc::now();
         let start_time = archived.first().map_or(now, |m| m.at);
@@ -312,8 +313,7 @@ impl HistoryManager {
             archived_rounds: plan.archived_rounds,
             summary,
             timed_out,
-            // Written by wrights that archived after a failed summary call; read back still.
-            error: None,
+            error,
             start_time,
             cutoff_time,
         };
@@ -366,7 +366,7 @@ mod tests {
             .collect();
         let plan = plan_compaction(&messages, 2).unwrap();
         let record = history
-            .apply_compaction(&plan, Some("summary one".into()))
+            .apply_compaction(&plan, Some("summary one".into()), None)
             .unwrap();
         assert_eq!(record.archived_end, 4);
         assert_eq!(contents(history.retained()), vec!["q2", "a2", "q3", "a3"]);
@@ -470,7 +470,7 @@ mod tests {
             .map(|m| m.message.clone())
             .collect();
         let plan = plan_compaction(&messages, 1).unwrap();
-        history.apply_compaction(&plan, None).unwrap();
+        history.apply_compaction(&plan, None, None).unwrap();
         round(&mut history, 3);
         let history_usage = history.usage_records().to_vec();
         assert_eq!(history_usage.len(), 2);

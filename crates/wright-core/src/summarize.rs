@@ -14,7 +14,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use wright_llm::{ChatMessage, ChatRequest, LlmClient};
 use wright_protocol::{Role, Usage};
 
+use crate::compaction::CHARS_PER_TOKEN;
+use crate::context::estimate_request;
 use crate::history::Stored;
+use wright_protocol::text::{last_chars, take_chars};
 
 /// The summary instructions, carrying the A5 template verbatim.
 pub const SUMMARY_PROMPT: &str = include_str!("../../../prompts/summary.md");
@@ -22,6 +25,15 @@ pub const SUMMARY_PROMPT: &str = include_str!("../../../prompts/summary.md");
 /// Spec E2: exactly what the user sees when the summary call times out.
 pub const SUMMARY_TIMEOUT_MESSAGE: &str =
     "Summary generation timed out, keeping recent history only.";
+
+/// What the user sees when the summary call failed and history no longer fits the window, so
+/// that the oldest rounds had to be archived without a summary.
+pub fn archived_without_summary_message(cause: &str, rounds: u32) -> String {
+    format!(
+        "Summary generation failed ({cause}); history no longer fits the context window, so {} archived without a summary.",
+        wright_protocol::text::count(u64::from(rounds), "older round was", "older rounds were")
+    )
+}
 
 /// What the user sees when the summary call failed other than by timing out.
 pub fn summary_failed_message(cause: &str) -> String {
@@ -75,10 +87,39 @@ fn span(archived: &[Stored]) -> (String, String) {
 
 /// The summary request for `archived` (a non-empty run of whole rounds).
 pub fn summary_request(archived: &[Stored]) -> ChatRequest {
+    summary_request_within(archived, u64::MAX)
+}
+
+/// The summary request for `archived`, its transcript cut in the middle (a note says how much
+/// went) so that the request's estimate stays within `max_tokens`: the summary model's window
+/// bounds what it can read, and a request it refuses would lose the summary for good.
+pub fn summary_request_within(archived: &[Stored], max_tokens: u64) -> ChatRequest {
     let (start, cutoff) = span(archived);
+    let mut transcript = transcript(archived);
+    let whole = summary_request_of(&start, &cutoff, &transcript);
+    let over = estimate_request(&whole).saturating_sub(max_tokens);
+    if over > 0 {
+        let note = |left_out: usize| {
+            format!(
+                "\n\n[… {left_out} characters of the archived messages left out: they did not fit the summary model's window …]\n\n"
+            )
+        };
+        let total = transcript.chars().count();
+        // Room for the note too (its number is at most as long as the total's).
+        let cut = usize::try_from(over.saturating_mul(CHARS_PER_TOKEN))
+            .unwrap_or(usize::MAX)
+            .saturating_add(note(total).chars().count());
+        let keep = total.saturating_sub(cut);
+        let head = take_chars(&transcript, keep / 2);
+        let tail = last_chars(&transcript, keep - keep / 2);
+        transcript = format!("{head}{}{tail}", note(total - keep));
+    }
+    summary_request_of(&start, &cutoff, &transcript)
+}
+
+fn summary_request_of(start: &str, cutoff: &str, transcript: &str) -> ChatRequest {
     let user = format!(
-        "Start Time: {start}\nCutoff Time: {cutoff}\n\n<archived-messages>\n{}\n</archived-messages>\n\nWrite the summary now.",
-        transcript(archived)
+        "Start Time: {start}\nCutoff Time: {cutoff}\n\n<archived-messages>\n{transcript}\n</archived-messages>\n\nWrite the summary now."
     );
     ChatRequest {
         system: vec![SUMMARY_PROMPT.to_string()],
@@ -108,11 +149,17 @@ pub fn ask_again(request: &ChatRequest, reply: &str, missing: &[&str]) -> ChatRe
     again
 }
 
-/// Asks `llm` for the summary of `archived`, giving up after `timeout` (both calls together;
-/// when the second is what runs out of time, the first reply is kept).
-pub async fn summarize(llm: &LlmClient, archived: &[Stored], timeout: Duration) -> SummaryCall {
+/// Asks `llm` for the summary of `archived`, in a request of at most `max_tokens` (see
+/// [`summary_request_within`]), giving up after `timeout` (both calls together; when the
+/// second is what runs out of time, the first reply is kept).
+pub async fn summarize(
+    llm: &LlmClient,
+    archived: &[Stored],
+    max_tokens: u64,
+    timeout: Duration,
+) -> SummaryCall {
     let deadline = tokio::time::Instant::now() + timeout;
-    let request = summary_request(archived);
+    let request = summary_request_within(archived, max_tokens);
     let mut ignore = |_| {};
     let failed = |failure| SummaryCall {
         summary: Err(failure),
@@ -164,6 +211,33 @@ mod tests {
     fn the_prompt_carries_the_a5_template_verbatim() {
         let template = "## 📌 Archived Session Summary\n*(Contains context from [Start Time] to [Cutoff Time])*\n\n### 🎯 Objectives & Status\n* **Original Goal**: [用户最初想做什么]\n\n### 🏗️ Technical Context (Static)\n* **Stack**: [语言, 框架, 版本]\n* **Environment**: [OS, Shell,关键环境变量]\n\n### ✅ Completed Milestones (The \"Done\" Pile)\n* [✓] [已完成的任务1] - [简述结果]\n* [✓] [已完成的任务2] - [简述结果]\n\n### 🧠 Key Insights & Decisions (Persistent Memory)\n* **Decisions**: [关键技术选型或放弃的方案]\n* **Learnings**: [特殊配置、API 格式或坑]\n* **User Preferences**: [用户强调的习惯]\n\n### 📂 File System State (Snapshot)\n*(Modified files in this archive segment)*\n* `src/utils/auth.ts`: Implemented login logic.\n* `package.json`: Added `zod` dependency.";
         assert!(SUMMARY_PROMPT.contains(template));
+    }
+
+    #[test]
+    fn a_transcript_too_long_for_the_window_is_cut_in_the_middle() {
+        let at = Utc::now();
+        let archived = [
+            Stored {
+                at,
+                message: Message::user(format!("FIRST {}", "a".repeat(30_000))),
+            },
+            Stored {
+                at,
+                message: Message::assistant(format!("{} LAST", "b".repeat(30_000))),
+            },
+        ];
+        let whole = summary_request(&archived);
+        assert!(estimate_request(&whole) > 5_000);
+        let cut = summary_request_within(&archived, 5_000);
+        assert!(
+            estimate_request(&cut) <= 5_000,
+            "{}",
+            estimate_request(&cut)
+        );
+        let user = &cut.messages[0].content;
+        assert!(user.contains("[user] FIRST") && user.contains("LAST\n</archived-messages>"));
+        assert!(user.contains("characters of the archived messages left out"));
+        assert_eq!(summary_request_within(&archived, u64::MAX), whole);
     }
 
     #[test]

@@ -3,15 +3,17 @@
 //! and which rounds) is [`compaction`](crate::compaction)'s; this is the part that calls the
 //! summary model, records the outcome and reports it.
 
+use wright_llm::LlmClient;
 use wright_protocol::{Event, Message, UsageCall};
 use wright_store::UsageKind;
 
-use crate::compaction::{CompactionPlan, check_trigger, plan_compaction};
+use crate::compaction::{CompactionPlan, check_trigger, plan_compaction, round_starts};
 use crate::context::estimate_request;
 use crate::error::RoundError;
-use crate::summarize::{SummaryCall, SummaryFailure, summarize};
+use crate::summarize::{SummaryCall, SummaryFailure, summarize, summary_request};
 use crate::tiers::HistoryView;
 
+use super::request::reserved_for_reply;
 use super::{Agent, EventSink, Events};
 
 impl Agent {
@@ -73,24 +75,49 @@ impl Agent {
             .collect()
     }
 
-    /// Archives what `plan` covers with its summary (spec A4–A6), or without one when the
-    /// summary call timed out (E2); keeps it all when the call failed otherwise.
+    /// Archives what `plan` covers with summaries (spec A4–A6): as many summary calls as the
+    /// summary model's window needs, each archiving the oldest rounds its request can hold.
     async fn compact(
         &mut self,
-        plan: CompactionPlan,
+        mut plan: CompactionPlan,
         estimated_tokens: u64,
         threshold: u64,
         sink: &mut EventSink<'_>,
     ) -> Result<(), RoundError> {
+        while self
+            .compact_once(plan, estimated_tokens, threshold, sink)
+            .await?
+        {
+            match plan_compaction(&self.retained(), self.config.context.retain_rounds) {
+                Some(rest) => plan = rest,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Archives the oldest rounds of `plan` that one summary request can hold, with their
+    /// summary, or all of `plan` without one when the summary call timed out (E2) or failed
+    /// when history no longer fits the window; keeps it all when the call failed otherwise.
+    /// Says whether rounds of `plan` are left for another summary.
+    async fn compact_once(
+        &mut self,
+        whole: CompactionPlan,
+        estimated_tokens: u64,
+        threshold: u64,
+        sink: &mut EventSink<'_>,
+    ) -> Result<bool, RoundError> {
         sink.emit(Event::CompactionStarted {
             estimated_tokens,
             threshold,
         });
         let tokens_before = HistoryView::new(&self.history).estimate(&self.system);
+        let max_tokens = self.request_limit(&self.summary_llm);
+        let plan = self.fitting_plan(whole, max_tokens);
         let archived = self.history.to_archive(&plan).to_vec();
         let timeout = self.config.context.summary_timeout;
         let SummaryCall { summary, usage } = tokio::select! {
-            call = summarize(&self.summary_llm, &archived, timeout) => call,
+            call = summarize(&self.summary_llm, &archived, max_tokens, timeout) => call,
             () = self.cancellation().cancelled() => return Err(RoundError::Interrupted),
         };
         if let Some(usage) = usage {
@@ -99,13 +126,14 @@ impl Agent {
             let recorded = self.history.record_usage(usage, UsageKind::Summary, model);
             sink.warn_unsaved(recorded);
         }
-        let summary = match summary {
-            Ok(summary) => Some(summary),
-            Err(SummaryFailure::TimedOut) => None,
-            // Only the timeout may drop history (E2): on any other failure every round stays,
-            // the request-fitting tiers keep requests inside the window (DESIGN §9.3), and the
-            // trigger tries again before the next round.
-            Err(SummaryFailure::Failed(cause)) => {
+        let (summary, error) = match summary {
+            Ok(summary) => (Some(summary), None),
+            Err(SummaryFailure::TimedOut) => (None, None),
+            // Only the timeout may drop history (E2): on any other failure every round stays
+            // while the request-fitting tiers can keep requests inside the window (DESIGN
+            // §9.3), and the trigger tries again before the next round. Once even the tightest
+            // tier cannot, no round could run: the rounds are archived without a summary.
+            Err(SummaryFailure::Failed(cause)) if self.history_fits() => {
                 sink.emit(Event::CompactionFinished {
                     archived_rounds: 0,
                     summary: None,
@@ -114,20 +142,67 @@ impl Agent {
                     tokens_before,
                     tokens_after: tokens_before,
                 });
-                return Ok(());
+                return Ok(false);
             }
+            Err(SummaryFailure::Failed(cause)) => (None, Some(cause)),
         };
-        let timed_out = summary.is_none();
-        let applied = self.history.apply_compaction(&plan, summary.clone());
+        // Without a summary, every round the whole plan covers goes: nothing is left to
+        // summarise later, and what stays must fit.
+        let rest_left = summary.is_some() && plan.archived_rounds < whole.archived_rounds;
+        let plan = if summary.is_some() { plan } else { whole };
+        let timed_out = summary.is_none() && error.is_none();
+        let applied = self
+            .history
+            .apply_compaction(&plan, summary.clone(), error.clone());
         sink.warn_unsaved(applied.map(|_| ()));
         sink.emit(Event::CompactionFinished {
             archived_rounds: u32::try_from(plan.archived_rounds).unwrap_or(u32::MAX),
             summary,
             timed_out,
-            error: None,
+            error,
             tokens_before,
             tokens_after: HistoryView::new(&self.history).estimate(&self.system),
         });
-        Ok(())
+        Ok(rest_left)
+    }
+
+    /// The most tokens a request to `llm` may hold: the window less what is kept for the
+    /// reply.
+    fn request_limit(&self, llm: &LlmClient) -> u64 {
+        let window = self.config.context.context_window;
+        window.saturating_sub(u64::from(reserved_for_reply(
+            llm.config().max_output_tokens,
+            window,
+        )))
+    }
+
+    /// `plan` cut to the most whole rounds whose summary request fits `max_tokens` (at least
+    /// one round; a round too long alone has its transcript cut, see
+    /// [`summary_request_within`](crate::summarize::summary_request_within)). The rounds left
+    /// out stay in history for the next compaction.
+    fn fitting_plan(&self, plan: CompactionPlan, max_tokens: u64) -> CompactionPlan {
+        let retained = self.retained();
+        let starts = round_starts(&retained[..plan.archive_len.min(retained.len())]);
+        let mut fitting = plan;
+        while fitting.archived_rounds > 1 {
+            let archived = self.history.to_archive(&fitting);
+            if self.calibrated(estimate_request(&summary_request(archived))) <= max_tokens {
+                break;
+            }
+            fitting.archived_rounds -= 1;
+            fitting.archive_len = starts
+                .get(fitting.archived_rounds)
+                .copied()
+                .unwrap_or(fitting.archive_len);
+        }
+        fitting
+    }
+
+    /// Whether the retained history, compressed as hard as the tiers go, still leaves room
+    /// in the window for a request.
+    fn history_fits(&self) -> bool {
+        let mut view = HistoryView::new(&self.history);
+        view.tighten();
+        self.calibrated(view.estimate(&self.system)) < self.request_limit(&self.llm)
     }
 }

@@ -21,7 +21,7 @@ const MAX_REPLY_SHARE_OF_WINDOW: u64 = 4;
 
 /// Tokens kept free for the reply: `max_output_tokens`, but no more than a quarter of the
 /// window.
-fn reserved_for_reply(max_output_tokens: u32, context_window: u64) -> u32 {
+pub(super) fn reserved_for_reply(max_output_tokens: u32, context_window: u64) -> u32 {
     let share = context_window / MAX_REPLY_SHARE_OF_WINDOW;
     u32::try_from(share).map_or(max_output_tokens, |share| max_output_tokens.min(share))
 }

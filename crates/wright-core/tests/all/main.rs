@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod compaction_window;
 mod cost;
 mod react_roundtrip;
 mod rendered_request;
