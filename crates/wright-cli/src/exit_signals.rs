@@ -5,7 +5,8 @@
 /// Handles SIGTERM and SIGHUP: kill every running command
 /// ([`wright_tools::kill_running_commands`]), then exit with 128 + the signal's number, as if
 /// the signal had ended wright. A signal ignored when wright started (`nohup` ignores SIGHUP)
-/// stays ignored. Call once, inside the runtime.
+/// stays ignored. Call once, inside the runtime, when nothing will block its thread for long
+/// (a blocked runtime thread would never run the handler, and the signal would not end wright).
 pub fn stop_commands_on_exit_signals() {
     #[cfg(unix)]
     {

@@ -174,7 +174,6 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(async {
-        exit_signals::stop_commands_on_exit_signals();
         let root = match project_root(cli.dir.as_deref()) {
             Ok(root) => root,
             Err(message) => {
@@ -189,6 +188,7 @@ fn main() -> ExitCode {
             Some(Command::Sessions(args)) => sessions_cmd::run(&root, &args),
             Some(Command::Check(args)) => check_cmd::run(&root, &args),
             None => {
+                exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {
                     resume: cli.resume,
                     continue_latest: cli.continue_latest,
@@ -251,6 +251,9 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Ok(prompt) => prompt,
         Err(e) => return usage_error(e.to_string()),
     };
+    // Only now: a handler installed while the prompt is read from a pipe that stays open
+    // would never run, and SIGTERM would not end wright.
+    exit_signals::stop_commands_on_exit_signals();
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
         Some(Ok(provider)) => Some(provider),
@@ -385,6 +388,7 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
 }
 
 async fn tool(root: &Path, args: ToolArgs) -> u8 {
+    exit_signals::stop_commands_on_exit_signals();
     let settings = match config::load_tool_settings(root) {
         Ok(settings) => settings,
         Err(e) => {

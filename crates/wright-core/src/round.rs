@@ -202,16 +202,28 @@ impl<'a> Round<'a> {
                     let stored = history_step_text(&text, &call, self.agent.tools.get(&call.tool));
                     self.store(Message::assistant(stored), None);
                     let result = self.run_tool(&call).await;
-                    let Some(result) = result.filter(|_| !self.agent.cancellation().is_cancelled())
-                    else {
-                        let interrupted = HistoryResult::error(
-                            ErrorCode::Interrupted,
-                            "the user interrupted this step; it may have run in part",
-                        );
-                        self.store(tool_message(&interrupted.to_json()), Some(&call.tool));
-                        return Err(RoundError::Interrupted);
-                    };
-                    StepRecord::tool_step(text, call, result)
+                    match result {
+                        Some(result) if !self.agent.cancellation().is_cancelled() => {
+                            StepRecord::tool_step(text, call, result)
+                        }
+                        // Interrupted: what the tool returned before it was stopped (Bash's
+                        // output so far, a write that finished) is kept; a call that never
+                        // ran or was cut off says so.
+                        result => {
+                            let stored = match &result {
+                                Some(result) => {
+                                    wright_tools::compress_to_string(&call.tool, result)
+                                }
+                                None => HistoryResult::error(
+                                    ErrorCode::Interrupted,
+                                    "the user interrupted this step; it may have run in part",
+                                )
+                                .to_json(),
+                            };
+                            self.store(tool_message(&stored), Some(&call.tool));
+                            return Err(RoundError::Interrupted);
+                        }
+                    }
                 }
                 Reply::Malformed { text, problem } => {
                     self.sink.emit(Event::FormatError {

@@ -53,10 +53,24 @@ pub(crate) fn window_in_models(models: &Value, model: &str) -> Option<u64> {
         .filter(|window| PLAUSIBLE_WINDOW.contains(window))
 }
 
+/// The window Ollama runs a model with when its Modelfile sets no `num_ctx` (its default
+/// `OLLAMA_CONTEXT_LENGTH`), whatever the model was trained for.
+const OLLAMA_DEFAULT_WINDOW: u64 = 4096;
+
 /// Ollama: `num_ctx` among the `parameters` of `POST /api/show` (the window the model runs
-/// with, when its Modelfile sets one), else `model_info["<architecture>.context_length"]`
-/// (the window it was trained for).
+/// with, when its Modelfile sets one), else Ollama's default window, or the window the model
+/// was trained for (`model_info["<architecture>.context_length"]`) if that is smaller. Ollama
+/// cuts a prompt longer than its window without a word, so a window too small (compaction
+/// comes early) is the safe side; a server started with a larger `OLLAMA_CONTEXT_LENGTH` needs
+/// `context_window` set.
 pub(crate) fn window_in_show(show: &Value) -> Option<u64> {
+    // Only an answer shaped like Ollama's says anything about Ollama's window.
+    if !["model_info", "parameters", "modelfile"]
+        .iter()
+        .any(|key| show.get(key).is_some())
+    {
+        return None;
+    }
     let num_ctx = show
         .get("parameters")
         .and_then(Value::as_str)
@@ -74,7 +88,7 @@ pub(crate) fn window_in_show(show: &Value) -> Option<u64> {
         info.get(format!("{architecture}.context_length"))?.as_u64()
     };
     num_ctx
-        .or_else(trained)
+        .or_else(|| Some(trained().map_or(OLLAMA_DEFAULT_WINDOW, |t| t.min(OLLAMA_DEFAULT_WINDOW))))
         .filter(|window| PLAUSIBLE_WINDOW.contains(window))
 }
 
@@ -176,7 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn ollama_show_prefers_num_ctx_over_the_trained_length() {
+    fn ollama_show_prefers_num_ctx_and_else_takes_ollamas_default_window() {
         let show = json!({
             "parameters": "stop \"<|im_end|>\"\nnum_ctx 8192\ntemperature 0.7",
             "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}
@@ -186,7 +200,9 @@ mod tests {
             "parameters": "temperature 0.7",
             "model_info": {"general.architecture": "llama", "llama.context_length": 131072}
         });
-        assert_eq!(window_in_show(&trained_only), Some(131072));
+        assert_eq!(window_in_show(&trained_only), Some(4096));
+        let small = json!({"model_info": {"general.architecture": "x", "x.context_length": 2048}});
+        assert_eq!(window_in_show(&small), Some(2048));
         assert_eq!(window_in_show(&json!({"license": "..."})), None);
     }
 

@@ -144,3 +144,44 @@ fn under_nohup_sighup_is_still_ignored() {
     assert_eq!(wright.wait().unwrap().code(), Some(0), "{output}");
     assert!(output.contains("\"round_finished\""), "{output}");
 }
+
+/// `wright exec -` blocked reading its prompt from a pipe that stays open still ends on
+/// SIGTERM: the handler that kills commands is installed only once the prompt is read.
+#[test]
+fn sigterm_ends_wright_while_it_waits_for_its_prompt_on_a_pipe() {
+    let project = Project::new();
+    let server = serve(Vec::new());
+    let mut wright = project
+        .command(&server, "openai")
+        .args(["exec", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _stdin_kept_open = wright.stdin.take();
+    let wchan = format!("/proc/{}/wchan", wright.id());
+    let start = Instant::now();
+    while !std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("pipe_read")) {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "wright never waited on the pipe"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &wright.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = wright.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < DEADLINE, "SIGTERM did not end wright");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert!(!status.success());
+    assert!(server.requests().is_empty());
+}

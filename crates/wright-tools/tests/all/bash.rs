@@ -111,7 +111,7 @@ async fn background_jobs_are_stopped_when_the_command_ends() {
 async fn a_command_that_leaves_a_server_running_ends_when_its_shell_exits() {
     let (_dir, ctx) = project();
     let command = "sleep 300 & echo $! > job.pid; echo done";
-    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 30_000})).await;
     assert!(result.is_success(), "{}", result.text);
     assert_eq!(result.data["timed_out"], false);
     assert_eq!(result.data["exit_code"], 0);
@@ -135,7 +135,7 @@ async fn output_written_just_after_the_shell_exits_is_kept() {
     let (_dir, ctx) = project();
     // Writes once bash is gone (and reaped), then ends.
     let command = "(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo late) & echo done";
-    let result = bash(&ctx, json!({"command": command, "timeout_ms": 600_000})).await;
+    let result = bash(&ctx, json!({"command": command, "timeout_ms": 30_000})).await;
     assert!(result.is_success(), "{}", result.text);
     assert_eq!(result.data["stdout"], "done\nlate\n");
 }
