@@ -296,7 +296,9 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Err(e) => return usage_error(e.to_string()),
     };
     let sessions = Sessions::new(SessionStore::new(&home, root), agents);
-    let mut session = match sessions.open(args.session.as_deref()) {
+    // Another wright running a round in the session: say so, then wait for it.
+    let on_busy = &mut |busy: &_| eprintln!("wright: {busy}");
+    let mut session = match sessions.open(args.session.as_deref(), on_busy) {
         Ok(session) => session,
         Err(e) => return usage_error(e.to_string()),
     };

@@ -11,12 +11,14 @@ pub use next_request::SessionContext;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use chrono::Local;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
 use wright_store::{
-    LoadedSession, NamedSession, SessionFile, SessionMeta, SessionStore, StoreError,
+    BusySession, LoadedSession, NamedSessionFile, SessionFile, SessionMeta, SessionStore,
+    StoreError,
 };
 use wright_tools::ToolSettings;
 
@@ -145,17 +147,34 @@ impl AgentBuilder {
     }
 }
 
+/// How long [`Sessions::open`] waits for a named session another wright is running a round
+/// in (issue 11 item 13: of processes creating one name at once, one wins and the others
+/// wait on the lock). Longer than most rounds; past it the session is reported in use.
+pub const NAMED_SESSION_WAIT: Duration = Duration::from_secs(10 * 60);
+
 /// A project's sessions: where they are stored and how their agents are built.
 pub struct Sessions {
     store: SessionStore,
     agents: AgentBuilder,
+    lock_wait: Duration,
 }
 
 impl Sessions {
     /// The sessions in `store`, with agents from `agents`.
     pub fn new(store: SessionStore, agents: AgentBuilder) -> Self {
         let store = store.with_environment(agents.environment());
-        Self { store, agents }
+        Self {
+            store,
+            agents,
+            lock_wait: NAMED_SESSION_WAIT,
+        }
+    }
+
+    /// [`open`](Self::open) waits at most `limit` for a session another wright holds,
+    /// rather than [`NAMED_SESSION_WAIT`].
+    pub fn with_lock_wait(mut self, limit: Duration) -> Self {
+        self.lock_wait = limit;
+        self
     }
 
     /// Where the sessions are stored (for listing, finding and removing them).
@@ -188,6 +207,15 @@ impl Sessions {
     /// to its file, which stays locked while the session lives.
     pub fn resume(&self, loaded: LoadedSession) -> Result<Session, SessionError> {
         let file = self.store.open_for_append(&loaded)?;
+        self.resume_locked(loaded, file)
+    }
+
+    /// A session over `loaded`, whose `file` this process has locked.
+    fn resume_locked(
+        &self,
+        loaded: LoadedSession,
+        file: SessionFile,
+    ) -> Result<Session, SessionError> {
         let environment = environment_of(&loaded.meta, &self.agents);
         let agent = self.agents.build(
             HistoryManager::replay(&loaded.records, Some(file)),
@@ -204,15 +232,24 @@ impl Sessions {
 
     /// `exec --session NAME`: continues the newest session called `name` in this project, or
     /// creates it; without a name, a new unnamed session. Processes opening one new name at
-    /// once make one session of it (see [`SessionStore::open_named`]): the others continue
-    /// it, or, while one of them is still writing it, are told it is in use.
-    pub fn open(&self, name: Option<&str>) -> Result<Session, SessionError> {
+    /// once make one session of it (see [`SessionStore::open_named_for_append`]): one
+    /// creates it and the others continue it in turn. While another wright is running a
+    /// round in the session, this waits for it to finish (`on_busy` is told when the wait
+    /// starts), at most [`NAMED_SESSION_WAIT`], and then the session is in use.
+    pub fn open(
+        &self,
+        name: Option<&str>,
+        on_busy: &mut dyn FnMut(&BusySession),
+    ) -> Result<Session, SessionError> {
         let Some(name) = name else {
             return self.create(None);
         };
-        match self.store.open_named(name)? {
-            NamedSession::Stored(loaded) => self.resume(loaded),
-            NamedSession::Created(meta, file) => self.start(meta, file),
+        match self
+            .store
+            .open_named_for_append(name, self.lock_wait, on_busy)?
+        {
+            NamedSessionFile::Stored(loaded, file) => self.resume_locked(loaded, file),
+            NamedSessionFile::Created(meta, file) => self.start(meta, file),
         }
     }
 
@@ -357,7 +394,7 @@ mod tests {
         let (meta, file) = sessions.store().create(Some("work")).unwrap();
         plan(&mut HistoryManager::new(Some(file)));
 
-        let again = sessions.open(Some("work")).unwrap();
+        let again = sessions.open(Some("work"), &mut |_| {}).unwrap();
         assert_eq!(again.id(), meta.id);
         assert_eq!(again.name(), Some("work"));
         assert!(again.is_resumed());
@@ -371,10 +408,55 @@ mod tests {
     }
 
     #[test]
+    fn open_waits_for_a_round_running_in_the_session_and_goes_on_after_it() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sessions = sessions(home.path(), root.path());
+        // Another wright created the session and is running its first round.
+        let (meta, file) = sessions.store().create(Some("work")).unwrap();
+        let (busy_tx, busy_rx) = std::sync::mpsc::channel();
+        let session = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                busy_rx
+                    .recv_timeout(std::time::Duration::from_secs(60))
+                    .unwrap();
+                plan(&mut HistoryManager::new(Some(file)));
+            });
+            sessions
+                .open(Some("work"), &mut |busy: &BusySession| {
+                    busy_tx.send(busy.id.clone()).unwrap()
+                })
+                .unwrap()
+        });
+        assert_eq!(session.id(), meta.id);
+        assert!(session.is_resumed());
+        // The round the other wright finished while this one waited is part of the session.
+        assert_eq!(session.agent().todos().len(), 1);
+    }
+
+    #[test]
+    fn open_gives_up_on_a_session_held_past_the_wait() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let sessions =
+            sessions(home.path(), root.path()).with_lock_wait(std::time::Duration::from_millis(50));
+        let (_, _held) = sessions.store().create(Some("work")).unwrap();
+        let mut told = Vec::new();
+        let Err(error) = sessions.open(Some("work"), &mut |busy| told.push(busy.to_string()))
+        else {
+            panic!("opened a session another wright holds");
+        };
+        assert!(
+            matches!(error, SessionError::Store(StoreError::Locked { .. })),
+            "{error}"
+        );
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(told[0].starts_with("session \"work\" ("), "{told:?}");
+    }
+
+    #[test]
     fn without_a_name_open_creates_a_new_session_with_nothing_written() {
         let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let sessions = sessions(home.path(), root.path());
-        let session = sessions.open(None).unwrap();
+        let session = sessions.open(None, &mut |_| {}).unwrap();
         assert!(!session.is_resumed());
         assert!(session.is_unused());
         assert_eq!(session.name(), None);

@@ -11,7 +11,7 @@ use wright_protocol::Role;
 use crate::record::{Record, SessionMeta};
 use crate::store::{
     DamagedSession, LoadedSession, SessionFile, SessionStore, StoreError, check_name, damaged_in,
-    load, read_meta, session_paths,
+    load, read_meta, session_paths, try_lock_names,
 };
 
 /// The shortest id prefix that finds a session (git abbreviates commits the same way).
@@ -56,15 +56,20 @@ impl SessionSummary {
     }
 }
 
-/// Deletes `session` and says so when it holds nothing but its meta line and no process
-/// has it open: a wright killed before the first message left it behind, and there is
-/// nothing in it to resume. A session in use (locked) is left alone.
-fn remove_if_orphan(session: &LoadedSession) -> bool {
-    let empty = session
+/// Whether `session` holds nothing but its meta line.
+fn is_empty(session: &LoadedSession) -> bool {
+    session
         .records
         .iter()
-        .all(|record| matches!(record, Record::Meta(_)));
-    if !empty {
+        .all(|record| matches!(record, Record::Meta(_)))
+}
+
+/// Deletes `session` and says so when it holds nothing but its meta line and no process
+/// has it open: a wright killed before the first message left it behind, and there is
+/// nothing in it to resume. A session in use (locked) is left alone. The caller holds the
+/// names lock, so no process is looking the session up by its name meanwhile.
+fn remove_if_orphan(session: &LoadedSession) -> bool {
+    if !is_empty(session) {
         return false;
     }
     let Ok(file) = OpenOptions::new().append(true).open(&session.path) else {
@@ -93,13 +98,22 @@ fn newest_first(a: &SessionSummary, b: &SessionSummary) -> std::cmp::Ordering {
 
 /// Summaries of the session files in `dir`, newest activity first; files that are not
 /// sessions are skipped ([`damaged_in`] lists them), and so are orphans (see
-/// [`remove_if_orphan`]).
+/// [`remove_if_orphan`]). Orphans are removed only under the names lock, and left for a
+/// later listing while another process holds it (it may be opening one of them by name).
 fn summaries_in(dir: &Path) -> Result<Vec<SessionSummary>, StoreError> {
-    let mut summaries: Vec<SessionSummary> = session_paths(dir)?
+    let sessions: Vec<LoadedSession> = session_paths(dir)?
         .iter()
         .filter_map(|path| load(path).ok())
-        .filter(|session| !remove_if_orphan(session))
-        .map(|session| SessionSummary::of(&session))
+        .collect();
+    let names_lock = if sessions.iter().any(is_empty) {
+        try_lock_names(dir)
+    } else {
+        None
+    };
+    let mut summaries: Vec<SessionSummary> = sessions
+        .iter()
+        .filter(|session| names_lock.is_none() || !remove_if_orphan(session))
+        .map(SessionSummary::of)
         .collect();
     summaries.sort_by(newest_first);
     Ok(summaries)
@@ -239,5 +253,30 @@ fn describe(id: &str, path: &Path) -> String {
     match read_meta(path).ok().and_then(|meta| meta.name) {
         Some(name) => format!("{id} ({name})"),
         None => id.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn an_orphan_is_kept_while_another_process_holds_the_names_lock() {
+        let home = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(home.path(), Path::new("/work/app"));
+        let (orphan, file) = store.create(None).unwrap();
+        drop(file);
+        // Another process is between finding a session by name and locking its file.
+        let names = store.lock_names().unwrap();
+        let ids: Vec<String> = store
+            .summaries()
+            .unwrap()
+            .into_iter()
+            .map(|s| s.meta.id)
+            .collect();
+        assert_eq!(ids, vec![orphan.id.clone()]);
+        drop(names);
+        assert_eq!(store.summaries().unwrap(), Vec::new());
     }
 }

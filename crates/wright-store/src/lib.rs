@@ -8,7 +8,9 @@
 //! a file only appears under its session name once its meta line is complete, so a crash at any
 //! moment leaves every session loadable. A file whose meta line is damaged some other way is
 //! listed as damaged, never skipped in silence. A named session is created under a lock, so
-//! processes opening the same new name at once make one session of it. Whole sessions are listed, found by id, id prefix or
+//! processes opening the same new name at once make one session of it; a process that finds
+//! the session's file held by another (running a round in it) can wait for it, to a bound,
+//! and then continue the session with what the other wrote. Whole sessions are listed, found by id, id prefix or
 //! name, and removed on request.
 //!
 //! This crate only stores and loads records; what they mean for the conversation (rounds,
@@ -17,6 +19,7 @@
 mod catalog;
 mod record;
 mod store;
+mod wait;
 
 pub use catalog::{MIN_ID_PREFIX, SessionSummary};
 pub use record::{CompactionRecord, Record, RoundStatus, SessionMeta, UsageKind};
@@ -24,3 +27,4 @@ pub use store::{
     DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,
     default_home, load, project_key,
 };
+pub use wait::{BusySession, NamedSessionFile};

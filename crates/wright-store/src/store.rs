@@ -39,6 +39,16 @@ pub enum StoreError {
         /// The session file.
         path: PathBuf,
     },
+    /// The session file was removed or replaced (by `wright sessions rm`, or by a listing
+    /// that removed it as an orphan) between being found and being locked.
+    #[error(
+        "session file {} was removed or replaced by another wright process while it was being opened; try again",
+        path.display()
+    )]
+    Replaced {
+        /// The session file.
+        path: PathBuf,
+    },
     /// The file is not a session file.
     #[error("{} is not a wright session: {problem}", path.display())]
     Invalid {
@@ -146,7 +156,10 @@ pub enum NamedSession {
     Created(SessionMeta, SessionFile),
 }
 
-fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StoreError + 'a {
+pub(crate) fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(io::Error) -> StoreError + 'a {
     move |source| StoreError::Io {
         action,
         path: path.to_path_buf(),
@@ -265,15 +278,8 @@ impl SessionStore {
     /// Waits for, then holds, the lock that serialises creating named sessions in this
     /// project; released when the returned file is dropped. The lock file is hidden in the
     /// project's directory, and listing skips it as it skips partial files.
-    fn lock_names(&self) -> Result<File, StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
-        let path = self.dir.join(NAMES_LOCK);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(io_error("cannot create", &path))?;
+    pub(crate) fn lock_names(&self) -> Result<File, StoreError> {
+        let (file, path) = open_names_lock(&self.dir)?;
         // Held only while the directory is read and a meta line written, so waiting is short.
         file.lock().map_err(io_error("cannot lock", &path))?;
         Ok(file)
@@ -327,7 +333,9 @@ impl SessionStore {
         Ok(None)
     }
 
-    /// Opens a loaded session for appending; fails if another process holds it.
+    /// Opens a loaded session for appending; fails if another process holds it
+    /// ([`StoreError::Locked`]), or if its file was removed or replaced since it was loaded
+    /// ([`StoreError::Replaced`]).
     pub fn open_for_append(&self, session: &LoadedSession) -> Result<SessionFile, StoreError> {
         let path = &session.path;
         let file = OpenOptions::new()
@@ -335,10 +343,31 @@ impl SessionStore {
             .read(true)
             .open(path)
             .map_err(io_error("cannot open", path))?;
-        let mut session_file = SessionFile::locked(file, path.clone())?;
-        session_file.end_torn_line()?;
-        Ok(session_file)
+        let session_file = SessionFile::locked(file, path.clone())?;
+        session_file.ready_for_append()
     }
+}
+
+/// Opens (creating it if need be) the lock file that serialises creating named sessions in
+/// the session directory `dir`.
+fn open_names_lock(dir: &Path) -> Result<(File, PathBuf), StoreError> {
+    std::fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
+    let path = dir.join(NAMES_LOCK);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_error("cannot create", &path))?;
+    Ok((file, path))
+}
+
+/// The lock of [`SessionStore::lock_names`] for the session directory `dir`, if it can be
+/// had at once; `None` while another process is creating a named session there.
+pub(crate) fn try_lock_names(dir: &Path) -> Option<File> {
+    let (file, _) = open_names_lock(dir).ok()?;
+    file.try_lock().ok()?;
+    Some(file)
 }
 
 /// The session files in `dir`, oldest first (ids are UUID v7, so names sort by creation time);
@@ -393,6 +422,11 @@ pub(crate) fn check_name(name: &str) -> Result<(), StoreError> {
 /// a file without a readable meta line is an error.
 pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     let file = File::open(path).map_err(io_error("cannot open", path))?;
+    read_session(path, &file)
+}
+
+/// Reads the session file `path` from `file`, an open handle on it, from its start.
+pub(crate) fn read_session(path: &Path, file: &File) -> Result<LoadedSession, StoreError> {
     let mut lines = BufReader::new(file).lines().enumerate();
     let meta = parse_meta(path, lines.next().map(|(_, line)| line))?;
     let mut records = Vec::new();
@@ -464,15 +498,46 @@ pub struct SessionFile {
 }
 
 impl SessionFile {
+    /// Locks `file`, the session file at `path`; fails at once if another process holds it.
     pub(crate) fn locked(file: File, path: PathBuf) -> Result<Self, StoreError> {
         match file.try_lock() {
-            Ok(()) => Ok(Self {
-                file,
-                path,
-                unsaved: 0,
-            }),
+            Ok(()) => Ok(Self::holding_lock(file, path)),
             Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Locked { path }),
             Err(std::fs::TryLockError::Error(e)) => Err(io_error("cannot lock", &path)(e)),
+        }
+    }
+
+    /// `file`, the session file at `path`, whose lock this process already holds.
+    pub(crate) fn holding_lock(file: File, path: PathBuf) -> Self {
+        Self {
+            file,
+            path,
+            unsaved: 0,
+        }
+    }
+
+    /// The open file itself.
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Checks that the locked file is still the one at its path (the lock guards the file,
+    /// not the name: the file may have been removed or replaced before it was locked), then
+    /// ends a torn last line so that appending can start.
+    pub(crate) fn ready_for_append(mut self) -> Result<Self, StoreError> {
+        self.check_still_named()?;
+        self.end_torn_line()?;
+        Ok(self)
+    }
+
+    /// [`StoreError::Replaced`] unless the file's path still names the open file.
+    pub(crate) fn check_still_named(&self) -> Result<(), StoreError> {
+        if crate::wait::names_open_file(&self.path, &self.file)? {
+            Ok(())
+        } else {
+            Err(StoreError::Replaced {
+                path: self.path.clone(),
+            })
         }
     }
 

@@ -425,15 +425,91 @@ fn processes_starting_one_new_session_name_at_once_make_one_session() {
         .filter(|s| s.meta.name.as_deref() == Some("race"))
         .collect();
     assert_eq!(named.len(), 1, "{sessions:#?}");
-    // Each process either ran its round in that session or was told the session is in use.
-    let finished = runs.iter().filter(|run| run.code == Some(0)).count();
-    for run in runs.iter().filter(|run| run.code != Some(0)) {
-        assert!(
-            run.stderr.contains("is in use by another wright process"),
-            "{run:?}"
-        );
+    // One created it; the others waited for the session in turn and ran their rounds in it.
+    for run in &runs {
+        assert_eq!(run.code, Some(0), "{run:?}");
     }
-    assert!(finished >= 1, "{runs:?}");
     let rounds = wright_store::SessionSummary::of(named[0]).rounds;
-    assert_eq!(rounds, finished, "{runs:?}");
+    assert_eq!(rounds, PROCESSES, "{runs:?}");
+    let mut prompts: Vec<String> = named[0]
+        .records
+        .iter()
+        .filter_map(|record| match record {
+            wright_store::Record::Message { message, .. }
+                if message.role == wright_protocol::Role::User =>
+            {
+                Some(message.content.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    prompts.sort();
+    let expected: Vec<String> = (0..PROCESSES).map(|i| format!("task {i}")).collect();
+    assert_eq!(prompts, expected);
+}
+
+#[test]
+fn exec_waits_for_a_round_another_wright_runs_in_the_session_then_continues_it() {
+    use std::io::BufRead;
+    let project = Project::new();
+    round(&project, "shared", "first", "one", 10);
+    // Another wright is running a round in the session: it holds the session's file.
+    let loaded = store(&project).find("shared").unwrap().unwrap();
+    let mut holder = store(&project).open_for_append(&loaded).unwrap();
+    let server = serve(vec![reply("Thought: easy\nAction: Finish[three]")]);
+    let mut waiter = project
+        .command(&server, "openai")
+        .args(["exec", "--session", "shared", "third"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    let stderr = std::io::BufReader::new(waiter.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for line in stderr.lines() {
+            lines_tx.send(line.unwrap()).unwrap();
+        }
+    });
+    let waiting = lines_rx
+        .iter()
+        .find(|line| line.contains("is in use by another wright process"))
+        .unwrap();
+    assert!(
+        waiting.starts_with(&format!(
+            "wright: session \"shared\" ({}) is in use by another wright process; waiting up to 10 minutes",
+            loaded.meta.id
+        )),
+        "{waiting}"
+    );
+    // The other wright's round ends and it lets go of the session.
+    holder
+        .append(&wright_store::Record::Message {
+            at: chrono::Utc::now(),
+            message: wright_protocol::Message::user("second"),
+        })
+        .unwrap();
+    drop(holder);
+    let status = waiter.wait().unwrap();
+    reader.join().unwrap();
+    let rest: Vec<String> = lines_rx.try_iter().collect();
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+    assert!(
+        rest.iter().all(|line| !line.contains("waiting up to")),
+        "told more than once: {rest:?}"
+    );
+    let session = store(&project).find("shared").unwrap().unwrap();
+    let prompts: Vec<String> = session
+        .records
+        .iter()
+        .filter_map(|record| match record {
+            wright_store::Record::Message { message, .. }
+                if message.role == wright_protocol::Role::User =>
+            {
+                Some(message.content.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(prompts, ["first", "second", "third"]);
 }

@@ -8,8 +8,8 @@ use pretty_assertions::assert_eq;
 use tempfile::TempDir;
 use wright_protocol::{Message, Usage};
 use wright_store::{
-    NamedSession, Record, RoundStatus, SessionStore, StoreError, UsageKind, default_home, load,
-    project_key,
+    NamedSession, NamedSessionFile, Record, RoundStatus, SessionStore, StoreError, UsageKind,
+    default_home, load, project_key,
 };
 
 fn store(home: &TempDir) -> SessionStore {
@@ -298,4 +298,104 @@ fn project_keys_and_home_are_readable_paths() {
         _ => None,
     };
     assert_eq!(default_home(&env).unwrap(), Path::new("/data/wright"));
+}
+
+/// Waits for `receiver` to say something, failing the test after a generous deadline.
+fn wait_for<T>(receiver: &std::sync::mpsc::Receiver<T>) -> T {
+    receiver
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap()
+}
+
+#[test]
+fn a_second_opener_waits_for_the_first_then_continues_its_session() {
+    let home = TempDir::new().unwrap();
+    let (meta, mut first) = store(&home).create(Some("work")).unwrap();
+    first.append(&message("first round")).unwrap();
+    let (busy_tx, busy_rx) = std::sync::mpsc::channel();
+    let (loaded, mut second) = std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            let opened = store(&home).open_named_for_append(
+                "work",
+                std::time::Duration::from_secs(600),
+                &mut |busy| busy_tx.send(busy.clone()).unwrap(),
+            );
+            match opened.unwrap() {
+                NamedSessionFile::Stored(loaded, file) => (loaded, file),
+                NamedSessionFile::Created(..) => panic!("a second session of one name"),
+            }
+        });
+        let busy = wait_for(&busy_rx);
+        assert_eq!(
+            (busy.name.as_str(), busy.id.as_str()),
+            ("work", meta.id.as_str())
+        );
+        // The first process ends its round after the second started waiting.
+        first.append(&message("end of the first round")).unwrap();
+        drop(first);
+        waiter.join().unwrap()
+    });
+    assert_eq!(loaded.meta, meta);
+    assert_eq!(loaded.records.len(), 2, "{:?}", loaded.records);
+    second.append(&message("second round")).unwrap();
+    drop(second);
+    let texts: Vec<String> = load(&loaded.path)
+        .unwrap()
+        .records
+        .iter()
+        .map(|record| match record {
+            Record::Message { message, .. } => message.content.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        ["first round", "end of the first round", "second round"]
+    );
+    assert!(busy_rx.try_recv().is_err(), "told more than once");
+}
+
+#[test]
+fn a_session_held_past_the_wait_is_in_use() {
+    let home = TempDir::new().unwrap();
+    let (_, _held) = store(&home).create(Some("work")).unwrap();
+    let mut told = 0;
+    let error = store(&home)
+        .open_named_for_append("work", std::time::Duration::from_millis(50), &mut |_| {
+            told += 1
+        })
+        .unwrap_err();
+    assert!(matches!(error, StoreError::Locked { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("is in use by another wright process")
+    );
+    assert_eq!(told, 1);
+}
+
+#[test]
+fn a_session_removed_while_waited_for_is_looked_up_again() {
+    let home = TempDir::new().unwrap();
+    let (meta, first) = store(&home).create(Some("work")).unwrap();
+    let (busy_tx, busy_rx) = std::sync::mpsc::channel();
+    let opened = std::thread::scope(|scope| {
+        let waiter = scope.spawn(|| {
+            store(&home)
+                .open_named_for_append("work", std::time::Duration::from_secs(600), &mut |_| {
+                    busy_tx.send(()).unwrap()
+                })
+                .unwrap()
+        });
+        wait_for(&busy_rx);
+        // Removed as an orphan (or by `sessions rm`) before the waiter could lock it.
+        std::fs::remove_file(first.path()).unwrap();
+        drop(first);
+        waiter.join().unwrap()
+    });
+    let NamedSessionFile::Created(created, _file) = opened else {
+        panic!("continued a removed session: {opened:?}");
+    };
+    assert_ne!(created.id, meta.id);
+    assert_eq!(created.name.as_deref(), Some("work"));
 }
