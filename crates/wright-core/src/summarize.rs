@@ -84,6 +84,7 @@ pub fn summary_request(archived: &[Stored]) -> ChatRequest {
         system: vec![SUMMARY_PROMPT.to_string()],
         messages: vec![ChatMessage::user(user)],
         stop: Vec::new(),
+        max_output_tokens: None,
     }
 }
 
