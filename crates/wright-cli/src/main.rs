@@ -251,9 +251,6 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Ok(prompt) => prompt,
         Err(e) => return usage_error(e.to_string()),
     };
-    // Only now: a handler installed while the prompt is read from a pipe that stays open
-    // would never run, and SIGTERM would not end wright.
-    exit_signals::stop_commands_on_exit_signals();
     let provider = match args.provider.as_deref().map(str::parse::<ProviderKind>) {
         None => None,
         Some(Ok(provider)) => Some(provider),
@@ -302,6 +299,10 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Ok(session) => session,
         Err(e) => return usage_error(e.to_string()),
     };
+    // Only now, before any command runs: installed while the prompt is read from a pipe that
+    // stays open, or while waiting for the session's lock, the handler would never run (both
+    // block this thread) and SIGTERM would not end wright.
+    exit_signals::stop_commands_on_exit_signals();
     if let Some(note) = session.agent().sandbox_note() {
         eprintln!("wright: {note}");
     }

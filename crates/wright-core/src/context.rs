@@ -167,6 +167,7 @@ impl<'a> ContextBuilder<'a> {
             system,
             messages,
             stop: vec![STOP_SEQUENCE.to_string()],
+            max_output_tokens: None,
         }
     }
 }

@@ -131,6 +131,8 @@ mod tests {
             provider: wright_llm::ProviderKind::OpenAi,
             url: "http://127.0.0.1:1/v1/chat/completions".into(),
             window: Some(4096),
+            prompt_tokens: Some(5120),
+            completion_tokens: None,
             message: "request (5120 tokens) exceeds the available context size".into(),
         });
         assert_eq!(error.code(), FailureCode::ContextOverflow);

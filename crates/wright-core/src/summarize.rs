@@ -125,6 +125,7 @@ fn summary_request_of(start: &str, cutoff: &str, transcript: &str) -> ChatReques
         system: vec![SUMMARY_PROMPT.to_string()],
         messages: vec![ChatMessage::user(user)],
         stop: Vec::new(),
+        max_output_tokens: None,
     }
 }
 
@@ -150,16 +151,18 @@ pub fn ask_again(request: &ChatRequest, reply: &str, missing: &[&str]) -> ChatRe
 }
 
 /// Asks `llm` for the summary of `archived`, in a request of at most `max_tokens` (see
-/// [`summary_request_within`]), giving up after `timeout` (both calls together; when the
-/// second is what runs out of time, the first reply is kept).
+/// [`summary_request_within`]) that asks for a reply of at most `reply_tokens` (the two fit
+/// the window together), giving up after `timeout` (both calls together; when the second is
+/// what runs out of time, the first reply is kept).
 pub async fn summarize(
     llm: &LlmClient,
     archived: &[Stored],
-    max_tokens: u64,
+    (max_tokens, reply_tokens): (u64, u32),
     timeout: Duration,
 ) -> SummaryCall {
     let deadline = tokio::time::Instant::now() + timeout;
-    let request = summary_request_within(archived, max_tokens);
+    let mut request = summary_request_within(archived, max_tokens);
+    request.max_output_tokens = Some(reply_tokens);
     let mut ignore = |_| {};
     let failed = |failure| SummaryCall {
         summary: Err(failure),

@@ -50,7 +50,7 @@ pub(crate) fn request_body(
         .collect();
     serde_json::to_vec(&WireRequest {
         model: &config.model,
-        max_tokens: config.max_output_tokens,
+        max_tokens: request.output_limit(config.max_output_tokens),
         system,
         messages: alternating_messages(&request.messages),
         stop_sequences: &request.stop,
@@ -394,6 +394,7 @@ mod tests {
             system: vec!["be brief".into()],
             messages: vec![ChatMessage::user("hi")],
             stop: vec!["Observation:".into()],
+            max_output_tokens: None,
         };
         assert_eq!(
             body_json(&config(), &request),

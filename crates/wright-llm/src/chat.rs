@@ -43,7 +43,8 @@ impl ChatMessage {
     }
 }
 
-/// One model call: the system prompt, the conversation so far and the stop sequences.
+/// One model call: the system prompt, the conversation so far, the stop sequences and how long
+/// the reply may be.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatRequest {
     /// The system prompt in parts, the most stable first (wright's: L1, then the project's
@@ -55,6 +56,11 @@ pub struct ChatRequest {
     pub messages: Vec<ChatMessage>,
     /// Strings that end the reply when the model writes them; left out when empty.
     pub stop: Vec<String>,
+    /// The most tokens the reply may take (`max_tokens`, or `max_completion_tokens` where the
+    /// server wants that spelling); `None` asks for the client's configured
+    /// `max_output_tokens`. Servers count it against the context window together with the
+    /// prompt, so a caller that fits requests to a small window sets it to what is left.
+    pub max_output_tokens: Option<u32>,
 }
 
 impl ChatRequest {
@@ -69,6 +75,12 @@ impl ChatRequest {
     /// The system prompt as one text: its parts joined by a blank line.
     pub fn system_text(&self) -> String {
         self.system_parts().collect::<Vec<_>>().join("\n\n")
+    }
+
+    /// The reply limit to send: this request's own, or `configured` when it has none. Never
+    /// 0, which servers refuse.
+    pub(crate) fn output_limit(&self, configured: u32) -> u32 {
+        self.max_output_tokens.unwrap_or(configured).max(1)
     }
 }
 

@@ -327,11 +327,15 @@ impl LlmClient {
                 provider,
                 url,
                 window,
+                prompt_tokens,
+                completion_tokens,
                 message,
             } => LlmError::ContextOverflow {
                 provider,
                 url,
                 window,
+                prompt_tokens,
+                completion_tokens,
                 message: self.redact(message),
             },
             LlmError::InvalidResponse {
@@ -467,6 +471,8 @@ impl LlmClient {
             provider: self.config.provider,
             url: self.url.clone(),
             window: overflow.window,
+            prompt_tokens: overflow.prompt_tokens,
+            completion_tokens: overflow.completion_tokens,
             message: overflow.message,
         }
     }
@@ -751,6 +757,7 @@ mod tests {
             system: vec!["s".into()],
             messages: vec![ChatMessage::user("write a poem")],
             stop: vec![],
+            max_output_tokens: None,
         };
         let next = continuation_request(&request, "Roses are");
         assert_eq!(

@@ -48,13 +48,13 @@ pub enum LlmError {
     },
     /// The request does not fit the model's context window, as the server said (every common
     /// server's wording is recognised). Retrying the same request cannot help: make it
-    /// smaller, fitted to `window` when the server named it.
+    /// smaller, or ask for a shorter reply, fitted to `window` when the server named it.
     #[error(
         "the {} API at {url} refused the request because it does not fit the model's context \
          window{}: {}",
         provider.api_name(),
         window.map(|window| format!(" of {window} tokens")).unwrap_or_default(),
-        with_hint(message, &overflow_hint(*window))
+        with_hint(message, &overflow_hint(*window, *completion_tokens))
     )]
     ContextOverflow {
         /// Which wire format was spoken.
@@ -63,6 +63,11 @@ pub enum LlmError {
         url: String,
         /// The window in tokens, when the server's error names it.
         window: Option<u64>,
+        /// The prompt's size in tokens as the server counted it, when its error says.
+        prompt_tokens: Option<u64>,
+        /// The reply length the request asked for (`max_tokens`), when the server's error says
+        /// it counted it against the window (vLLM, OpenAI, Anthropic do).
+        completion_tokens: Option<u64>,
         /// The server's own message.
         message: String,
     },
@@ -145,17 +150,33 @@ fn status_hint(status: u16) -> &'static str {
     }
 }
 
-/// What to do about a request too long for the model's window.
-fn overflow_hint(window: Option<u64>) -> String {
-    match window {
-        Some(window) => format!(
+/// What to do about a request too long for the model's window. When the server counted the
+/// reply's requested length against the window, `max_output_tokens` is named too: a window
+/// too small for it refuses every request, however short the prompt.
+fn overflow_hint(window: Option<u64>, completion_tokens: Option<u64>) -> String {
+    match (window, completion_tokens) {
+        (Some(window), Some(completion)) => format!(
+            "The reply alone asked for {completion} of those tokens: set `max_output_tokens` \
+             well below {window} and `context_window` to {window} or less (in \
+             .wright/config.toml; the window also as WRIGHT_CONTEXT_WINDOW) so wright fits its \
+             requests to it, or start a new session."
+        ),
+        (None, Some(completion)) => format!(
+            "The reply alone asked for {completion} tokens: lower `max_output_tokens` and set \
+             `context_window` (in .wright/config.toml; the window also as \
+             WRIGHT_CONTEXT_WINDOW) to the model's context window so wright fits its requests \
+             to it, or start a new session."
+        ),
+        (Some(window), None) => format!(
             "Set `context_window` to {window} or less (in .wright/config.toml or \
              WRIGHT_CONTEXT_WINDOW) so wright fits its requests to it, or start a new session."
         ),
-        None => "Set `context_window` (in .wright/config.toml or WRIGHT_CONTEXT_WINDOW) to the \
+        (None, None) => {
+            "Set `context_window` (in .wright/config.toml or WRIGHT_CONTEXT_WINDOW) to the \
                  model's context window so wright fits its requests to it, or start a new \
                  session."
-            .to_string(),
+                .to_string()
+        }
     }
 }
 
@@ -342,6 +363,8 @@ mod tests {
             provider: ProviderKind::OpenAi,
             url: "http://127.0.0.1:1/v1/chat/completions".into(),
             window: Some(4096),
+            prompt_tokens: Some(5120),
+            completion_tokens: None,
             message: "request (5120 tokens) exceeds the available context size (4096 tokens)"
                 .into(),
         };
@@ -362,6 +385,8 @@ mod tests {
             provider: ProviderKind::OpenAi,
             url: "http://127.0.0.1:1/v1/chat/completions".into(),
             window: None,
+            prompt_tokens: None,
+            completion_tokens: None,
             message: "the input length exceeds the context length".into(),
         };
         assert_eq!(
@@ -371,6 +396,30 @@ mod tests {
              exceeds the context length. Set `context_window` (in .wright/config.toml or \
              WRIGHT_CONTEXT_WINDOW) to the model's context window so wright fits its requests \
              to it, or start a new session."
+        );
+    }
+
+    #[test]
+    fn an_overflow_counting_the_reply_names_max_output_tokens_too() {
+        let error = LlmError::ContextOverflow {
+            provider: ProviderKind::OpenAi,
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            window: Some(4096),
+            prompt_tokens: Some(808),
+            completion_tokens: Some(8192),
+            message: "This model's maximum context length is 4096 tokens. However, you requested \
+                      9000 tokens (808 in the messages, 8192 in the completion)."
+                .into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "the OpenAI-compatible API at http://127.0.0.1:1/v1/chat/completions refused the \
+             request because it does not fit the model's context window of 4096 tokens: This \
+             model's maximum context length is 4096 tokens. However, you requested 9000 tokens \
+             (808 in the messages, 8192 in the completion). The reply alone asked for 8192 of \
+             those tokens: set `max_output_tokens` well below 4096 and `context_window` to 4096 \
+             or less (in .wright/config.toml; the window also as WRIGHT_CONTEXT_WINDOW) so \
+             wright fits its requests to it, or start a new session."
         );
     }
 

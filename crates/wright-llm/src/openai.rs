@@ -89,6 +89,7 @@ pub(crate) fn request_body(
             content: &message.content,
         }))
         .collect();
+    let output_limit = request.output_limit(config.max_output_tokens);
     serde_json::to_vec(&WireRequest {
         model: &config.model,
         messages,
@@ -96,10 +97,8 @@ pub(crate) fn request_body(
         stream_options: config.stream.then_some(StreamOptions {
             include_usage: true,
         }),
-        max_tokens: (!dialect.max_completion_tokens).then_some(config.max_output_tokens),
-        max_completion_tokens: dialect
-            .max_completion_tokens
-            .then_some(config.max_output_tokens),
+        max_tokens: (!dialect.max_completion_tokens).then_some(output_limit),
+        max_completion_tokens: dialect.max_completion_tokens.then_some(output_limit),
         stop: if dialect.omit_stop {
             &[]
         } else {
@@ -380,6 +379,7 @@ mod tests {
             system: Vec::new(),
             messages: vec![ChatMessage::user("hi")],
             stop: vec!["\nObservation:".into()],
+            max_output_tokens: None,
         };
         let body: Value =
             serde_json::from_slice(&request_body(&config, &request, dialect).unwrap()).unwrap();
@@ -400,6 +400,7 @@ mod tests {
             system: vec!["be brief".into()],
             messages: vec![ChatMessage::user("hi"), ChatMessage::assistant("hello")],
             stop: vec!["Observation:".into()],
+            max_output_tokens: None,
         };
         assert_eq!(
             body_json(&config(), &request),

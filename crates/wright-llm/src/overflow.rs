@@ -1,5 +1,6 @@
 //! Recognising a server's "the request does not fit the context window" error, in the words
-//! of each common server, and reading the window size out of it when the server gives one.
+//! of each common server, and reading out of it the window size and how the request's tokens
+//! were counted (the prompt, the reply asked for) when the server gives them.
 //!
 //! Such an error never heals by retrying the same request, so the client reports it as
 //! [`LlmError::ContextOverflow`](crate::LlmError::ContextOverflow) and the caller can make
@@ -47,6 +48,27 @@ const WINDOW_BEFORE: [&str; 5] = [
 /// `210000 tokens > 200000 maximum`).
 const WINDOW_AFTER_GREATER_THAN: [&str; 2] = ["prompt is too long", "exceed context limit"];
 
+/// Phrases (lowercase) directly followed by the prompt's size in tokens: Anthropic's two
+/// messages, OpenAI's older one (`your messages resulted in 130512 tokens`), llama.cpp's and
+/// LM Studio's.
+const PROMPT_AFTER: [&str; 5] = [
+    "exceed context limit:",
+    "prompt is too long:",
+    "messages resulted in",
+    "request (",
+    "input length",
+];
+
+/// Phrases (lowercase) directly preceded by the prompt's size: vLLM and OpenAI's
+/// `you requested 9000 tokens (808 in the messages, 8192 in the completion)`.
+const PROMPT_BEFORE: &str = " in the messages";
+
+/// Phrases (lowercase) directly preceded by the reply's requested length (vLLM, OpenAI).
+const COMPLETION_BEFORE: &str = " in the completion";
+
+/// Anthropic's phrase followed by `prompt + max_tokens > window`.
+const ANTHROPIC_SUM: &str = "exceed context limit:";
+
 /// How far after a [`WINDOW_BEFORE`] phrase the number may start.
 const MAX_GAP_BEFORE_NUMBER: usize = 4;
 
@@ -58,6 +80,11 @@ pub(crate) const PLAUSIBLE_WINDOW: std::ops::RangeInclusive<u64> = 256..=100_000
 pub(crate) struct Overflow {
     /// The window in tokens, when the server said it.
     pub(crate) window: Option<u64>,
+    /// The prompt's size in tokens as the server counted it, when it said.
+    pub(crate) prompt_tokens: Option<u64>,
+    /// The reply length the request asked for, when the server counted it against the window
+    /// and said so.
+    pub(crate) completion_tokens: Option<u64>,
     /// The server's own message.
     pub(crate) message: String,
 }
@@ -91,12 +118,17 @@ pub(crate) fn in_error_object(error: &Value) -> Option<Overflow> {
     if !coded && in_message(&message).is_none() {
         return None;
     }
-    let stated = error
-        .get("n_ctx")
-        .and_then(Value::as_u64)
-        .filter(|window| PLAUSIBLE_WINDOW.contains(window));
+    let stated = |key| {
+        error
+            .get(key)
+            .and_then(Value::as_u64)
+            .filter(|tokens| PLAUSIBLE_WINDOW.contains(tokens))
+    };
+    let lower = message.to_lowercase();
     Some(Overflow {
-        window: stated.or_else(|| window_in(&message.to_lowercase())),
+        window: stated("n_ctx").or_else(|| window_in(&lower)),
+        prompt_tokens: stated("n_prompt_tokens").or_else(|| prompt_in(&lower)),
+        completion_tokens: completion_in(&lower),
         message,
     })
 }
@@ -109,8 +141,37 @@ pub(crate) fn in_message(message: &str) -> Option<Overflow> {
     }
     Some(Overflow {
         window: window_in(&lower),
+        prompt_tokens: prompt_in(&lower),
+        completion_tokens: completion_in(&lower),
         message: message.trim().to_string(),
     })
+}
+
+/// The prompt's size an overflow message (lowercased) states, if it states one.
+fn prompt_in(lower: &str) -> Option<u64> {
+    number_before(lower, PROMPT_BEFORE).or_else(|| {
+        PROMPT_AFTER.iter().find_map(|phrase| {
+            let at = lower.find(phrase)? + phrase.len();
+            number_at(&lower[at..], MAX_GAP_BEFORE_NUMBER)
+        })
+    })
+}
+
+/// The reply length an overflow message (lowercased) says the request asked for: vLLM's
+/// `8192 in the completion`, or the second term of Anthropic's `199759 + 8192 > 200000`.
+fn completion_in(lower: &str) -> Option<u64> {
+    number_before(lower, COMPLETION_BEFORE).or_else(|| {
+        let sum = &lower[lower.find(ANTHROPIC_SUM)? + ANTHROPIC_SUM.len()..];
+        let plus = sum.find('+')?;
+        number_at(&sum[plus + 1..], MAX_GAP_BEFORE_NUMBER)
+    })
+}
+
+/// The whole number that ends right where `phrase` starts in `text`.
+fn number_before(text: &str, phrase: &str) -> Option<u64> {
+    let head = &text[..text.find(phrase)?];
+    let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    head[head.len() - digits..].parse().ok()
 }
 
 /// The window size an overflow message (lowercased) states, if it states one.
@@ -204,6 +265,50 @@ mod tests {
     }
 
     #[test]
+    fn vllm_gives_the_prompt_and_the_completion_it_counted() {
+        let body = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 9000 tokens (808 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}"#;
+        let overflow = in_body(body).unwrap();
+        assert_eq!(
+            (
+                overflow.window,
+                overflow.prompt_tokens,
+                overflow.completion_tokens
+            ),
+            (Some(4096), Some(808), Some(8192))
+        );
+    }
+
+    #[test]
+    fn anthropic_gives_the_prompt_and_the_max_tokens_it_counted() {
+        let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}"#;
+        let overflow = in_body(body).unwrap();
+        assert_eq!(
+            (overflow.prompt_tokens, overflow.completion_tokens),
+            (Some(199_759), Some(8192))
+        );
+        let too_long = in_body(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210345 tokens > 200000 maximum"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (too_long.prompt_tokens, too_long.completion_tokens),
+            (Some(210_345), None)
+        );
+    }
+
+    #[test]
+    fn llama_cpp_gives_the_prompt_from_n_prompt_tokens_or_the_message() {
+        let stated = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":2048}}"#;
+        assert_eq!(in_body(stated).unwrap().prompt_tokens, Some(5000));
+        let in_message = r#"{"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"invalid_request_error"}}"#;
+        let overflow = in_body(in_message).unwrap();
+        assert_eq!(
+            (overflow.prompt_tokens, overflow.completion_tokens),
+            (Some(4476), None)
+        );
+    }
+
+    #[test]
     fn ollama_input_length_error_is_an_overflow_without_a_window() {
         let body = r#"{"error":"the input length exceeds the context length"}"#;
         assert_eq!(window(body), Some(None));
@@ -242,6 +347,8 @@ mod tests {
             overflow,
             Some(Overflow {
                 window: None,
+                prompt_tokens: None,
+                completion_tokens: None,
                 message: "the input length exceeds the context length".into(),
             })
         );

@@ -181,9 +181,10 @@ impl Agent {
         &self.config.context
     }
 
-    /// The local estimate scaled by the provider's own count of the last request.
+    /// The local estimate scaled by the provider's own count of the last request, rounded up
+    /// so an estimate calibrated to a count gives back at least that count.
     pub(super) fn calibrated(&self, estimate: u64) -> u64 {
-        (estimate as f64 * self.calibration) as u64
+        (estimate as f64 * self.calibration).ceil() as u64
     }
 
     /// Learns how the provider's token count relates to the local estimate of a request.

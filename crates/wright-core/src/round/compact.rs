@@ -117,7 +117,7 @@ impl Agent {
         let archived = self.history.to_archive(&plan).to_vec();
         let timeout = self.config.context.summary_timeout;
         let SummaryCall { summary, usage } = tokio::select! {
-            call = summarize(&self.summary_llm, &archived, max_tokens, timeout) => call,
+            call = summarize(&self.summary_llm, &archived, (max_tokens, self.reply_reserve(&self.summary_llm)), timeout) => call,
             () = self.cancellation().cancelled() => return Err(RoundError::Interrupted),
         };
         if let Some(usage) = usage {
@@ -166,14 +166,19 @@ impl Agent {
         Ok(rest_left)
     }
 
+    /// What the window keeps for a reply of `llm`.
+    fn reply_reserve(&self, llm: &LlmClient) -> u32 {
+        reserved_for_reply(
+            llm.config().max_output_tokens,
+            self.config.context.context_window,
+        )
+    }
+
     /// The most tokens a request to `llm` may hold: the window less what is kept for the
     /// reply.
     fn request_limit(&self, llm: &LlmClient) -> u64 {
         let window = self.config.context.context_window;
-        window.saturating_sub(u64::from(reserved_for_reply(
-            llm.config().max_output_tokens,
-            window,
-        )))
+        window.saturating_sub(u64::from(self.reply_reserve(llm)))
     }
 
     /// `plan` cut to the most whole rounds whose summary request fits `max_tokens` (at least

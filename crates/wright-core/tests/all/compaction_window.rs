@@ -89,8 +89,10 @@ async fn archived_rounds_too_long_for_one_summary_are_summarised_in_parts_that_f
     let (first, second) = (&requests[0].body, &requests[1].body);
     assert!(is_summary_request(first) && is_summary_request(second));
     // Each summary request fits the request share of the window (3 characters a token).
-    for body in [first, second] {
+    for (body, request) in [(first, &requests[0]), (second, &requests[1])] {
         assert!(body.chars().count() / 3 <= 9_000, "{}", body.len());
+        // The reply asked for fits the window with the request: the quarter kept for it.
+        assert_eq!(request.json().unwrap()["max_tokens"], 3_000);
     }
     assert!(first.contains("question 1 ") && !first.contains("question 11 "));
     assert!(second.contains("question 11 "), "the rest in the second");

@@ -1,31 +1,49 @@
-//! A server whose window is smaller than the configured one, over loopback: its refusal is
-//! recognised (also behind a stream cut before any event), the request is fitted to the
-//! window it names and sent once more, and a second refusal ends the round once.
+//! Requests fitted to the window over loopback: each asks for a reply no longer than the
+//! window leaves. A server whose window is smaller than the configured one, or that counts
+//! the prompt higher than wright's estimate, refuses a request; its refusal is recognised
+//! (also behind a stream cut before any event), the request is fitted again to what it
+//! names and sent once more, and a second refusal ends the round once.
 
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use wright_core::context::estimate_request;
 use wright_core::history::HistoryManager;
 use wright_core::{Agent, AgentConfig, RoundOutcome};
-use wright_llm::{LlmClient, LlmConfig, ProviderKind};
+use wright_llm::{ChatMessage, ChatRequest, LlmClient, LlmConfig, ProviderKind};
 use wright_protocol::{Event, FailureCode};
-use wright_testkit::{Script, ScriptedResponse, TestServer};
+use wright_testkit::{RecordedRequest, Script, ScriptedResponse, TestServer};
 use wright_tools::{ToolContext, ToolRegistry};
 
 const FINISH: &str = "Thought: done.\nAction: Finish[done]";
 
-/// llama.cpp's answer to a request longer than its window of `n_ctx` tokens.
+/// llama.cpp's answer to a request longer than its window of `n_ctx` tokens, without the
+/// prompt's count (so only the window can be learnt from it).
 fn llama_cpp_overflow(n_ctx: u64) -> ScriptedResponse {
     ScriptedResponse::status(400, "").with_body(
         json!({"error": {
             "code": 400,
             "message": "the request exceeds the available context size, try increasing it",
             "type": "exceed_context_size_error",
-            "n_prompt_tokens": 30000,
             "n_ctx": n_ctx,
         }})
         .to_string(),
+    )
+}
+
+/// vLLM's answer to a request whose prompt (`prompt` tokens by its count) and reply limit
+/// (`completion`) add up to more than its window.
+fn vllm_overflow(window: u64, prompt: u64, completion: u64) -> ScriptedResponse {
+    let message = format!(
+        "This model's maximum context length is {window} tokens. However, you requested {} \
+         tokens ({prompt} in the messages, {completion} in the completion). Please reduce the \
+         length of the messages or completion.",
+        prompt + completion
+    );
+    ScriptedResponse::status(400, "").with_body(
+        json!({"object": "error", "message": message, "type": "BadRequestError", "param": null, "code": 400})
+            .to_string(),
     )
 }
 
@@ -47,6 +65,17 @@ struct Ran {
 
 /// Runs one round in a project holding `big.txt` (1,500 lines, 30,000 characters) against `script`.
 async fn run(script: Vec<ScriptedResponse>) -> Ran {
+    run_with(script, AgentConfig::default()).await
+}
+
+/// [`run`] with `context_window` configured and the default `max_output_tokens` (8,192).
+async fn run_in_window(script: Vec<ScriptedResponse>, context_window: u64) -> Ran {
+    let mut config = AgentConfig::default();
+    config.context.context_window = context_window;
+    run_with(script, config).await
+}
+
+async fn run_with(script: Vec<ScriptedResponse>, agent_config: AgentConfig) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let line = format!("{}\n", "x".repeat(19));
     std::fs::write(dir.path().join("big.txt"), line.repeat(1500)).unwrap();
@@ -59,7 +88,7 @@ async fn run(script: Vec<ScriptedResponse>) -> Ran {
         llm,
         ToolRegistry::builtin(),
         ctx,
-        AgentConfig::default(),
+        agent_config,
         HistoryManager::new(None),
     )
     .unwrap();
@@ -73,6 +102,25 @@ async fn run(script: Vec<ScriptedResponse>) -> Ran {
         server,
         agent,
     }
+}
+
+/// The reply limit a recorded request asked for (`max_tokens`), and wright's estimate of its
+/// prompt (before calibration, which a fresh session does not have).
+fn reply_limit_and_prompt(request: &RecordedRequest) -> (u64, u64) {
+    let body = request.json().unwrap();
+    let mut chat = ChatRequest::default();
+    for message in body["messages"].as_array().unwrap() {
+        let content = message["content"].as_str().unwrap().to_string();
+        match message["role"].as_str().unwrap() {
+            "system" => chat.system.push(content),
+            "assistant" => chat.messages.push(ChatMessage::assistant(content)),
+            _ => chat.messages.push(ChatMessage::user(content)),
+        }
+    }
+    (
+        body["max_tokens"].as_u64().unwrap(),
+        estimate_request(&chat),
+    )
 }
 
 fn read_big_file() -> ScriptedResponse {
@@ -152,10 +200,10 @@ async fn a_second_refusal_ends_the_round_once_naming_the_window_and_the_setting(
 
 #[tokio::test]
 async fn a_refusal_that_refitting_cannot_help_ends_the_round_at_once() {
-    // The first request is already as small as it gets: fitting it to 4096 tokens changes
-    // nothing, so it is not sent again.
+    // The refusal names the configured window and not the prompt's count: nothing is learnt,
+    // the request would be the same, so it is not sent again.
     let [cut, overflow] = refusal(4096);
-    let ran = run(vec![cut, overflow, ScriptedResponse::text(FINISH)]).await;
+    let ran = run_in_window(vec![cut, overflow, ScriptedResponse::text(FINISH)], 4096).await;
 
     let RoundOutcome::Failed { code, message } = &ran.outcome else {
         panic!("expected a failure, got {:?}", ran.outcome);
@@ -164,4 +212,70 @@ async fn a_refusal_that_refitting_cannot_help_ends_the_round_at_once() {
     assert!(message.contains("4096"), "{message}");
     assert!(message.contains("`context_window`"), "{message}");
     assert_eq!(ran.server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_request_to_a_small_window_asks_for_a_reply_that_fits_it() {
+    let ran = run_in_window(vec![ScriptedResponse::text(FINISH)], 4096).await;
+
+    assert!(
+        matches!(ran.outcome, RoundOutcome::Finished { .. }),
+        "{:?}",
+        ran.outcome
+    );
+    let requests = ran.server.requests();
+    assert_eq!(requests.len(), 1);
+    let (max_tokens, prompt) = reply_limit_and_prompt(&requests[0]);
+    assert!(max_tokens < 8192, "{max_tokens}");
+    assert!(
+        prompt + max_tokens <= 4096,
+        "prompt {prompt} + reply {max_tokens}"
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_counting_a_longer_prompt_is_sent_once_more_with_a_shorter_reply() {
+    let ran = run_in_window(
+        vec![
+            vllm_overflow(8192, 3500, 5000),
+            ScriptedResponse::text(FINISH),
+        ],
+        8192,
+    )
+    .await;
+
+    assert!(
+        matches!(ran.outcome, RoundOutcome::Finished { .. }),
+        "{:?}",
+        ran.outcome
+    );
+    let requests = ran.server.requests();
+    assert_eq!(requests.len(), 2);
+    let (refused, _) = reply_limit_and_prompt(&requests[0]);
+    let (retried, _) = reply_limit_and_prompt(&requests[1]);
+    assert!(retried < refused, "retried {retried}, refused {refused}");
+    // By the server's count of the (unchanged) prompt, the retry fits.
+    assert!(3500 + retried <= 8192, "{retried}");
+    assert_eq!(ran.agent.context_settings().context_window, 8192);
+}
+
+#[tokio::test]
+async fn a_second_refusal_counting_the_reply_ends_the_round_naming_max_output_tokens() {
+    let ran = run_in_window(
+        vec![
+            vllm_overflow(8192, 3500, 5000),
+            vllm_overflow(8192, 3500, 4692),
+            ScriptedResponse::text(FINISH),
+        ],
+        8192,
+    )
+    .await;
+
+    let RoundOutcome::Failed { code, message } = &ran.outcome else {
+        panic!("expected a failure, got {:?}", ran.outcome);
+    };
+    assert_eq!(*code, FailureCode::ContextOverflow);
+    assert!(message.contains("`max_output_tokens`"), "{message}");
+    assert!(message.contains("`context_window`"), "{message}");
+    assert_eq!(ran.server.requests().len(), 2, "one retry, no more");
 }

@@ -62,6 +62,7 @@ async fn the_request_has_the_documented_shape() {
             ChatMessage::assistant("Hello."),
         ],
         stop: vec!["Observation:".into()],
+        max_output_tokens: None,
     };
     complete(config, &request).await.0.unwrap();
 
@@ -233,4 +234,19 @@ async fn crlf_lines_and_multibyte_text_are_read() {
             cache_creation_tokens: None,
         })
     );
+}
+
+#[tokio::test]
+async fn a_requests_own_reply_limit_is_sent_as_max_tokens() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::text("Hello.")])).unwrap();
+    let request = ChatRequest {
+        max_output_tokens: Some(700),
+        ..request()
+    };
+    complete(config(ProviderKind::Anthropic, &server), &request)
+        .await
+        .0
+        .unwrap();
+
+    assert_eq!(server.requests()[0].json().unwrap()["max_tokens"], 700);
 }

@@ -34,6 +34,7 @@ pub fn request() -> ChatRequest {
         system: vec!["You are terse.".to_string()],
         messages: vec![ChatMessage::user("Say hello.")],
         stop: Vec::new(),
+        max_output_tokens: None,
     }
 }
 

@@ -58,6 +58,7 @@ async fn the_request_has_the_documented_shape() {
             ChatMessage::user("Again."),
         ],
         stop: vec!["Observation:".into()],
+        max_output_tokens: None,
     };
     complete(config, &request).await.0.unwrap();
 
@@ -252,4 +253,37 @@ async fn a_bad_request_about_something_else_still_fails_at_once() {
     let (result, _) = complete(config(ProviderKind::OpenAi, &server), &request()).await;
     assert!(result.is_err());
     assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_requests_own_reply_limit_is_sent_as_max_tokens() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::text(REPLY)])).unwrap();
+    let request = ChatRequest {
+        max_output_tokens: Some(700),
+        ..request()
+    };
+    complete(config(ProviderKind::OpenAi, &server), &request)
+        .await
+        .0
+        .unwrap();
+
+    let body = server.requests()[0].json().unwrap();
+    assert_eq!(body["max_tokens"], 700);
+    assert!(body.get("max_completion_tokens").is_none());
+}
+
+#[tokio::test]
+async fn a_requests_own_reply_limit_is_sent_as_max_completion_tokens_where_that_is_the_spelling() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::text(REPLY)])).unwrap();
+    let mut config = config(ProviderKind::OpenAi, &server);
+    config.model = "gpt-5-mini".into();
+    let request = ChatRequest {
+        max_output_tokens: Some(700),
+        ..request()
+    };
+    complete(config, &request).await.0.unwrap();
+
+    let body = server.requests()[0].json().unwrap();
+    assert_eq!(body["max_completion_tokens"], 700);
+    assert!(body.get("max_tokens").is_none());
 }
