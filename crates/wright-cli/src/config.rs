@@ -458,9 +458,14 @@ pub fn load_files(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<FileConfig>, ConfigError> {
     let paths = config_files(project_root, env);
+    // The first is the project's own file: read as every file a repository supplies.
     let mut files = paths
         .iter()
-        .map(|path| FileConfig::load(path))
+        .enumerate()
+        .map(|(index, path)| match index {
+            0 => FileConfig::load_from_project(project_root, path),
+            _ => FileConfig::load(path),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let home = env("HOME").map(PathBuf::from);
     for warning in restrict_untrusted(&mut files, project_root, home.as_deref()) {

@@ -1,8 +1,13 @@
 //! Layer L2 (spec A1, C5): the project's rules in `CODE_LAW.md` at the project root, name
 //! matched without regard to case, re-read for every request and never stored in history.
+//! The repository may be hostile: the file is read only inside the project, only as a regular
+//! file, without blocking ([`read_project_file`]), and the caller masks secrets in it as in
+//! tool output.
 
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+use wright_tools::project_file::{ProjectFileError, read_project_file};
+use wright_tools::secrets::SecretMasker;
 
 /// The file name, compared case-insensitively (spec C5).
 pub const CODE_LAW_FILE: &str = "code_law.md";
@@ -29,21 +34,22 @@ pub struct CodeLawError {
     pub path: PathBuf,
     /// Why it cannot be read.
     #[source]
-    pub source: io::Error,
+    pub source: ProjectFileError,
 }
 
-/// Reads the project's CODE_LAW.md, if it has one. A file that cannot be read is reported as
-/// an error for the caller to show; it never stops a round.
-pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, CodeLawError> {
+/// Reads the project's CODE_LAW.md, if it has one, with secrets masked by `masker` as in tool
+/// output. A file that cannot be read is reported as an error for the caller to show; it never
+/// stops a round.
+pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw>, CodeLawError> {
     let Ok(entries) = std::fs::read_dir(project_root) else {
         return Ok(None);
     };
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
         .filter(|entry| {
-            entry
-                .file_type()
-                .is_ok_and(|t| t.is_file() || t.is_symlink())
+            // Anything but a directory: what is not a regular file inside the project is
+            // reported (a FIFO, a link out of it) rather than silently left out.
+            entry.file_type().is_ok_and(|t| !t.is_dir())
         })
         .filter_map(|entry| entry.file_name().into_string().ok())
         .filter(|name| name.eq_ignore_ascii_case(CODE_LAW_FILE))
@@ -55,15 +61,12 @@ pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, CodeLawError> {
         return Ok(None);
     };
     let path = project_root.join(&file_name);
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .and_then(|file| {
-            file.take(MAX_CODE_LAW_BYTES as u64 + 1)
-                .read_to_end(&mut bytes)
-        })
-        .map_err(|source| CodeLawError {
-            path: path.clone(),
-            source,
+    let mut bytes =
+        read_project_file(project_root, &path, MAX_CODE_LAW_BYTES as u64).map_err(|source| {
+            CodeLawError {
+                path: path.clone(),
+                source,
+            }
         })?;
     let truncated = bytes.len() > MAX_CODE_LAW_BYTES;
     bytes.truncate(MAX_CODE_LAW_BYTES);
@@ -80,7 +83,7 @@ pub fn load(project_root: &Path) -> Result<Option<CodeLaw>, CodeLawError> {
     }
     Ok(Some(CodeLaw {
         file_name,
-        text,
+        text: masker.mask(&text).into_owned(),
         truncated,
     }))
 }
@@ -93,24 +96,68 @@ mod tests {
     #[test]
     fn absent_file_is_nothing() {
         let dir = tempfile::TempDir::new().unwrap();
-        assert_eq!(load(dir.path()).unwrap(), None);
+        assert_eq!(load(dir.path(), &SecretMasker::disabled()).unwrap(), None);
     }
 
     #[test]
     fn any_case_of_the_name_is_found() {
         let dir = tempfile::TempDir::new().unwrap();
         std::fs::write(dir.path().join("Code_Law.MD"), "Use tabs.").unwrap();
-        let law = load(dir.path()).unwrap().unwrap();
+        let law = load(dir.path(), &SecretMasker::disabled())
+            .unwrap()
+            .unwrap();
         assert_eq!(law.file_name, "Code_Law.MD");
         assert_eq!(law.text, "Use tabs.");
         assert!(!law.truncated);
     }
 
     #[test]
+    fn a_link_out_of_the_project_or_a_fifo_is_refused_with_the_reason() {
+        let outside = tempfile::TempDir::new().unwrap();
+        std::fs::write(outside.path().join("credentials"), "aws_secret=1").unwrap();
+        let dir = tempfile::TempDir::new().unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("credentials"),
+            dir.path().join("CODE_LAW.md"),
+        )
+        .unwrap();
+        let error = load(dir.path(), &SecretMasker::disabled())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("leads out of the project"), "{error}");
+        std::fs::remove_file(dir.path().join("CODE_LAW.md")).unwrap();
+        nix::unistd::mkfifo(
+            &dir.path().join("CODE_LAW.md"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .unwrap();
+        let error = load(dir.path(), &SecretMasker::disabled())
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+    }
+
+    #[test]
+    fn secrets_in_the_rules_are_masked_as_in_tool_output() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("CODE_LAW.md"),
+            "Deploy with AKIAIOSFODNN7EXAMPLE.",
+        )
+        .unwrap();
+        let masker = SecretMasker::new(&wright_tools::secrets::SecretPolicy::default()).unwrap();
+        let law = load(dir.path(), &masker).unwrap().unwrap();
+        assert!(!law.text.contains("AKIAIOSFODNN7EXAMPLE"), "{}", law.text);
+        assert!(law.text.starts_with("Deploy with "));
+    }
+
+    #[test]
     fn a_huge_file_is_cut_with_a_visible_note() {
         let dir = tempfile::TempDir::new().unwrap();
         std::fs::write(dir.path().join("CODE_LAW.md"), "x".repeat(100_000)).unwrap();
-        let law = load(dir.path()).unwrap().unwrap();
+        let law = load(dir.path(), &SecretMasker::disabled())
+            .unwrap()
+            .unwrap();
         assert!(law.truncated);
         assert!(law.text.starts_with(&"x".repeat(MAX_CODE_LAW_BYTES)));
         assert!(law.text.ends_with("the rest was cut.]"));

@@ -36,6 +36,7 @@ mod ls;
 mod matching;
 mod multi_edit;
 mod process_group;
+pub mod project_file;
 mod read;
 mod registry;
 mod sandbox;

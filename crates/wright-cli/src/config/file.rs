@@ -8,7 +8,12 @@ use wright_core::approval::ApprovalMode;
 use wright_core::cost::Price;
 use wright_llm::ProviderKind;
 
+use wright_tools::project_file::read_project_file;
+
 use super::{ConfigError, expand_path};
+
+/// The largest project settings file read.
+pub const MAX_PROJECT_SETTINGS_BYTES: u64 = 1024 * 1024;
 
 /// One settings file. Every key is optional; unknown keys are an error so typos are caught.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -158,7 +163,36 @@ impl FileConfig {
                 });
             }
         };
-        let config: Self = toml::from_str(&text).map_err(|e| ConfigError::File {
+        Self::parse(path, &text)
+    }
+
+    /// The project's own settings file at `path`, read as wright reads every file a repository
+    /// supplies ([`read_project_file`]): inside the project at `root`, a regular file, at most
+    /// [`MAX_PROJECT_SETTINGS_BYTES`]. A missing file is no settings.
+    pub fn load_from_project(root: &Path, path: &Path) -> Result<Self, ConfigError> {
+        let error = |message: String| ConfigError::File {
+            path: path.to_path_buf(),
+            message,
+        };
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(error(e.to_string())),
+            Ok(_) => {}
+        }
+        let bytes = read_project_file(root, path, MAX_PROJECT_SETTINGS_BYTES)
+            .map_err(|e| error(e.to_string()))?;
+        if bytes.len() as u64 > MAX_PROJECT_SETTINGS_BYTES {
+            return Err(error(format!(
+                "it is larger than {} KiB",
+                MAX_PROJECT_SETTINGS_BYTES / 1024
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| error("it is not UTF-8".into()))?;
+        Self::parse(path, &text)
+    }
+
+    fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let config: Self = toml::from_str(text).map_err(|e| ConfigError::File {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;

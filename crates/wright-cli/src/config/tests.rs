@@ -472,3 +472,38 @@ fn a_writable_path_that_does_not_exist_is_an_error_naming_the_file() {
     std::fs::create_dir(project.path().join("missing")).unwrap();
     assert!(load_files(project.path(), &env).is_ok());
 }
+
+#[test]
+fn the_project_settings_file_is_read_only_inside_the_project_and_never_blocks() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("other.toml"), "model = \"theirs\"\n").unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().join(PROJECT_CONFIG);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("other.toml"), &path).unwrap();
+    let error = FileConfig::load_from_project(project.path(), &path)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("leads out of the project"), "{error}");
+
+    std::fs::remove_file(&path).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let error = FileConfig::load_from_project(project.path(), &path)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not a regular file"), "{error}");
+
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, "model = \"ours\"\n").unwrap();
+    let config = FileConfig::load_from_project(project.path(), &path).unwrap();
+    assert_eq!(config.model.as_deref(), Some("ours"));
+    let missing = project.path().join("nothing.toml");
+    assert_eq!(
+        FileConfig::load_from_project(project.path(), &missing).unwrap(),
+        FileConfig::default()
+    );
+}

@@ -628,3 +628,36 @@ fn the_environment_block_is_fixed_when_the_session_starts() {
     assert_eq!(systems[1], systems[0], "a resumed session keeps its L1");
     assert!(systems[2].contains("- Git repository: yes, on branch feature"));
 }
+
+/// A hostile repository's CODE_LAW.md is not followed out of the project, and a FIFO there
+/// does not hang wright: the request goes without project rules and the user is told why.
+#[test]
+fn a_code_law_leading_out_of_the_project_or_a_fifo_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("credentials"), "TOP-SECRET-VALUE").unwrap();
+    let project = Project::new();
+    std::os::unix::fs::symlink(
+        outside.path().join("credentials"),
+        project.path().join("CODE_LAW.md"),
+    )
+    .unwrap();
+    let server = serve(vec![finish("one"), finish("two")]);
+    let run = exec(&project, &server, "hello");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("leads out of the project"),
+        "{}",
+        run.stderr
+    );
+    assert!(!server.requests()[0].body.contains("TOP-SECRET-VALUE"));
+
+    std::fs::remove_file(project.path().join("CODE_LAW.md")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.path().join("CODE_LAW.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let run = exec(&project, &server, "again");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+}

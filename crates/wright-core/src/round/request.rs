@@ -46,7 +46,7 @@ fn reply_cap(max_output_tokens: u32, context_window: u64, estimated: u64) -> u32
 impl Round<'_> {
     /// Builds the next request and makes it fit the window, with the reply limit it leaves.
     pub(super) fn fit_request(&mut self) -> Result<ChatRequest, RoundError> {
-        let code_law = match code_law::load(self.agent.ctx.root()) {
+        let code_law = match code_law::load(self.agent.ctx.root(), self.agent.tools.masker()) {
             Ok(law) => law,
             Err(problem) => {
                 if !self.warned_code_law {

@@ -43,7 +43,7 @@ impl SessionContext {
         Self {
             system: session_system_prompt(&tools, &environment),
             tool_count: tools.names().len(),
-            code_law: code_law::load(root),
+            code_law: code_law::load(root, tools.masker()),
             view: HistoryView::new(&history),
             history,
             recap,
