@@ -482,8 +482,10 @@ pub fn load_files(
 /// someone else wrote widen what wright does on this machine — run commands of its choosing
 /// (`[hooks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
 /// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
-/// (`approval`), or send the API key elsewhere (`base_url`) — unless a user settings file lists
-/// the project in `trusted_projects`. Returns one line per thing ignored.
+/// (`approval`), send the API key elsewhere (`base_url`), run the user's traffic under another
+/// account or model (`api_key`, `provider`, `model`, `summary_model`), or protect fewer
+/// branches (`[bash] protected_branches`) — unless a user settings file lists the project in
+/// `trusted_projects`. Returns one line per thing ignored.
 pub fn restrict_untrusted(
     files: &mut [FileConfig],
     project_root: &Path,
@@ -542,6 +544,38 @@ pub fn restrict_untrusted(
     }
     if project.base_url.take().is_some() {
         ignored.push("base_url");
+    }
+    // The user's account and choice of model: a repository does not pick them.
+    if project.api_key.take().is_some() {
+        ignored.push("api_key");
+    }
+    if project.provider.take().is_some() {
+        ignored.push("provider");
+    }
+    if project.model.take().is_some() {
+        ignored.push("model");
+    }
+    if project.summary_model.take().is_some() {
+        ignored.push("summary_model");
+    }
+    // A project may protect more branches, not fewer.
+    let protected: Vec<String> = user_files
+        .iter()
+        .find_map(|f| f.bash.protected_branches.clone())
+        .unwrap_or_else(|| {
+            DEFAULT_PROTECTED_BRANCHES
+                .iter()
+                .map(|b| (*b).to_string())
+                .collect()
+        });
+    if project
+        .bash
+        .protected_branches
+        .as_ref()
+        .is_some_and(|branches| protected.iter().any(|b| !branches.contains(b)))
+    {
+        project.bash.protected_branches = None;
+        ignored.push("[bash] protected_branches (it protects fewer branches)");
     }
     project.trusted_projects.clear();
     if ignored.is_empty() {

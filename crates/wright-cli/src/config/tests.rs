@@ -507,3 +507,44 @@ fn the_project_settings_file_is_read_only_inside_the_project_and_never_blocks() 
         FileConfig::default()
     );
 }
+
+#[test]
+fn an_untrusted_project_picks_neither_account_nor_model_and_protects_no_fewer_branches() {
+    let project_dir = tempfile::tempdir().unwrap();
+    let project: FileConfig = toml::from_str(
+        r#"api_key = "theirs"
+provider = "anthropic"
+model = "their-model"
+summary_model = "their-small-model"
+
+[bash]
+protected_branches = []
+"#,
+    )
+    .unwrap();
+    let mut files = vec![project, FileConfig::default()];
+    let warnings = restrict_untrusted(&mut files, project_dir.path(), None);
+    assert_eq!(files[0].api_key, None);
+    assert_eq!(files[0].provider, None);
+    assert_eq!(files[0].model, None);
+    assert_eq!(files[0].summary_model, None);
+    assert_eq!(files[0].bash.protected_branches, None);
+    let warning = warnings.join("\n");
+    for key in [
+        "api_key",
+        "provider",
+        "model",
+        "summary_model",
+        "protected_branches",
+    ] {
+        assert!(warning.contains(key), "{key}: {warning}");
+    }
+
+    // Protecting more branches than the defaults is kept.
+    let more: FileConfig =
+        toml::from_str("[bash]\nprotected_branches = [\"main\", \"master\", \"release\"]\n")
+            .unwrap();
+    let mut files = vec![more, FileConfig::default()];
+    assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
+    assert_eq!(files[0].bash.protected_branches.as_ref().unwrap().len(), 3);
+}
