@@ -25,6 +25,6 @@ pub use catalog::{MIN_ID_PREFIX, SessionSummary};
 pub use record::{CompactionRecord, Record, RoundStatus, SessionMeta, UsageKind};
 pub use store::{
     DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,
-    default_home, load, project_key,
+    default_home, legacy_project_key, load, project_key,
 };
 pub use wait::{BusySession, NamedSessionFile};

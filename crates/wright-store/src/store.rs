@@ -1,6 +1,7 @@
 //! Finding, creating, loading and appending to session files.
 
 use std::fs::{File, OpenOptions};
+use std::hash::Hasher;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -175,9 +176,26 @@ pub fn default_home(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .or_else(|| non_empty("HOME").map(|home| PathBuf::from(home).join(".local/share/wright")))
 }
 
-/// The directory name for a project's sessions: its absolute path with every character that is
-/// not a letter, digit, `.` or `_` turned into `-` (readable, like Claude Code's project keys).
+/// Characters of the readable part of a [`project_key`] kept (its end, the telling part).
+const READABLE_KEY_CHARS: usize = 100;
+
+/// The directory name for a project's sessions: a readable part (the end of
+/// [`legacy_project_key`]) and a hash of the whole path, so that two projects never share one:
+/// `/x/a-b` and `/x/a/b` read alike but hash apart. FNV-1a is defined to the bit, so the key
+/// stays the same across builds.
 pub fn project_key(project_root: &Path) -> String {
+    let readable = legacy_project_key(project_root);
+    let skip = readable.chars().count().saturating_sub(READABLE_KEY_CHARS);
+    let tail: String = readable.chars().skip(skip).collect();
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(project_root.as_os_str().as_encoded_bytes());
+    format!("{tail}-{:016x}", hasher.finish())
+}
+
+/// The directory name wrights before issue 12 used: the absolute path with every character
+/// that is not a letter, digit, `.` or `_` turned into `-`. Two projects could share it; their
+/// sessions are moved apart by [`SessionStore::new`].
+pub fn legacy_project_key(project_root: &Path) -> String {
     project_root
         .to_string_lossy()
         .chars()
@@ -213,12 +231,38 @@ pub struct LoadedSession {
 }
 
 impl SessionStore {
-    /// The store for `project_root` under the state directory `home`. Touches no files.
+    /// The store for `project_root` under the state directory `home`. Touches no files, except
+    /// once: the project's sessions in a directory of the [`legacy_project_key`] are moved into
+    /// its own (those of another project that shared the directory stay where they are).
     pub fn new(home: &Path, project_root: &Path) -> Self {
-        Self {
-            dir: home.join("sessions").join(project_key(project_root)),
+        let sessions = home.join("sessions");
+        let store = Self {
+            dir: sessions.join(project_key(project_root)),
             project_root: project_root.to_path_buf(),
             environment: None,
+        };
+        let legacy = sessions.join(legacy_project_key(project_root));
+        if legacy.is_dir() && !store.dir.exists() {
+            store.adopt_legacy_sessions(&legacy);
+        }
+        store
+    }
+
+    /// Moves this project's session files out of `legacy`, the directory it may have shared
+    /// with another project. Best effort: a file that cannot be read or moved stays.
+    fn adopt_legacy_sessions(&self, legacy: &Path) {
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            return;
+        }
+        let Ok(paths) = session_paths(legacy) else {
+            return;
+        };
+        let root = self.project_root.display().to_string();
+        for path in paths {
+            let ours = read_meta(&path).is_ok_and(|meta| meta.project_root == root);
+            if let (true, Some(name)) = (ours, path.file_name()) {
+                let _ = std::fs::rename(&path, self.dir.join(name));
+            }
         }
     }
 

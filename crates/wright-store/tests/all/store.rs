@@ -9,7 +9,7 @@ use tempfile::TempDir;
 use wright_protocol::{Message, Usage};
 use wright_store::{
     NamedSession, NamedSessionFile, Record, RoundStatus, SessionStore, StoreError, UsageKind,
-    default_home, load, project_key,
+    default_home, legacy_project_key, load, project_key,
 };
 
 fn store(home: &TempDir) -> SessionStore {
@@ -55,8 +55,11 @@ fn appended_records_load_back_in_order() {
     assert_eq!(loaded.records, records);
     assert!(loaded.warnings.is_empty());
     assert!(
-        file.path()
-            .starts_with(home.path().join("sessions").join("-work-my-project"))
+        file.path().starts_with(
+            home.path()
+                .join("sessions")
+                .join(project_key(Path::new("/work/my project")))
+        )
     );
 }
 
@@ -283,10 +286,9 @@ fn a_file_without_meta_is_not_a_session() {
 
 #[test]
 fn project_keys_and_home_are_readable_paths() {
-    assert_eq!(
-        project_key(Path::new("/home/ann/src/app.rs")),
-        "-home-ann-src-app.rs"
-    );
+    let key = project_key(Path::new("/home/ann/src/app.rs"));
+    assert!(key.starts_with("-home-ann-src-app.rs-"), "{key}");
+    assert_eq!(key, project_key(Path::new("/home/ann/src/app.rs")));
     let env = |name: &str| (name == "HOME").then(|| "/home/ann".to_string());
     assert_eq!(
         default_home(&env).unwrap(),
@@ -398,4 +400,57 @@ fn a_session_removed_while_waited_for_is_looked_up_again() {
     };
     assert_ne!(created.id, meta.id);
     assert_eq!(created.name.as_deref(), Some("work"));
+}
+
+#[test]
+fn projects_whose_paths_read_alike_keep_their_sessions_apart() {
+    let (a, b) = (Path::new("/x/a-b"), Path::new("/x/a/b"));
+    assert_eq!(legacy_project_key(a), legacy_project_key(b));
+    assert_ne!(project_key(a), project_key(b));
+    let long = Path::new("/p").join("deep".repeat(100));
+    assert!(project_key(&long).chars().count() <= 100 + 17);
+
+    let home = tempfile::tempdir().unwrap();
+    let (first, _) = SessionStore::new(home.path(), a)
+        .create(Some("one"))
+        .unwrap();
+    let second = SessionStore::new(home.path(), b);
+    assert_eq!(second.find_named("one").unwrap().map(|s| s.meta.id), None);
+    assert_eq!(
+        SessionStore::new(home.path(), a)
+            .find_named("one")
+            .unwrap()
+            .map(|s| s.meta.id),
+        Some(first.id)
+    );
+}
+
+#[test]
+fn sessions_under_the_old_shared_key_move_to_their_own_project() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (Path::new("/x/a-b"), Path::new("/x/a/b"));
+    // Sessions as an older wright wrote them: both projects in one directory.
+    let legacy = home.path().join("sessions").join(legacy_project_key(a));
+    let mut ids = Vec::new();
+    for (root, name) in [(a, "mine"), (b, "theirs")] {
+        let store = SessionStore::new(home.path(), root);
+        let (meta, file) = store.create(Some(name)).unwrap();
+        drop(file);
+        std::fs::create_dir_all(&legacy).unwrap();
+        let file_name = format!("{}.jsonl", meta.id);
+        std::fs::rename(store.dir().join(&file_name), legacy.join(&file_name)).unwrap();
+        std::fs::remove_dir_all(store.dir()).unwrap();
+        ids.push(meta.id);
+    }
+    let mine = SessionStore::new(home.path(), a);
+    assert_eq!(
+        mine.find_named("mine").unwrap().map(|s| s.meta.id),
+        Some(ids[0].clone())
+    );
+    assert_eq!(mine.find_named("theirs").unwrap().map(|s| s.meta.id), None);
+    let theirs = SessionStore::new(home.path(), b);
+    assert_eq!(
+        theirs.find_named("theirs").unwrap().map(|s| s.meta.id),
+        Some(ids[1].clone())
+    );
 }
