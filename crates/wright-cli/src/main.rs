@@ -11,6 +11,7 @@ mod render;
 mod session;
 mod session_view;
 mod sessions_cmd;
+mod terminal;
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -449,6 +450,7 @@ async fn tool(root: &Path, args: ToolArgs) -> u8 {
         result.text
     };
     use std::io::Write;
+    let output = terminal::for_stdout(&output);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{output}");
     if failed { EXIT_FAILED } else { 0 }

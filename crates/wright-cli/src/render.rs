@@ -60,18 +60,25 @@ pub struct HumanRenderer {
     color: bool,
     /// Whether stderr's cursor is at the start of a line.
     at_line_start: bool,
+    /// Whether stderr is a terminal: text written there has its control characters escaped.
+    terminal: bool,
 }
 
 impl HumanRenderer {
     /// A renderer that colours its output when stderr is a terminal.
     pub fn new() -> Self {
+        let terminal = io::stderr().is_terminal();
         Self {
-            color: io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            color: terminal && std::env::var_os("NO_COLOR").is_none(),
             at_line_start: true,
+            terminal,
         }
     }
 
+    /// `text` (from the model, a tool or a file) coloured with `style`, its own control
+    /// characters escaped on a terminal.
     fn paint(&self, style: &str, text: &str) -> String {
+        let text = crate::terminal::for_stream(text, self.terminal);
         if self.color {
             format!("{style}{text}{RESET}")
         } else {
@@ -149,6 +156,7 @@ impl Renderer for HumanRenderer {
                 let line = self.paint(YELLOW, &format!("? {tool} needs approval ({what}):"));
                 self.line(&line);
                 let preview = indented_preview(preview, MAX_APPROVAL_PREVIEW_LINES);
+                let preview = crate::terminal::for_stream(&preview, self.terminal).into_owned();
                 self.line(&preview);
                 if let Some(concern) = concern {
                     let line =
@@ -240,6 +248,7 @@ impl Renderer for HumanRenderer {
             Event::RoundFinished { answer, usage, .. } => {
                 let line = self.paint(DIM, &usage_line(usage));
                 self.line(&line);
+                let answer = crate::terminal::for_stdout(answer);
                 let mut out = io::stdout().lock();
                 let _ = writeln!(out, "{answer}");
                 let _ = out.flush();

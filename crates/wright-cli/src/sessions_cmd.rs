@@ -153,6 +153,7 @@ fn fail(error: &StoreError) -> u8 {
 
 /// Writes `text` to stdout; a closed pipe (`wright sessions show X | head`) is not an error.
 fn print(text: &str) {
+    let text = crate::terminal::for_stdout(text);
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 

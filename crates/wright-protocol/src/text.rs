@@ -61,9 +61,37 @@ pub fn count<N: Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> 
     }
 }
 
+/// `text` fit to write to a terminal: every control character but newline and tab is shown
+/// escaped (`\x1b`, `\u{9b}`), so that text from a model or a file cannot move the cursor,
+/// clear the screen, set the window title or write the clipboard (OSC 52).
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let is_hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !is_hidden(c) => shown.push(c),
+            c if u32::from(c) < 0x80 => shown.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c => shown.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+        }
+    }
+    Cow::Owned(shown)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_but_newline_and_tab_are_shown_escaped() {
+        assert!(matches!(escape_controls("plain\ttext\n"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_controls("\u{1b}]52;c;ZWNobw==\u{7}x\u{9b}2J"),
+            "\\x1b]52;c;ZWNobw==\\x07x\\u{9b}2J"
+        );
+    }
     use pretty_assertions::assert_eq;
 
     #[test]

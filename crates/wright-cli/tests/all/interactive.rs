@@ -508,3 +508,18 @@ fn tab_completes_an_at_path_fuzzily_and_skips_ignored_files() {
     session.ctrl_d();
     assert_eq!(session.wait(), 0);
 }
+
+/// Issue 12: an answer carrying terminal escapes (a window title, a clipboard write) reaches
+/// the terminal shown, not obeyed.
+#[test]
+fn escapes_in_an_exec_answer_are_shown_not_obeyed_on_a_terminal() {
+    let project = Project::new();
+    let server = serve(vec![reply(
+        "Action: Finish[\u{1b}]0;EVIL-TITLE\u{7}\u{1b}]52;c;ZWNobw==\u{7}the answer]",
+    )]);
+    let mut session = Session::start(&project, &server, &["exec", "hi"]);
+    session.expect("the answer");
+    session.expect("\\x1b]0;EVIL-TITLE\\x07");
+    session.expect("\\x1b]52;c;ZWNobw==");
+    assert_eq!(session.wait(), 0);
+}
