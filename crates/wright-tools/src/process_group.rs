@@ -176,7 +176,11 @@ fn die_with_wright(_: &mut Command) {}
 /// neither the terminal's signals nor a kill of the command's group reach it.
 #[cfg(unix)]
 fn watchdog(pgid: i32) -> io::Result<Child> {
-    Command::new("bash")
+    let mut watchdog = Command::new("bash");
+    for name in crate::PROVIDER_KEY_VARIABLES {
+        watchdog.env_remove(name);
+    }
+    watchdog
         .arg("-c")
         .arg(WATCHDOG)
         .arg("wright-watchdog")
@@ -185,7 +189,6 @@ fn watchdog(pgid: i32) -> io::Result<Child> {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .env_remove("WRIGHT_API_KEY")
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
