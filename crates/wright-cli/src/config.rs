@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
@@ -591,27 +592,70 @@ pub fn restrict_untrusted(
 }
 
 /// The variables that hold a provider key.
-const KEY_VARIABLES: [&str; 3] = ["WRIGHT_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+const KEY_VARIABLES: [&str; 3] = wright_tools::PROVIDER_KEY_VARIABLES;
+
+/// The provider keys wright was started with, moved out of its environment by
+/// [`take_provider_keys`] (issue 12).
+static PROVIDER_KEYS: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
+
+/// Moves the provider-key variables out of wright's environment into memory only
+/// [`process_env`] reads, so that nothing wright starts (commands, hooks, the watchdog)
+/// inherits them, whatever spawns it. The bytes wright was started with stay in its
+/// `/proc/PID/environ`; wright's process is made non-dumpable for that.
+///
+/// # Safety
+///
+/// Changing the environment races with any other thread reading it: call this at the very
+/// start of `main`, while wright has one thread.
+#[allow(unsafe_code)]
+pub unsafe fn take_provider_keys() {
+    let keys = KEY_VARIABLES
+        .iter()
+        .filter_map(|&name| Some((name, std::env::var(name).ok()?)))
+        .collect();
+    for name in KEY_VARIABLES {
+        // SAFETY: the caller guarantees no other thread exists yet.
+        unsafe { std::env::remove_var(name) };
+    }
+    let _ = PROVIDER_KEYS.set(keys);
+}
+
+/// The variable `name` of wright's environment, provider keys included (see
+/// [`take_provider_keys`]).
+pub fn process_env(name: &str) -> Option<String> {
+    PROVIDER_KEYS
+        .get()
+        .and_then(|keys| keys.iter().find(|(key, _)| *key == name))
+        .map(|(_, value)| value.clone())
+        .or_else(|| std::env::var(name).ok())
+}
+
+/// wright's environment, provider keys included (see [`take_provider_keys`]).
+fn process_vars() -> impl Iterator<Item = (String, String)> {
+    let keys = PROVIDER_KEYS.get().into_iter().flatten();
+    keys.map(|(name, value)| (name.to_string(), value.clone()))
+        .chain(std::env::vars())
+}
 
 /// Loads and resolves the settings for a project, reading the real environment; the values of
 /// its secret-named variables are masked in tool output.
 pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
-    let env = |name: &str| std::env::var(name).ok();
+    let env = process_env;
     let mut settings = resolve(flags, &env, &load_files(project_root, &env)?, project_root)?;
-    settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(std::env::vars());
+    settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(process_vars());
     Ok(settings)
 }
 
 /// The tool settings for a project without a model (`wright tool`), from the real
 /// environment.
 pub fn load_tool_settings(project_root: &Path) -> Result<ToolSettings, ConfigError> {
-    let env = |name: &str| std::env::var(name).ok();
+    let env = process_env;
     let home = env("HOME").map(PathBuf::from);
     tool_settings(
         &load_files(project_root, &env)?,
         project_root,
         home.as_deref(),
-        std::env::vars(),
+        process_vars(),
     )
 }
 

@@ -144,7 +144,24 @@ struct ToolArgs {
     args: String,
 }
 
+/// Makes wright's process non-dumpable (issue 12), so commands running as the same user
+/// cannot read its memory or `/proc/PID/environ` (where the provider key it was started with
+/// stays) nor attach to it with ptrace. Commands get the default again when they exec.
+#[cfg(target_os = "linux")]
+fn not_dumpable() {
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        eprintln!("wright: warning: cannot make wright's memory unreadable to its commands: {e}");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn not_dumpable() {}
+
+#[allow(unsafe_code)]
 fn main() -> ExitCode {
+    // SAFETY: nothing has started a thread yet (the runtime is built below).
+    unsafe { config::take_provider_keys() };
+    not_dumpable();
     let cli = Cli::parse();
     if cli.command.is_some() && (cli.resume.is_some() || cli.continue_latest) {
         Cli::command()
@@ -354,7 +371,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
 }
 
 fn context(root: &Path, args: &ContextArgs) -> u8 {
-    let env = |name: &str| std::env::var(name).ok();
+    let env = config::process_env;
     let settings = match config::load_files(root, &env)
         .and_then(|files| config::context_settings(&env, &files))
     {

@@ -34,6 +34,11 @@ use crate::data::{BashData, to_value};
 use crate::process_group;
 use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
+/// The environment variables that can hold a provider key, none of which a command is given
+/// (issue 12). wright reads its key from one of them (`wright-cli`'s settings).
+pub const PROVIDER_KEY_VARIABLES: [&str; 3] =
+    ["WRIGHT_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
 /// Timeout when the model gives none.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Longest timeout the model may ask for; larger values are clamped (and the model told).
@@ -169,9 +174,11 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         // Nothing can answer a prompt or page output: make git and friends not try.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        // wright's own key is for wright; a command has no use for it.
-        .env_remove("WRIGHT_API_KEY");
+        .env("GIT_PAGER", "cat");
+    // Provider keys are for wright; a command has no use for them (issue 12).
+    for name in PROVIDER_KEY_VARIABLES {
+        command.env_remove(name);
+    }
     let sandbox = ctx.sandbox();
     sandbox
         .confine(&mut command, &ctx.writable_roots())

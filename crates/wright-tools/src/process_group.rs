@@ -1,8 +1,10 @@
 //! Bash commands as process groups that die with wright (issue 11: nothing left running).
 //!
-//! Every command leads its own process group, so the terminal's Ctrl-C does not reach it and
-//! the whole group — grandchildren included — can be stopped at once. Four things stop a
-//! group when wright ends:
+//! Every command leads its own session, and so its own process group (issue 12): it has no
+//! controlling terminal, so it cannot open `/dev/tty` or type into the terminal wright runs in
+//! (`TIOCSTI` needs the terminal to be the caller's), the terminal's Ctrl-C does not reach it,
+//! and the whole group — grandchildren included — can be stopped at once (the session leader's
+//! group id is its process id). Four things stop a group when wright ends:
 //!
 //! - a [`ProcessGroup`] kills its group when it is dropped, so a command whose call is given
 //!   up leaves nothing behind;
@@ -65,11 +67,10 @@ pub fn kill_running_commands() {
     drop(groups);
 }
 
-/// Starts `command` as the leader of a new process group that dies with wright (see the
-/// module doc), from the thread that starts every command.
+/// Starts `command` as the leader of a new session and process group that dies with wright
+/// (see the module doc), from the thread that starts every command.
 pub(crate) async fn spawn(mut command: Command) -> io::Result<(Child, ProcessGroup)> {
-    #[cfg(unix)]
-    command.process_group(0);
+    new_session(&mut command);
     die_with_wright(&mut command);
     let runtime = Handle::try_current().map_err(io::Error::other)?;
     let starter = starter()
@@ -125,6 +126,27 @@ fn start_commands(incoming: &mpsc::Receiver<SpawnRequest>) {
     }
 }
 
+/// Has the command start a session of its own (`setsid`), which makes it the leader of a new
+/// process group whose id is its process id, and leaves it without a controlling terminal.
+/// `Command::process_group` is not used with it: a group leader cannot start a session.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn new_session(command: &mut Command) {
+    let setsid = || -> io::Result<()> {
+        nix::unistd::setsid()?;
+        Ok(())
+    };
+    // SAFETY: the closure runs in the forked child, where only async-signal-safe calls are
+    // allowed: it makes one system call (setsid) and builds an `io::Error` from an errno,
+    // which does not allocate; it takes no lock and touches nothing shared.
+    unsafe {
+        command.pre_exec(setsid);
+    }
+}
+
+#[cfg(not(unix))]
+fn new_session(_: &mut Command) {}
+
 /// Has the command's first process (the group's leader) killed when wright dies: the
 /// parent-death signal, then a check that wright did not die before it was set, in which
 /// case the signal would never come and the command is not run.
@@ -154,7 +176,11 @@ fn die_with_wright(_: &mut Command) {}
 /// neither the terminal's signals nor a kill of the command's group reach it.
 #[cfg(unix)]
 fn watchdog(pgid: i32) -> io::Result<Child> {
-    Command::new("bash")
+    let mut watchdog = Command::new("bash");
+    for name in crate::PROVIDER_KEY_VARIABLES {
+        watchdog.env_remove(name);
+    }
+    watchdog
         .arg("-c")
         .arg(WATCHDOG)
         .arg("wright-watchdog")
@@ -163,7 +189,6 @@ fn watchdog(pgid: i32) -> io::Result<Child> {
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .env_remove("WRIGHT_API_KEY")
         .process_group(0)
         .kill_on_drop(true)
         .spawn()

@@ -1,5 +1,6 @@
 //! Confinement of Bash commands (issue 6): on Linux, Landlock limits where a command may write
-//! and a seccomp filter can take the network away; elsewhere commands run unconfined and say so.
+//! and a seccomp filter keeps commands from typing into a terminal (issue 12) and can take the
+//! network away; elsewhere commands run unconfined and say so.
 //!
 //! Only Bash is confined here. The file tools run inside wright and are kept to the project by
 //! path resolution ([`crate::ToolContext::resolve`]); `docs/sandbox.md` says what is and is not
@@ -80,9 +81,9 @@ pub(crate) enum SandboxError {
     #[cfg(target_os = "linux")]
     #[error("cannot build the Landlock rules: {0}")]
     Landlock(#[from] landlock::RulesetError),
-    /// Compiling the seccomp network filter failed.
+    /// Compiling the seccomp filter failed.
     #[cfg(target_os = "linux")]
-    #[error("cannot build the network filter: {0}")]
+    #[error("cannot build the seccomp filter: {0}")]
     Seccomp(#[from] seccompiler::BackendError),
 }
 
@@ -121,8 +122,8 @@ impl Sandbox {
 
     /// Makes `command` run confined: it may write only under `roots` (the project, the extra
     /// roots, the temporary directory), the policy's writable paths and the devices every
-    /// command needs (`/dev/null`, ttys, …), and use the network only if the policy allows it.
-    /// Does nothing when the policy is disabled.
+    /// command needs (`/dev/null`, ttys, …), cannot push input into a terminal, and uses the
+    /// network only if the policy allows it. Does nothing when the policy is disabled.
     pub(crate) fn confine(
         &self,
         command: &mut Command,
@@ -168,6 +169,13 @@ mod platform {
     const FS_ABI: ABI = ABI::V3;
     /// The network rights handled when the network is off: TCP bind and connect (ABI 4).
     const NET_ABI: ABI = ABI::V4;
+    /// The `ioctl` requests that put input into a terminal, refused to every confined command
+    /// (issue 12: a command must not type into the shell that started wright). `TIOCSTI`
+    /// pushes a byte into a terminal's input; `TIOCLINUX` can paste a virtual console's
+    /// selection into it.
+    // `libc::Ioctl` is `c_ulong` with glibc but `c_int` with musl, so the casts are needed there.
+    #[allow(clippy::unnecessary_cast)]
+    const TERMINAL_INPUT_IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
     /// Devices (and device directories) a command needs to write whatever the policy:
     /// redirections to `/dev/null`, terminals, random numbers, POSIX shared memory.
     const DEVICES: &[&str] = &[
@@ -236,11 +244,11 @@ mod platform {
         roots: &[PathBuf],
     ) -> Result<(), SandboxError> {
         let ruleset = landlock_ruleset(policy, roots)?;
-        let filter = match (policy.network, target_arch()) {
-            (false, Some(arch)) => Some(network_filter(arch)?),
-            // The status says the network stays on; Landlock still stops TCP.
-            (false, None) | (true, _) => None,
-        };
+        // Without a known architecture there is no filter: the status says the network stays
+        // on (Landlock still stops TCP), and commands have no controlling terminal anyway.
+        let filter = target_arch()
+            .map(|arch| command_filter(arch, policy.network))
+            .transpose()?;
         restrict_child(command, ruleset, filter);
         Ok(())
     }
@@ -272,26 +280,48 @@ mod platform {
         Ok(created.into())
     }
 
-    /// The seccomp program for "network off": `socket` and `socketpair` fail with `EPERM` for
-    /// every family but `AF_UNIX`, and so does `io_uring_setup` (io_uring can open sockets
-    /// without the `socket` call). Without an inet socket there is nothing to connect, bind or
-    /// send with, loopback included. A call made for another architecture (the 32-bit ABI)
-    /// kills the process, so the filter cannot be side-stepped that way.
-    fn network_filter(arch: TargetArch) -> Result<BpfProgram, SandboxError> {
-        let not_unix = || -> Result<SeccompRule, SandboxError> {
+    /// The seccomp program every confined command runs under. `ioctl` fails with `EPERM` for
+    /// the requests in [`TERMINAL_INPUT_IOCTLS`], so a command cannot type into a terminal it
+    /// can open (issue 12). Only the low 32 bits of the request are compared, as the kernel
+    /// reads them, so setting high bits does not slip past.
+    ///
+    /// With `network` off, `socket` and `socketpair` also fail with `EPERM` for every family
+    /// but `AF_UNIX`, and so does `io_uring_setup` (io_uring can open sockets without the
+    /// `socket` call). Without an inet socket there is nothing to connect, bind or send with,
+    /// loopback included.
+    ///
+    /// A call made for another architecture (the 32-bit ABI) kills the process, so the filter
+    /// cannot be side-stepped that way.
+    fn command_filter(arch: TargetArch, network: bool) -> Result<BpfProgram, SandboxError> {
+        let request_is = |request: u64| -> Result<SeccompRule, SandboxError> {
             Ok(SeccompRule::new(vec![SeccompCondition::new(
-                0,
+                1,
                 SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Ne,
-                libc::AF_UNIX as u64,
+                SeccompCmpOp::Eq,
+                request,
             )?])?)
         };
-        let rules = BTreeMap::from([
-            (libc::SYS_socket, vec![not_unix()?]),
-            (libc::SYS_socketpair, vec![not_unix()?]),
+        let mut rules = BTreeMap::from([(
+            libc::SYS_ioctl,
+            TERMINAL_INPUT_IOCTLS
+                .iter()
+                .map(|&request| request_is(request))
+                .collect::<Result<Vec<_>, _>>()?,
+        )]);
+        if !network {
+            let not_unix = || -> Result<SeccompRule, SandboxError> {
+                Ok(SeccompRule::new(vec![SeccompCondition::new(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Ne,
+                    libc::AF_UNIX as u64,
+                )?])?)
+            };
+            rules.insert(libc::SYS_socket, vec![not_unix()?]);
+            rules.insert(libc::SYS_socketpair, vec![not_unix()?]);
             // No condition: every call matches.
-            (libc::SYS_io_uring_setup, vec![]),
-        ]);
+            rules.insert(libc::SYS_io_uring_setup, vec![]);
+        }
         let filter = SeccompFilter::new(
             rules,
             SeccompAction::Allow,

@@ -176,3 +176,29 @@ fn masking_can_be_turned_off_in_the_settings() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(last_message(&server.requests()[1]).contains(AWS_SECRET));
 }
+
+/// Issue 12: no provider-key variable reaches a command, whichever of them wright was given.
+#[test]
+fn commands_are_given_no_provider_key_variable() {
+    let project = Project::new();
+    let server = serve(vec![
+        action(
+            "Bash",
+            // A count: the masker would hide `NAME=value` lines.
+            json!({"command": "n=0; for v in WRIGHT_API_KEY OPENAI_API_KEY ANTHROPIC_API_KEY; \
+                               do [ -n \"${!v}\" ] && n=$((n + 1)); done; echo \"keys: $n\""}),
+        ),
+        reply("Thought: done.\nAction: Finish[checked]"),
+    ]);
+    let output = project
+        .command(&server, "openai")
+        .env("OPENAI_API_KEY", "sk-openai-key-for-the-test-0123456789")
+        .env("ANTHROPIC_API_KEY", "sk-ant-key-for-the-test-0123456789")
+        .args(["exec", "--json", "look at the environment"])
+        .output()
+        .unwrap();
+    let run = Run::from(output);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let bash = last_message(&server.requests()[1]);
+    assert!(bash.contains("<stdout>\nkeys: 0\n"), "{bash}");
+}

@@ -322,3 +322,17 @@ async fn an_allow_pattern_of_the_policy_lets_an_overridable_refusal_through() {
         "not a repository: git fails"
     );
 }
+
+/// Issue 12: a command leads a session of its own, so it has no controlling terminal to type
+/// into. Its session id and group id are its process id, and its terminal (`tty_nr`) is none.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_command_leads_its_own_session_without_a_terminal() {
+    let (_dir, ctx) = project();
+    // `/proc/PID/stat`: pid (comm) state ppid pgrp session tty_nr ...; bash's comm has no space.
+    let command = "read -r pid _ _ _ pgrp session tty _ < /proc/$$/stat; \
+                   echo \"$((pid == $$)) $((pgrp == $$)) $((session == $$)) $tty\"";
+    let result = bash(&ctx, json!({"command": command})).await;
+    assert_eq!(result.data["exit_code"], 0, "{}", result.text);
+    assert_eq!(result.data["stdout"], "1 1 1 0\n", "{}", result.text);
+}

@@ -348,3 +348,53 @@ async fn the_status_note_comes_once_per_context_at_most() {
         "Exit code: 0\n<stdout></stdout>\n<stderr></stderr>"
     );
 }
+
+/// Issue 12: the seccomp filter refuses the `ioctl`s that type into a terminal (`TIOCSTI`,
+/// also with high bits set in the request, and `TIOCLINUX`), even on a terminal the command
+/// controls. The terminal is a fresh pty made inside the command, never a real one: a forked
+/// child starts a session and makes the pty its controlling terminal, so without the filter
+/// `TIOCSTI` would succeed (or fail with `EIO` where the kernel disables it) and `TIOCLINUX`
+/// would fail with something other than `EPERM`.
+#[tokio::test]
+async fn commands_cannot_push_input_into_a_terminal() {
+    if std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import ctypes, termios")
+        .status()
+        .map_or(true, |status| !status.success())
+    {
+        eprintln!("skipped: python3 with ctypes and termios is needed");
+        return;
+    }
+    let script = r#"
+import ctypes, errno, os, termios
+libc = ctypes.CDLL(None, use_errno=True)
+def ioctl(fd, request):
+    byte = ctypes.c_char(b"x")
+    done = libc.ioctl(fd, ctypes.c_ulong(request), ctypes.byref(byte))
+    return "ok" if done == 0 else errno.errorcode[ctypes.get_errno()]
+child = os.fork()
+if child == 0:
+    os.setsid()
+    _, pty = os.openpty()
+    ctty = ioctl(pty, termios.TIOCSCTTY)
+    print("TIOCSCTTY=%s TIOCSTI=%s TIOCSTI_HIGH=%s TIOCLINUX=%s" % (
+        ctty,
+        ioctl(pty, termios.TIOCSTI),
+        ioctl(pty, termios.TIOCSTI | 1 << 32),
+        ioctl(pty, 0x541C),
+    ), flush=True)
+    os._exit(0)
+os.waitpid(child, 0)
+"#;
+    let dir = project();
+    let ctx = context(dir.path(), SandboxPolicy::default());
+    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
+    let result = bash(&ctx, &command).await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    assert_eq!(
+        result.data["stdout"], "TIOCSCTTY=ok TIOCSTI=EPERM TIOCSTI_HIGH=EPERM TIOCLINUX=EPERM\n",
+        "{}",
+        result.text
+    );
+}
