@@ -17,8 +17,8 @@ use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_OPENAI_BASE_URL, DEFAULT_RETRY_BASE_DELAY, DEFAULT_STREAM_IDLE_TIMEOUT, LlmClient,
-    LlmConfig, ProviderKind,
+    DEFAULT_OPENAI_BASE_URL, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_BASE_DELAY,
+    DEFAULT_STREAM_IDLE_TIMEOUT, LlmClient, LlmConfig, ProviderKind,
 };
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
 use wright_tools::{SandboxPolicy, ToolSettings};
@@ -425,6 +425,8 @@ pub fn resolve(
         .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis);
     llm.stream_idle_timeout = file_value(|f| f.stream_idle_timeout_secs)
         .map_or(DEFAULT_STREAM_IDLE_TIMEOUT, Duration::from_secs);
+    llm.request_timeout =
+        file_value(|f| f.request_timeout_secs).map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_secs);
     let agent = AgentConfig {
         max_steps: files
             .iter()

@@ -276,12 +276,10 @@ impl StreamDecoder for EventDecoder {
             StreamFault::Invalid(format!("an event is not valid JSON ({error}): {data}"))
         })?;
         let delta = match wire {
-            WireEvent::MessageStart { message } => {
-                if let Some(usage) = &message.usage {
-                    self.usage.update(usage);
-                }
-                None
-            }
+            WireEvent::MessageStart { message } => message.usage.map(|usage| {
+                self.usage.update(&usage);
+                Delta::Progress
+            }),
             WireEvent::ContentBlockStart { content_block } => block_delta(content_block),
             WireEvent::ContentBlockDelta { delta } => match delta {
                 WireBlockDelta::TextDelta { text } => Some(Delta::Text(text)),
@@ -289,13 +287,14 @@ impl StreamDecoder for EventDecoder {
                 WireBlockDelta::Other => None,
             },
             WireEvent::MessageDelta { delta, usage } => {
+                let progress = delta.stop_reason.is_some() || usage.is_some();
                 if delta.stop_reason.is_some() {
                     self.stop_reason = delta.stop_reason;
                 }
                 if let Some(usage) = &usage {
                     self.usage.update(usage);
                 }
-                None
+                progress.then_some(Delta::Progress)
             }
             WireEvent::MessageStop {} => {
                 self.stopped = true;
@@ -346,7 +345,7 @@ pub(crate) fn parse_message(body: &[u8]) -> Result<Piece, StreamFault> {
         match block_delta(block) {
             Some(Delta::Text(part)) => text.push_str(&part),
             Some(Delta::Reasoning(part)) => reasoning.push_str(&part),
-            None => {}
+            Some(Delta::Progress) | None => {}
         }
     }
     let mut usage = UsageCounts::default();

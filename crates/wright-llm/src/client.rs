@@ -9,10 +9,12 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName
 use reqwest::{Response, Url};
 use wright_protocol::Usage;
 
-use crate::error::{AttemptError, StreamFault, provider_error_message, root_cause};
+use crate::error::{
+    AttemptError, MAX_ERROR_MESSAGE_CHARS, StreamFault, provider_error_message, root_cause,
+};
 use crate::overflow::{self, Overflow};
 use crate::retry::{backoff_delay, describe_duration, is_retryable_status, server_requested_delay};
-use crate::sse::{CUT_STREAM_REASON, Piece, read_event_stream};
+use crate::sse::{CUT_STREAM_REASON, Piece, StreamLimits, read_event_stream};
 use crate::{
     ChatMessage, ChatRequest, Completion, DEFAULT_OPENAI_BASE_URL, FinishReason, LlmConfig,
     LlmError, MAX_CONTINUATIONS, ProviderKind, StreamEvent, anthropic, openai, window,
@@ -27,6 +29,10 @@ const MIN_PLAIN_RESPONSE_TIMEOUT: Duration = Duration::from_secs(600);
 const CONTINUE_PROMPT: &str = include_str!("prompts/continue.txt");
 /// The most of an error body that is read; the rest is left unread.
 const MAX_ERROR_BODY_BYTES: usize = 256 * 1024;
+/// Bytes read from a response per byte of reply allowed: streamed JSON wraps each few
+/// characters of text in a couple of hundred bytes of framing, so this is generous; it bounds
+/// what a response that carries no reply (one endless event) can make wright read and hold.
+const MAX_BODY_BYTES_PER_REPLY_BYTE: usize = 64;
 /// Sent as `User-Agent`.
 const USER_AGENT: &str = concat!("wright/", env!("CARGO_PKG_VERSION"));
 
@@ -141,6 +147,9 @@ impl LlmClient {
             };
             text.push_str(&piece.text);
             reasoning.push_str(&piece.reasoning);
+            if text.len() + reasoning.len() > self.config.max_reply_bytes() {
+                return Err(self.reply_too_large());
+            }
             if let Some(piece_usage) = &piece.usage {
                 usage.get_or_insert_with(Usage::default).add(piece_usage);
                 calls.push(*piece_usage);
@@ -287,15 +296,17 @@ impl LlmClient {
         }
     }
 
-    /// `text` with the API key taken out: a provider or proxy that echoes the key in an error
-    /// must not put it in events, logs or session files (issue 6).
+    /// `text` with the API key taken out, then clipped to [`MAX_ERROR_MESSAGE_CHARS`]: a
+    /// provider or proxy that echoes the key in an error must not put it in events, logs or
+    /// session files (issue 6), and one that sends a huge error must not flood them (issue 12).
     fn redact(&self, text: String) -> String {
-        match self.config.api_key.as_deref().map(str::trim) {
+        let text = match self.config.api_key.as_deref().map(str::trim) {
             Some(key) if key.len() >= 4 && text.contains(key) => {
                 text.replace(key, "[REDACTED api key]")
             }
             _ => text,
-        }
+        };
+        wright_protocol::text::clip(&text, MAX_ERROR_MESSAGE_CHARS).into_owned()
     }
 
     /// The error with the API key taken out of every text the provider could have echoed.
@@ -351,8 +362,34 @@ impl LlmClient {
         }
     }
 
-    /// One HTTP exchange, streamed or plain (`body` must say the same).
+    /// The error for a reply that grew past [`LlmConfig::max_reply_bytes`].
+    fn reply_too_large(&self) -> LlmError {
+        LlmError::ReplyTooLarge {
+            provider: self.config.provider,
+            url: self.url.clone(),
+            limit: self.config.max_reply_bytes(),
+        }
+    }
+
+    /// One HTTP exchange within `request_timeout`: past it, the attempt counts as stalled.
     async fn attempt(
+        &self,
+        body: Bytes,
+        stream: bool,
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Piece, AttemptError> {
+        let timeout = self.config.request_timeout;
+        match tokio::time::timeout(timeout, self.exchange(body, stream, on_event)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(AttemptError::retryable(format!(
+                "no complete reply within {} (`request_timeout_secs`)",
+                describe_duration(timeout)
+            ))),
+        }
+    }
+
+    /// One HTTP exchange, streamed or plain (`body` must say the same).
+    async fn exchange(
         &self,
         body: Bytes,
         stream: bool,
@@ -387,16 +424,21 @@ impl LlmClient {
         if !response.status().is_success() {
             return Err(self.refusal(response).await);
         }
+        let limits = StreamLimits {
+            idle_timeout,
+            max_reply_bytes: self.config.max_reply_bytes(),
+            max_body_bytes: self.max_body_bytes(),
+        };
         let piece = if stream && !is_json(&response) {
             let bytes = response.bytes_stream();
             match self.config.provider {
                 ProviderKind::OpenAi => {
                     let decoder = openai::ChunkDecoder::default();
-                    read_event_stream(bytes, idle_timeout, decoder, on_event).await
+                    read_event_stream(bytes, limits, decoder, on_event).await
                 }
                 ProviderKind::Anthropic => {
                     let decoder = anthropic::EventDecoder::default();
-                    read_event_stream(bytes, idle_timeout, decoder, on_event).await
+                    read_event_stream(bytes, limits, decoder, on_event).await
                 }
             }
         } else {
@@ -408,10 +450,19 @@ impl LlmClient {
         piece.map_err(|fault| self.fault_error(fault))
     }
 
-    /// Reads and parses a reply that was not streamed.
+    /// The most bytes read from one response: see [`MAX_BODY_BYTES_PER_REPLY_BYTE`].
+    fn max_body_bytes(&self) -> usize {
+        self.config
+            .max_reply_bytes()
+            .saturating_mul(MAX_BODY_BYTES_PER_REPLY_BYTE)
+    }
+
+    /// Reads and parses a reply that was not streamed, no larger than the body cap.
     async fn read_whole(&self, response: Response, wait: Duration) -> Result<Piece, StreamFault> {
-        let body = match tokio::time::timeout(wait, response.bytes()).await {
-            Ok(Ok(body)) => body,
+        let limit = self.max_body_bytes();
+        let body = match tokio::time::timeout(wait, read_up_to(response, limit)).await {
+            Ok(Ok(Some(body))) => body,
+            Ok(Ok(None)) => return Err(StreamFault::TooLarge { limit }),
             Ok(Err(error)) => {
                 return Err(StreamFault::Transient(format!(
                     "{CUT_STREAM_REASON} ({})",
@@ -425,10 +476,17 @@ impl LlmClient {
                 )));
             }
         };
-        match self.config.provider {
+        let piece = match self.config.provider {
             ProviderKind::OpenAi => openai::parse_completion(&body),
             ProviderKind::Anthropic => anthropic::parse_message(&body),
+        }?;
+        let max_reply_bytes = self.config.max_reply_bytes();
+        if piece.text.len() + piece.reasoning.len() > max_reply_bytes {
+            return Err(StreamFault::TooLarge {
+                limit: max_reply_bytes,
+            });
         }
+        Ok(piece)
     }
 
     /// What an HTTP error status means for the call.
@@ -484,7 +542,9 @@ impl LlmClient {
             StreamFault::Transient(text) | StreamFault::Provider { message: text, .. } => {
                 overflow::in_message(text)
             }
-            StreamFault::CutBeforeContent(_) | StreamFault::Invalid(_) => None,
+            StreamFault::CutBeforeContent(_)
+            | StreamFault::Invalid(_)
+            | StreamFault::TooLarge { .. } => None,
         };
         if let Some(overflow) = overflow {
             return AttemptError::Fatal(self.overflow_error(overflow));
@@ -507,6 +567,7 @@ impl LlmClient {
                 url: self.url.clone(),
                 detail,
             }),
+            StreamFault::TooLarge { .. } => AttemptError::Fatal(self.reply_too_large()),
         }
     }
 }
@@ -598,6 +659,19 @@ pub(crate) async fn read_capped(
         Some(body)
     };
     tokio::time::timeout(wait, reading).await.ok().flatten()
+}
+
+/// The whole body of `response`, or `None` once it passes `limit` bytes (the rest is left
+/// unread).
+async fn read_up_to(mut response: Response, limit: usize) -> reqwest::Result<Option<Vec<u8>>> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }
 
 /// Whether the response is a JSON document rather than an event stream.

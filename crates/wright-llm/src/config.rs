@@ -20,6 +20,14 @@ pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
 pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 /// How long a response may send nothing at all before the attempt counts as stalled.
 pub const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long one request may take, from sending it to the reply's last byte, however steadily
+/// the server streams: a server that never ends its reply cannot hold a call forever.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+/// Bytes of reply (text and reasoning) allowed per output token asked for: far above what
+/// any tokenizer produces, so only a server flooding output reaches it.
+pub const MAX_REPLY_BYTES_PER_TOKEN: usize = 8;
+/// The least reply allowed, whatever `max_output_tokens` says.
+pub const MIN_MAX_REPLY_BYTES: usize = 1024 * 1024;
 /// How many times a reply cut by the output-token limit is continued before giving up.
 pub const MAX_CONTINUATIONS: u32 = 5;
 
@@ -99,8 +107,12 @@ pub struct LlmConfig {
     pub max_attempts: u32,
     /// Delay before the first retry; doubled for each further retry, with ±20 % jitter.
     pub retry_base_delay: Duration,
-    /// How long a response may send nothing before the attempt is abandoned and retried.
+    /// How long a response may send no content (text, reasoning, usage, a finish reason)
+    /// before the attempt is abandoned and retried; keep-alives do not count.
     pub stream_idle_timeout: Duration,
+    /// How long one request may take in all, from sending it to the reply's last byte,
+    /// before the attempt is abandoned and retried like a stalled one.
+    pub request_timeout: Duration,
     /// Stream the reply (the default); `false` sends a plain request and reports the whole
     /// reply at once.
     pub stream: bool,
@@ -122,8 +134,20 @@ impl LlmConfig {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
             stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
             stream: true,
         }
+    }
+
+    /// The most reply (text and reasoning, in bytes) one call accepts, continuations
+    /// included: [`MAX_REPLY_BYTES_PER_TOKEN`] per output token asked for, at least
+    /// [`MIN_MAX_REPLY_BYTES`]. A longer reply fails the call with
+    /// [`LlmError::ReplyTooLarge`].
+    pub fn max_reply_bytes(&self) -> usize {
+        usize::try_from(self.max_output_tokens)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(MAX_REPLY_BYTES_PER_TOKEN)
+            .max(MIN_MAX_REPLY_BYTES)
     }
 }
 
@@ -139,6 +163,7 @@ impl fmt::Debug for LlmConfig {
             .field("max_attempts", &self.max_attempts)
             .field("retry_base_delay", &self.retry_base_delay)
             .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("request_timeout", &self.request_timeout)
             .field("stream", &self.stream)
             .finish()
     }
@@ -191,6 +216,15 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_may_be_eight_bytes_a_token_but_at_least_a_mebibyte() {
+        let mut config = LlmConfig::new(ProviderKind::OpenAi, DEFAULT_OPENAI_BASE_URL, "gpt");
+        config.max_output_tokens = 1_000_000;
+        assert_eq!(config.max_reply_bytes(), 8_000_000);
+        config.max_output_tokens = 100;
+        assert_eq!(config.max_reply_bytes(), MIN_MAX_REPLY_BYTES);
+    }
+
+    #[test]
     fn new_uses_the_named_defaults() {
         let config = LlmConfig::new(
             ProviderKind::Anthropic,
@@ -201,6 +235,7 @@ mod tests {
         assert_eq!(config.max_attempts, DEFAULT_MAX_ATTEMPTS);
         assert_eq!(config.retry_base_delay, DEFAULT_RETRY_BASE_DELAY);
         assert_eq!(config.stream_idle_timeout, DEFAULT_STREAM_IDLE_TIMEOUT);
+        assert_eq!(config.request_timeout, DEFAULT_REQUEST_TIMEOUT);
         assert!(config.stream);
         assert_eq!(config.api_key, None);
     }

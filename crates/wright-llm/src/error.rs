@@ -8,6 +8,9 @@ use crate::ProviderKind;
 
 /// Longest piece of a raw error body quoted in an error message.
 const MAX_QUOTED_BODY_CHARS: usize = 500;
+/// Longest message from the provider kept in an error or retry reason (issue 12: a 200 MB
+/// error body was printed whole); the rest is cut off.
+pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 4000;
 
 /// Why a call to the model failed.
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +114,23 @@ pub enum LlmError {
         url: String,
         /// What could not be read.
         detail: String,
+    },
+    /// The reply grew past the most wright accepts for one call (a server flooding output).
+    /// Not retried: the same request would likely flood again.
+    #[error(
+        "the reply of the {} API at {url} grew past {limit} bytes, far more than the \
+         `max_output_tokens` asked for; wright stopped reading it. The server may be \
+         misbehaving; check it, or raise `max_output_tokens` if the model really writes \
+         this much.",
+        provider.api_name()
+    )]
+    ReplyTooLarge {
+        /// Which wire format was spoken.
+        provider: ProviderKind,
+        /// The endpoint that was called.
+        url: String,
+        /// The cap in bytes.
+        limit: usize,
     },
     /// The request could not be encoded as JSON.
     #[error("could not encode the request to the model: {0}; this is a bug in wright")]
@@ -232,6 +252,8 @@ pub(crate) enum StreamFault {
     Provider { kind: String, message: String },
     /// The response is not in the expected format.
     Invalid(String),
+    /// The reply (or the body carrying it) grew past this many bytes.
+    TooLarge { limit: usize },
 }
 
 /// The provider's own message from an error body: `error.message`, `error` (a string),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::sse::{StreamDecoder, read_event_stream};
+use crate::sse::{StreamDecoder, StreamLimits, read_event_stream};
 use crate::{ProviderKind, StreamEvent, anthropic, openai};
 
 /// A transport that never fails: the fuzzer controls only the bytes.
@@ -40,7 +40,11 @@ async fn decode<D: StreamDecoder>(decoder: D, chunks: &[&[u8]]) -> String {
     let mut events: Vec<StreamEvent> = Vec::new();
     let result = read_event_stream(
         futures::stream::iter(items),
-        Duration::from_secs(60),
+        StreamLimits {
+            idle_timeout: Duration::from_secs(60),
+            max_reply_bytes: 1 << 20,
+            max_body_bytes: 1 << 24,
+        },
         decoder,
         &mut |event| events.push(event),
     )

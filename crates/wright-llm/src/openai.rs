@@ -254,15 +254,17 @@ impl StreamDecoder for ChunkDecoder {
         if let Some(error) = chunk.error.filter(|error| !error.is_null()) {
             return Err(error_fault(&error));
         }
+        let mut deltas = Vec::new();
         if let Some(usage) = chunk.usage.as_ref().and_then(WireUsage::to_usage) {
             self.usage = Some(usage);
+            deltas.push(Delta::Progress);
         }
-        let mut deltas = Vec::new();
         let Some(mut choice) = chunk.choices.and_then(|choices| choices.into_iter().next()) else {
             return Ok(deltas);
         };
         if let Some(reason) = choice.finish_reason.filter(|reason| !reason.is_empty()) {
             self.finish_reason = Some(reason);
+            deltas.push(Delta::Progress);
         }
         if let Some(delta) = choice.delta.as_mut() {
             if let Some(reasoning) = delta.reasoning() {

@@ -1,10 +1,13 @@
-//! Reading a server-sent event stream: bytes to events (eventsource-stream), an idle timeout
-//! on every read, and the rule for when a stream counts as complete. What the events mean is
-//! up to each provider's [`StreamDecoder`].
+//! Reading a server-sent event stream: bytes to events (eventsource-stream), the limits that
+//! keep an untrusted server from hanging or flooding wright (an idle timeout that only content
+//! resets, a cap on the reply and on the bytes read), and the rule for when a stream counts as
+//! complete. What the events mean is up to each provider's [`StreamDecoder`].
 
 use std::fmt;
 use std::pin::pin;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
@@ -24,6 +27,9 @@ pub(crate) enum Delta {
     Text(String),
     /// Reasoning output.
     Reasoning(String),
+    /// Something that moves the reply along without text: usage or a finish reason. Like
+    /// text, it resets the idle timeout; keep-alives and empty events do not.
+    Progress,
 }
 
 /// The reply of one successful request.
@@ -67,8 +73,8 @@ pub(crate) trait StreamDecoder {
 /// Why reading the body stopped early.
 #[derive(Debug)]
 enum ReadError<E> {
-    /// Nothing arrived for this long.
-    Idle(Duration),
+    /// The body grew past this many bytes.
+    TooLarge(usize),
     /// The connection failed.
     Transport(E),
 }
@@ -76,18 +82,33 @@ enum ReadError<E> {
 impl<E: fmt::Display> fmt::Display for ReadError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::Idle(idle) => write!(f, "no data for {}", describe_duration(*idle)),
+            ReadError::TooLarge(limit) => write!(f, "the response passed {limit} bytes"),
             ReadError::Transport(error) => error.fmt(f),
         }
     }
 }
 
+/// How much an event stream may hold and how long it may dawdle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StreamLimits {
+    /// How long the stream may go without content (text, reasoning, usage, a finish reason)
+    /// before the attempt counts as stalled. Keep-alive comments, `ping` events and empty
+    /// deltas do not reset it: a server sending only those is stalled.
+    pub(crate) idle_timeout: Duration,
+    /// The most reply text and reasoning, in bytes, the stream may carry.
+    pub(crate) max_reply_bytes: usize,
+    /// The most bytes read from the body, events' framing included: bounds what one endless
+    /// event (no blank line ever) can make the parser hold.
+    pub(crate) max_body_bytes: usize,
+}
+
 /// Reads `bytes` as an event stream through `decoder`, passing each delta to `on_event` as it
-/// arrives, until the final event. Any read that waits longer than `idle_timeout` ends the
-/// attempt, so a stalled server cannot hang the call; keep-alive comments count as data.
+/// arrives, until the final event. A stream without content for `limits.idle_timeout` ends the
+/// attempt (a transient fault), so a stalled server cannot hang the call; one whose reply or
+/// body grows past its cap ends it with [`StreamFault::TooLarge`].
 pub(crate) async fn read_event_stream<S, B, E, D>(
     bytes: S,
-    idle_timeout: Duration,
+    limits: StreamLimits,
     mut decoder: D,
     on_event: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<Piece, StreamFault>
@@ -97,12 +118,26 @@ where
     E: std::error::Error + 'static,
     D: StreamDecoder,
 {
-    let mut events = pin!(with_idle_timeout(bytes, idle_timeout).eventsource());
+    let mut events = pin!(with_size_cap(bytes, limits.max_body_bytes).eventsource());
     let mut text = String::new();
     let mut reasoning = String::new();
+    let mut idle_deadline = Instant::now() + limits.idle_timeout;
     while !decoder.is_finished() {
-        let event = match events.next().await {
+        let next = match tokio::time::timeout_at(idle_deadline, events.next()).await {
+            Ok(next) => next,
+            Err(_) if decoder.may_end_here() => break,
+            Err(_) => {
+                return Err(StreamFault::Transient(format!(
+                    "no content for {}",
+                    describe_duration(limits.idle_timeout)
+                )));
+            }
+        };
+        let event = match next {
             Some(Ok(event)) => event,
+            Some(Err(EventStreamError::Transport(ReadError::TooLarge(limit)))) => {
+                return Err(StreamFault::TooLarge { limit });
+            }
             Some(Err(_)) | None if decoder.may_end_here() => break,
             None if text.is_empty() && reasoning.is_empty() => {
                 return Err(StreamFault::CutBeforeContent(CUT_STREAM_REASON.to_string()));
@@ -123,7 +158,15 @@ where
                     reasoning.push_str(&delta);
                     on_event(StreamEvent::Reasoning(delta));
                 }
-                _ => {}
+                Delta::Progress => {}
+                // Empty text or reasoning: no progress.
+                Delta::Text(_) | Delta::Reasoning(_) => continue,
+            }
+            idle_deadline = Instant::now() + limits.idle_timeout;
+            if text.len() + reasoning.len() > limits.max_reply_bytes {
+                return Err(StreamFault::TooLarge {
+                    limit: limits.max_reply_bytes,
+                });
             }
         }
     }
@@ -147,8 +190,8 @@ where
     E: std::error::Error + 'static,
 {
     match error {
-        EventStreamError::Transport(ReadError::Idle(idle)) => {
-            format!("no data for {}", describe_duration(*idle))
+        EventStreamError::Transport(ReadError::TooLarge(limit)) => {
+            format!("the response passed {limit} bytes")
         }
         EventStreamError::Transport(ReadError::Transport(error)) => {
             format!("{CUT_STREAM_REASON} ({})", root_cause(error))
@@ -160,22 +203,25 @@ where
     }
 }
 
-/// `bytes`, failing with [`ReadError::Idle`] when a read waits longer than `idle_timeout`.
-/// The stream ends after its first error.
-fn with_idle_timeout<S, B, E>(
-    bytes: S,
-    idle_timeout: Duration,
-) -> impl Stream<Item = Result<B, ReadError<E>>>
+/// `bytes`, failing with [`ReadError::TooLarge`] once more than `limit` bytes arrived. The
+/// stream ends after its first error.
+fn with_size_cap<S, B, E>(bytes: S, limit: usize) -> impl Stream<Item = Result<B, ReadError<E>>>
 where
     S: Stream<Item = Result<B, E>>,
+    B: AsRef<[u8]>,
 {
-    futures::stream::unfold(Some(Box::pin(bytes)), move |state| async move {
-        let mut bytes = state?;
-        match tokio::time::timeout(idle_timeout, bytes.next()).await {
-            Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(bytes))),
-            Ok(Some(Err(error))) => Some((Err(ReadError::Transport(error)), None)),
-            Ok(None) => None,
-            Err(_) => Some((Err(ReadError::Idle(idle_timeout)), None)),
+    futures::stream::unfold(Some((Box::pin(bytes), 0usize)), move |state| async move {
+        let (mut bytes, read) = state?;
+        match bytes.next().await? {
+            Ok(chunk) => {
+                let read = read.saturating_add(chunk.as_ref().len());
+                if read > limit {
+                    Some((Err(ReadError::TooLarge(limit)), None))
+                } else {
+                    Some((Ok(chunk), Some((bytes, read))))
+                }
+            }
+            Err(error) => Some((Err(ReadError::Transport(error)), None)),
         }
     })
 }
@@ -198,6 +244,13 @@ pub(crate) mod test_support {
 
     impl std::error::Error for Broken {}
 
+    /// Limits no test stream comes near.
+    pub(crate) const LIMITS: StreamLimits = StreamLimits {
+        idle_timeout: Duration::from_secs(5),
+        max_reply_bytes: 1 << 20,
+        max_body_bytes: 1 << 24,
+    };
+
     /// Reads `chunks` (then a clean end) through `decoder`, returning the piece and the events.
     pub(crate) async fn decode<D: StreamDecoder>(
         decoder: D,
@@ -215,7 +268,7 @@ pub(crate) mod test_support {
         let mut events = Vec::new();
         let result = read_event_stream(
             futures::stream::iter(items),
-            Duration::from_secs(5),
+            LIMITS,
             decoder,
             &mut |event| events.push(event),
         )
@@ -323,15 +376,86 @@ mod tests {
         let mut events = Vec::new();
         let result = read_event_stream(
             stalled,
-            Duration::from_millis(50),
+            StreamLimits {
+                idle_timeout: Duration::from_millis(50),
+                ..LIMITS
+            },
             EchoDecoder::default(),
             &mut |event| events.push(event),
         )
         .await;
         assert_eq!(
             result,
-            Err(StreamFault::Transient("no data for 50 ms".into()))
+            Err(StreamFault::Transient("no content for 50 ms".into()))
         );
         assert_eq!(events, vec![StreamEvent::Text("a".into())]);
+    }
+
+    /// An endless stream of `item` after one text event.
+    /// Each item waits for the runtime once, as a socket does, so timers get to run.
+    fn endless(item: &'static [u8]) -> impl Stream<Item = Result<Vec<u8>, Broken>> {
+        let rest = futures::stream::unfold((), move |()| async move {
+            tokio::task::yield_now().await;
+            Some((Ok(item.to_vec()), ()))
+        });
+        futures::stream::iter(vec![Ok::<_, Broken>(b"data: a\n\n".to_vec())]).chain(rest)
+    }
+
+    /// Reads `bytes` through an [`EchoDecoder`] under `limits`.
+    async fn read_with(
+        bytes: impl Stream<Item = Result<Vec<u8>, Broken>>,
+        limits: StreamLimits,
+    ) -> Result<Piece, StreamFault> {
+        read_event_stream(bytes, limits, EchoDecoder::default(), &mut |_| {}).await
+    }
+
+    #[tokio::test]
+    async fn keep_alive_comments_alone_do_not_keep_a_stream_alive() {
+        let limits = StreamLimits {
+            idle_timeout: Duration::from_millis(50),
+            max_body_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let result = read_with(endless(b": keep-alive\n\n"), limits).await;
+        assert_eq!(
+            result,
+            Err(StreamFault::Transient("no content for 50 ms".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn empty_deltas_alone_do_not_keep_a_stream_alive() {
+        let limits = StreamLimits {
+            idle_timeout: Duration::from_millis(50),
+            max_body_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let result = read_with(endless(b"data:\n\n"), limits).await;
+        assert_eq!(
+            result,
+            Err(StreamFault::Transient("no content for 50 ms".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reply_past_its_cap_ends_the_stream() {
+        let limits = StreamLimits {
+            max_reply_bytes: 1000,
+            max_body_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let result = read_with(endless(b"data: flood\n\n"), limits).await;
+        assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
+    }
+
+    #[tokio::test]
+    async fn a_body_past_its_cap_ends_the_stream_even_without_events() {
+        let limits = StreamLimits {
+            max_body_bytes: 1000,
+            ..LIMITS
+        };
+        // One event that never ends: no blank line, ever.
+        let result = read_with(endless(b"data: xxxxxxxx"), limits).await;
+        assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
     }
 }

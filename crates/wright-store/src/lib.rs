@@ -4,7 +4,8 @@
 //! [`Record`] per line: the session's [`SessionMeta`] first, then messages, usage, compactions
 //! and round ends, appended and flushed as they happen so that a crash loses at most the step in
 //! flight. Nothing in a file is ever rewritten: compaction appends a record saying what it
-//! archived. A torn last line (a crash mid-write) is skipped with a warning, never an error, and
+//! archived. A torn last line (a crash mid-write) is skipped with a warning, never an error, as is
+//! a line over [`MAX_RECORD_BYTES`] (a record that large is refused, never written), and
 //! a file only appears under its session name once its meta line is complete, so a crash at any
 //! moment leaves every session loadable. A file whose meta line is damaged some other way is
 //! listed as damaged, never skipped in silence. A named session is created under a lock, so
@@ -17,11 +18,13 @@
 //! archives, summaries) is `wright-core`'s business.
 
 mod catalog;
+mod lines;
 mod record;
 mod store;
 mod wait;
 
 pub use catalog::{MIN_ID_PREFIX, SessionSummary};
+pub use lines::MAX_RECORD_BYTES;
 pub use record::{CompactionRecord, Record, RoundStatus, SessionMeta, UsageKind};
 pub use store::{
     DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,

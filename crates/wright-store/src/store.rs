@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
+use crate::lines::{BoundedLines, Line, MAX_RECORD_BYTES};
 use crate::record::{Record, SessionMeta};
 
 /// Longest session name accepted.
@@ -101,6 +102,19 @@ pub enum StoreError {
         dir: PathBuf,
         /// The files that cannot be read.
         damaged: Vec<DamagedSession>,
+    },
+    /// A record too large to be a line of a session file: written, it would make the session
+    /// too large to load, so it is not written at all.
+    #[error(
+        "cannot write to {}: a record of {bytes} bytes is larger than the {MAX_RECORD_BYTES} \
+         bytes a session line may hold, so it was left out of the session",
+        path.display()
+    )]
+    RecordTooLarge {
+        /// The session file.
+        path: PathBuf,
+        /// The record's size, serialized.
+        bytes: usize,
     },
     /// A session name that cannot be used.
     #[error(
@@ -469,15 +483,30 @@ pub fn load(path: &Path) -> Result<LoadedSession, StoreError> {
     read_session(path, &file)
 }
 
-/// Reads the session file `path` from `file`, an open handle on it, from its start.
+/// Reads the session file `path` from `file`, an open handle on it, from its start. Lines
+/// longer than [`MAX_RECORD_BYTES`] are skipped with a warning, never held whole.
 pub(crate) fn read_session(path: &Path, file: &File) -> Result<LoadedSession, StoreError> {
-    let mut lines = BufReader::new(file).lines().enumerate();
-    let meta = parse_meta(path, lines.next().map(|(_, line)| line))?;
+    let mut lines = BoundedLines::new(BufReader::new(file), MAX_RECORD_BYTES).enumerate();
+    let first = lines.next().map(|(_, line)| {
+        line.and_then(|line| match line {
+            Line::Text(text) => Ok(text),
+            Line::Unreadable(reason) => Err(io::Error::new(io::ErrorKind::InvalidData, reason)),
+        })
+    });
+    let meta = parse_meta(path, first)?;
     let mut records = Vec::new();
     let mut warnings = Vec::new();
     for (index, line) in lines {
         let line = match line {
-            Ok(line) => line,
+            Ok(Line::Text(line)) => line,
+            Ok(Line::Unreadable(reason)) => {
+                warnings.push(format!(
+                    "{}: line {} is {reason}; skipped",
+                    path.display(),
+                    index + 1
+                ));
+                continue;
+            }
             Err(e) => {
                 warnings.push(format!(
                     "{}: line {}: {e}; skipped",
@@ -638,6 +667,12 @@ impl SessionFile {
             path: self.path.clone(),
             problem: format!("a record could not be encoded: {e}"),
         })?;
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(StoreError::RecordTooLarge {
+                path: self.path.clone(),
+                bytes: line.len(),
+            });
+        }
         line.push(b'\n');
         // One write call per record, so a crash tears at most this line.
         self.file
@@ -673,6 +708,49 @@ mod tests {
         );
         assert!(file.append(&message("lost too")).is_err());
         assert_eq!(file.unsaved_records(), 2);
+    }
+
+    #[test]
+    fn a_record_too_large_for_a_line_is_refused_and_the_session_stays_loadable() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/project"));
+        let (meta, mut file) = store.create(None).unwrap();
+        let huge = message(&"x".repeat(MAX_RECORD_BYTES));
+        let error = file.append(&huge).unwrap_err();
+        assert!(
+            matches!(error, StoreError::RecordTooLarge { bytes, .. } if bytes > MAX_RECORD_BYTES),
+            "{error}"
+        );
+        assert_eq!(file.unsaved_records(), 1);
+        file.append(&message("after")).unwrap();
+        let loaded = load(file.path()).unwrap();
+        assert_eq!(loaded.meta, meta);
+        assert_eq!(loaded.records.len(), 1);
+        assert_eq!(loaded.warnings, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_line_too_long_to_be_a_record_is_skipped_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/project"));
+        let (_, mut file) = store.create(None).unwrap();
+        file.append(&message("before")).unwrap();
+        let path = file.path().to_path_buf();
+        drop(file);
+        let mut raw = OpenOptions::new().append(true).open(&path).unwrap();
+        raw.write_all(&vec![b'x'; MAX_RECORD_BYTES + 1]).unwrap();
+        raw.write_all(b"\n").unwrap();
+        let after = serde_json::to_string(&message("after")).unwrap();
+        raw.write_all(format!("{after}\n").as_bytes()).unwrap();
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.records.len(), 2);
+        assert_eq!(
+            loaded.warnings,
+            vec![format!(
+                "{}: line 3 is longer than {MAX_RECORD_BYTES} bytes; skipped",
+                path.display()
+            )]
+        );
     }
 
     #[test]

@@ -127,6 +127,10 @@ pub struct ScriptedResponse {
     /// Send exactly these bytes as the event-stream body (status 200, `text/event-stream`).
     /// Takes precedence over every other field except `delay_ms` and `headers`.
     pub raw_sse: Option<String>,
+    /// After `raw_sse` (or right after the head, without it), send these bytes again and
+    /// again, `chunk_delay_ms` apart, until the client goes away (or 300 s pass): a server
+    /// that never ends its reply, sends only keep-alives, or floods text.
+    pub repeat_sse: Option<String>,
 }
 
 impl Default for ScriptedResponse {
@@ -148,6 +152,7 @@ impl Default for ScriptedResponse {
             stall_after_chunks: None,
             cut_before_events: false,
             raw_sse: None,
+            repeat_sse: None,
         }
     }
 }
@@ -176,6 +181,20 @@ impl ScriptedResponse {
             raw_sse: Some(sse.into()),
             ..ScriptedResponse::default()
         }
+    }
+
+    /// A 200 event stream that sends `sse` again and again until the client goes away.
+    pub fn endless_sse(sse: impl Into<String>) -> ScriptedResponse {
+        ScriptedResponse {
+            repeat_sse: Some(sse.into()),
+            ..ScriptedResponse::default()
+        }
+    }
+
+    /// Sets the bytes sent again and again after `raw_sse` (see [`Self::endless_sse`]).
+    pub fn then_forever(mut self, sse: impl Into<String>) -> ScriptedResponse {
+        self.repeat_sse = Some(sse.into());
+        self
     }
 
     /// Sets the reasoning (thinking) text sent before the reply.

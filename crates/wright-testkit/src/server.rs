@@ -397,6 +397,21 @@ async fn send_scripted(
         tokio::time::sleep(Duration::from_millis(response.delay_ms)).await;
     }
     let headers = &response.headers;
+    if let Some(repeated) = &response.repeat_sse {
+        http::write_head(stream, 200, EVENT_STREAM, Framing::Chunked, headers).await?;
+        if let Some(raw) = &response.raw_sse {
+            http::write_chunk(stream, raw.as_bytes()).await?;
+        }
+        let started = tokio::time::Instant::now();
+        // Ends when the client goes away: the write fails.
+        while started.elapsed() < STALL_LIMIT {
+            if response.chunk_delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(response.chunk_delay_ms)).await;
+            }
+            http::write_chunk(stream, repeated.as_bytes()).await?;
+        }
+        return Ok(Ending::Cut);
+    }
     if let Some(raw) = &response.raw_sse {
         http::write_head(stream, 200, EVENT_STREAM, Framing::Chunked, headers).await?;
         http::write_chunk(stream, raw.as_bytes()).await?;

@@ -35,8 +35,11 @@ pub struct FileConfig {
     pub max_attempts: Option<u32>,
     /// The first retry's delay in milliseconds; it doubles with each retry.
     pub retry_base_delay_ms: Option<u64>,
-    /// Seconds a stream may stay silent before it counts as cut.
+    /// Seconds a stream may go without content (keep-alives do not count) before it counts
+    /// as stalled.
     pub stream_idle_timeout_secs: Option<u64>,
+    /// Seconds one request may take in all, however steadily it streams.
+    pub request_timeout_secs: Option<u64>,
     /// The model's context window in tokens (spec E5). Unset, an OpenAI-compatible server
     /// that tells its window (llama.cpp, vLLM, Ollama) is asked at start; else 200,000.
     pub context_window: Option<u64>,

@@ -30,6 +30,7 @@ fn a_settings_file_reads_into_the_whole_struct() {
         max_attempts = 2
         retry_base_delay_ms = 10
         stream_idle_timeout_secs = 3
+        request_timeout_secs = 30
         "#,
     );
     assert_eq!(
@@ -44,6 +45,7 @@ fn a_settings_file_reads_into_the_whole_struct() {
             max_attempts: Some(2),
             retry_base_delay_ms: Some(10),
             stream_idle_timeout_secs: Some(3),
+            request_timeout_secs: Some(30),
             ..FileConfig::default()
         }
     );
@@ -287,6 +289,17 @@ fn flags_beat_environment_beat_project_beat_user_file() {
     assert_eq!(settings.llm.model, "env");
     assert_eq!(settings.agent.max_steps, 4);
     assert_eq!(settings.llm.max_attempts, 2);
+}
+
+#[test]
+fn the_request_timeout_comes_from_a_file_or_the_default() {
+    let env = env_of(&[("OPENAI_API_KEY", "k")]);
+    let flags = Flags::default();
+    let settings = resolve(&flags, &env, &[], Path::new("/project")).unwrap();
+    assert_eq!(settings.llm.request_timeout, DEFAULT_REQUEST_TIMEOUT);
+    let files = [file("request_timeout_secs = 30")];
+    let settings = resolve(&flags, &env, &files, Path::new("/project")).unwrap();
+    assert_eq!(settings.llm.request_timeout, Duration::from_secs(30));
 }
 
 #[test]

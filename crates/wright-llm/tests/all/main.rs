@@ -4,6 +4,7 @@
 mod anthropic;
 mod common;
 mod continuation;
+mod limits;
 mod openai;
 mod retries;
 mod window;

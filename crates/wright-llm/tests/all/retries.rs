@@ -176,7 +176,7 @@ async fn a_stalled_stream_is_abandoned_after_the_idle_timeout_and_retried() {
     assert_eq!(result.unwrap().text, REPLY);
     assert_eq!(
         retries(&events),
-        vec![(2, 5, "no data for 300 ms".to_string())]
+        vec![(2, 5, "no content for 300 ms".to_string())]
     );
     assert_eq!(server.requests().len(), 2);
 }
