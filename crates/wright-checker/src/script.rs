@@ -169,4 +169,6 @@ pub(crate) struct Script {
     pub has_error: bool,
     /// Whether the command nests deeper than the walk follows; what lies deeper was not seen.
     pub too_deep: bool,
+    /// Whether it sets `IFS`, changing how unquoted expansions split into words.
+    pub sets_ifs: bool,
 }

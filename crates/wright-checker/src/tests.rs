@@ -635,3 +635,26 @@ proptest::proptest! {
         let _ = verdict(&parts.join(" "));
     }
 }
+
+#[test]
+fn a_command_assembled_by_word_splitting_is_asked_about() {
+    for command in [
+        "IFS=_; c=rm_-rf_/x; $c",
+        "c='rm -rf ~'; $c",
+        "c=\"git push --force origin main\"; ${c}",
+        "IFS=, read -r a; c=x,y; $c",
+    ] {
+        assert_eq!(
+            decision(command, &CommandPolicy::default()),
+            (Decision::Ask, "word-splitting"),
+            "{command}"
+        );
+    }
+    // An expansion that splits into nothing new, or that is quoted, is judged as before.
+    assert_allowed(&[
+        "$CC -o a a.c",
+        "cmd=make; $cmd test",
+        "cmd='cargo test'; \"$cmd\"",
+        "IFS=_; echo a_b",
+    ]);
+}

@@ -290,6 +290,9 @@ impl<'a> Walker<'a> {
             match child.kind() {
                 "variable_assignment" => {
                     // `X=1 cmd` sets X for cmd only: evaluated for its substitutions, not kept.
+                    self.script.sets_ifs |= child
+                        .child_by_field_name("name")
+                        .is_some_and(|name| self.text(name) == "IFS");
                     if let Some(value) = child.child_by_field_name("value") {
                         self.word(value, scope);
                     }
@@ -369,6 +372,7 @@ impl<'a> Walker<'a> {
             return;
         };
         let name = self.text(name).to_string();
+        self.script.sets_ifs |= name == "IFS";
         let appends = children(node).iter().any(|c| c.kind() == "+=");
         let value = match node.child_by_field_name("value") {
             None => Some(vec![String::new()]),

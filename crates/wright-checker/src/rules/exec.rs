@@ -444,6 +444,33 @@ pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Repo
     }
 }
 
+/// A command word that is an unquoted expansion split into several words — by a value with
+/// blanks in it (`c="rm -rf x"; $c`) or after the script set `IFS` (`IFS=_; c=rm_-rf_x; $c`):
+/// the command that runs is not the word the checker sees.
+pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
+    let unquoted_expansion = word.raw.starts_with('$') && !word.raw.starts_with("$(");
+    if !unquoted_expansion {
+        return;
+    }
+    let splits = site.script.sets_ifs
+        || word
+            .values
+            .iter()
+            .any(|value| value.contains([' ', '\t', '\n']));
+    if splits {
+        site.find(
+            report,
+            Rule::WordSplitting,
+            format!(
+                "{} runs a command assembled by word splitting from `{}`; the checker cannot \
+                 tell what it runs.",
+                site.quoted(),
+                word.raw
+            ),
+        );
+    }
+}
+
 /// Interpreter code that forks in a loop (`perl -e 'fork while fork'`).
 fn fork_loop(site: &Site<'_>, code: &Word, report: &mut Report) {
     let text = code.text().to_ascii_lowercase();

@@ -51,6 +51,9 @@ pub(crate) enum Rule {
     Nesting,
     /// The command could not be parsed at all.
     Unparsable,
+    /// A command word assembled by word splitting (`c="rm -rf x"; $c`, or after `IFS=…`):
+    /// what runs is only known when it runs.
+    WordSplitting,
     /// A `[bash] deny` rule of the settings.
     Denied,
 }
@@ -73,6 +76,7 @@ impl Rule {
             Rule::Privilege => "privilege",
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
+            Rule::WordSplitting => "word-splitting",
             Rule::Denied => "denied",
         }
     }
@@ -126,6 +130,10 @@ impl Rule {
             }
             Rule::Nesting => "run the innermost command directly",
             Rule::Unparsable => "simplify the command into plain commands joined by `&&`",
+            Rule::WordSplitting => {
+                "write the command out word by word (e.g. `rm -rf build`) instead of assembling \
+                 it from a variable"
+            }
             Rule::Denied => "do it another way, or ask the user",
         }
     }
@@ -289,6 +297,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
     let Some(first) = site.invocation.argv.first() else {
         return;
     };
+    exec::split_command_word(site, first, report);
     let Some(program) = argv::program(first) else {
         exec::unknown_program(site, first, report);
         delete::unknown_program(site, first, report);
