@@ -45,9 +45,21 @@ const SECRET_NAME_PARTS: &[&str] = &[
 /// The credential shapes masked by default: (kind, pattern). A pattern with a capture group
 /// named `keep` keeps that part (the `NAME=` of an assignment) and masks the rest of the match.
 pub const BUILTIN_PATTERNS: &[(&str, &str)] = &[
+    // A whole block, or one cut off (a Read page, `head`): the key lines after the header,
+    // which may carry Read's line numbers; a Read footer after them stays.
     (
         "private key",
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n[ \t]*(?:\d+\t)?(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]*={1,2}|(?:Proc-Type|DEK-Info|Comment):[^\n]*))*)",
+    ),
+    // The end of a block without its header (`tail`, a Read page from an offset).
+    (
+        "private key",
+        r"(?m)(?:^[ \t]*(?:\d+\t)?[A-Za-z0-9+/=]{16,}\r?\n)+[ \t]*(?:\d+\t)?[A-Za-z0-9+/=]*\r?\n?[ \t]*(?:\d+\t)?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    // Key lines after a header cut at its start (`ATE KEY-----` from `tail -c`).
+    (
+        "private key",
+        r"(?m)^[ \t]*(?:\d+\t)?[A-Z0-9 ]*KEY(?: BLOCK)?-----(?:\r?\n[ \t]*(?:\d+\t)?[A-Za-z0-9+/]{16,}={0,2})+",
     ),
     ("anthropic key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
     (

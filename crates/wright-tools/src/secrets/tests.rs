@@ -75,7 +75,38 @@ fn a_private_key_block_is_masked_whole_even_when_cut_off() {
     let key = "before\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter";
     assert_eq!(masked(key), "before\n[REDACTED private key]\nafter");
     let cut = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n";
-    assert_eq!(masked(cut), "[REDACTED private key]");
+    assert_eq!(masked(cut), "[REDACTED private key]\n");
+}
+
+/// Issue 12: key bodies leaked when a page or `tail` did not include the BEGIN line, and a
+/// cut-off block swallowed Read's footer.
+#[test]
+fn a_key_body_is_masked_without_its_header_and_a_read_footer_stays() {
+    let line = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun";
+    let page = format!(
+        "     1\t-----BEGIN RSA PRIVATE KEY-----\n     2\t{line}\n     3\t{line}\n\n(File has more lines; use offset=4 to read more.)"
+    );
+    let shown = masked(&page);
+    assert!(!shown.contains(line), "{shown}");
+    assert!(
+        shown.ends_with("(File has more lines; use offset=4 to read more.)"),
+        "{shown}"
+    );
+
+    let tail = format!("{line}\n{line}\nAbCd12==\n-----END RSA PRIVATE KEY-----\n");
+    assert_eq!(masked(&tail), "[REDACTED private key]\n");
+    let numbered =
+        format!("    26\t{line}\n    27\t{line}\n    28\t-----END OPENSSH PRIVATE KEY-----");
+    assert_eq!(masked(&numbered), "[REDACTED private key]");
+
+    let cut_header = format!("ATE KEY-----\n{line}\n{line}\nnext");
+    let shown = masked(&cut_header);
+    assert!(!shown.contains(line), "{shown}");
+    assert!(shown.ends_with("\nnext"), "{shown}");
+
+    // Base64 in code, with no key header or footer near it, is left alone.
+    let blob = format!("let icon = \"\n{line}\n{line}\n\";");
+    assert_eq!(masked(&blob), blob);
 }
 
 #[test]
