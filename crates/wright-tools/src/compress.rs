@@ -41,8 +41,7 @@ mod search;
 
 use std::borrow::Cow;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use wright_protocol::{HistoryResult, ToolResult};
 
@@ -207,20 +206,6 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
         _ => None,
     };
     by_tool.unwrap_or_else(|| fallback::shrink(data, limits))
-}
-
-/// `data` read as a tool's history form `T` (whose fields are all optional), or `None` when it
-/// is not an object or a field has an unexpected type: the default rule takes such data.
-fn read_form<T: DeserializeOwned>(data: &Value) -> Option<T> {
-    if !data.is_object() {
-        return None;
-    }
-    T::deserialize(data).ok()
-}
-
-/// A form as the JSON history keeps (`None` fields left out).
-fn to_value(form: &impl Serialize) -> Option<Value> {
-    serde_json::to_value(form).ok()
 }
 
 /// A field a tool may set to `null`: absent (`None`), `null` (`Some(None)`) or a value. History

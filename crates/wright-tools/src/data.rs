@@ -300,24 +300,26 @@ impl ToolData {
     /// The `data` of a result of the tool called `tool`, read as that tool's type; `None` for
     /// another tool (MCP, unknown), `null` data (an error), or data not of the tool's shape.
     pub fn of(tool: &str, data: &Value) -> Option<Self> {
-        fn read<T: serde::de::DeserializeOwned>(data: &Value) -> Option<T> {
-            if !data.is_object() {
-                return None;
-            }
-            T::deserialize(data).ok()
-        }
         Some(match tool {
-            "Read" => ToolData::Read(read(data)?),
-            "Write" => ToolData::Write(read(data)?),
-            "Edit" | "MultiEdit" => ToolData::Edit(read(data)?),
-            "LS" => ToolData::Ls(read(data)?),
-            "Glob" => ToolData::Glob(read(data)?),
-            "Grep" => ToolData::Grep(read(data)?),
-            "Bash" => ToolData::Bash(read(data)?),
-            "TodoWrite" => ToolData::Todo(read(data)?),
+            "Read" => ToolData::Read(read_object(data)?),
+            "Write" => ToolData::Write(read_object(data)?),
+            "Edit" | "MultiEdit" => ToolData::Edit(read_object(data)?),
+            "LS" => ToolData::Ls(read_object(data)?),
+            "Glob" => ToolData::Glob(read_object(data)?),
+            "Grep" => ToolData::Grep(read_object(data)?),
+            "Bash" => ToolData::Bash(read_object(data)?),
+            "TodoWrite" => ToolData::Todo(read_object(data)?),
             _ => return None,
         })
     }
+}
+
+/// `data` read as `T`, or `None` when it is not a JSON object or a field has another type.
+pub(crate) fn read_object<T: serde::de::DeserializeOwned>(data: &Value) -> Option<T> {
+    if !data.is_object() {
+        return None;
+    }
+    T::deserialize(data).ok()
 }
 
 /// `data` as JSON for a [`ToolResult`](wright_protocol::ToolResult).

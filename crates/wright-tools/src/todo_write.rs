@@ -319,10 +319,7 @@ pub(crate) fn compressed_recap(data: &Value) -> Option<Value> {
         recap: Option<String>,
         todos: Option<Vec<TodoItem>>,
     }
-    if !data.is_object() {
-        return None;
-    }
-    let seen = Seen::deserialize(data).ok()?;
+    let seen: Seen = crate::data::read_object(data)?;
     let recap = match (seen.recap, seen.todos) {
         (Some(recap), _) => recap,
         (None, Some(todos)) => one_line_recap(&todos),

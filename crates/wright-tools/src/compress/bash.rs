@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Limits, Lines, Nullable, cut_line, nullable, read_form, to_value};
+use super::{Limits, Lines, Nullable, cut_line, nullable};
+use crate::data::{read_object, to_value};
 
 /// The history form of a Bash run ([`crate::data::BashData`] with the streams replaced by
 /// their line counts and last lines).
@@ -43,7 +44,7 @@ struct BashForm {
 /// [`Limits::stdout_tail_lines`] lines of stdout and the last [`Limits::stderr_tail_lines`]
 /// lines of stderr (spec A3: "stderr 末尾 20 行，stdout 仅摘要").
 pub(super) fn bash(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: BashForm = read_form(data)?;
+    let mut form: BashForm = read_object(data)?;
     form.command = form
         .command
         .map(|command| cut_line(&command, limits.command_chars).into_owned());
@@ -59,7 +60,7 @@ pub(super) fn bash(data: &Value, limits: &Limits) -> Option<Value> {
         lines: form.stderr_lines,
     };
     (form.stderr_lines, form.stderr_tail) = stderr.tail(limits.stderr_tail_lines, limits);
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// One output stream as a result has it: whole from the tool, or as a tail from history.

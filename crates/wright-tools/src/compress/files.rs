@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-use super::{Limits, Lines, Nullable, fallback, nullable, read_form, to_value};
+use super::{Limits, Lines, Nullable, fallback, nullable};
 use crate::data::WriteAction;
+use crate::data::{read_object, to_value};
 
 /// The history form of a Read ([`crate::data::ReadData`] without `limit`): where the window
 /// sits, its markers, and its first lines.
@@ -44,7 +45,7 @@ struct ReadForm {
 /// Read: the window's position and markers, and its content cut to the first
 /// [`Limits::read_lines`] lines (`content_truncated` and `content_lines_dropped` say so).
 pub(super) fn read(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: ReadForm = read_form(data)?;
+    let mut form: ReadForm = read_object(data)?;
     form.long_lines_cut = form.long_lines_cut.filter(|&cut| cut > 0);
     // A result compressed before already lost some lines: they count too.
     let dropped_before = form.content_lines_dropped.take().unwrap_or(0);
@@ -58,7 +59,7 @@ pub(super) fn read(data: &Value, limits: &Limits) -> Option<Value> {
             form.content_lines_dropped = Some(dropped);
         }
     }
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// The history form of a Write ([`crate::data::WriteData`] without the diff, which is for
@@ -84,7 +85,7 @@ struct WriteForm {
 /// [`Limits::created_head_lines`] lines of a new file, [`Limits::overwritten_head_lines`] of a
 /// replaced one. `truncated` says the head is not the whole content.
 pub(super) fn write(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: WriteForm = read_form(data)?;
+    let mut form: WriteForm = read_object(data)?;
     let mut truncated = form.truncated.unwrap_or(false);
     if let Some(head) = form.head.take() {
         let max = match form.action {
@@ -98,7 +99,7 @@ pub(super) fn write(data: &Value, limits: &Limits) -> Option<Value> {
     if truncated {
         form.truncated = Some(true);
     }
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// The history form of an Edit or MultiEdit ([`crate::data::EditData`] with the diff as a
@@ -143,7 +144,7 @@ struct EditForm {
 /// a key snippet: whole up to [`Limits::diff_whole_lines`] lines, else its first
 /// [`Limits::diff_head_lines`] lines and a `diff_summary`.
 pub(super) fn edit(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: EditForm = read_form(data)?;
+    let mut form: EditForm = read_object(data)?;
     form.changed_ranges = form
         .changed_ranges
         .map(|list| fallback::shrink(&list, limits));
@@ -163,7 +164,7 @@ pub(super) fn edit(data: &Value, limits: &Limits) -> Option<Value> {
             form.diff_summary = Some(diff_summary(&form, total, kept));
         }
     }
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// `diff of 340 lines: +200 -140; first 20 lines kept`.

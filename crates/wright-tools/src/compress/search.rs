@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wright_protocol::text;
 
-use super::{Limits, cut_line, read_form, to_value};
+use super::{Limits, cut_line};
 use crate::data::{EntryKind, GrepCount, GrepMatch, LsEntry};
+use crate::data::{read_object, to_value};
 
 /// An item of a list as the tool returned it (`Full`) or as history shows it (`Shown`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -61,7 +62,7 @@ struct GrepForm {
 /// Grep: a `summary` line, the totals, and the first [`Limits::grep_lines`] matches (content
 /// mode, as `file:line: text`), files (files mode) or counts (count mode, as `file:count`).
 pub(super) fn grep(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: GrepForm = read_form(data)?;
+    let mut form: GrepForm = read_object(data)?;
     let mode = match form.mode.as_deref() {
         Some(mode) => mode.to_string(),
         None if form.matches.is_some() => "content".to_string(),
@@ -93,7 +94,7 @@ pub(super) fn grep(data: &Value, limits: &Limits) -> Option<Value> {
         }),
     };
     form.more = more.flatten();
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// `12 matches in 4 files for `fn main``, `4 files match `fn main``, `no matches for …`.
@@ -171,7 +172,7 @@ struct GlobForm {
 
 /// Glob: the pattern, the directory, the counts and the first [`Limits::list_entries`] paths.
 pub(super) fn glob(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: GlobForm = read_form(data)?;
+    let mut form: GlobForm = read_object(data)?;
     if let Some(files) = form.files.take() {
         let (kept, more) = keep_first(files, form.total, form.more, limits.list_entries, |f| f);
         form.files = Some(kept);
@@ -179,7 +180,7 @@ pub(super) fn glob(data: &Value, limits: &Limits) -> Option<Value> {
     } else {
         form.more = None;
     }
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// The history form of an LS ([`crate::data::LsData`] with its entries shown as names and
@@ -207,7 +208,7 @@ struct LsForm {
 /// LS: the directory, the counts and the first [`Limits::list_entries`] entries, as `name/`
 /// for a directory, `name@` for a symlink and `name` for a file (sizes dropped).
 pub(super) fn ls(data: &Value, limits: &Limits) -> Option<Value> {
-    let mut form: LsForm = read_form(data)?;
+    let mut form: LsForm = read_object(data)?;
     if let Some(entries) = form.entries.take() {
         let render = |entry: Item<_>| entry.shown(|entry: LsEntry| render_entry(&entry));
         let (kept, more) = keep_first(entries, form.total, form.more, limits.list_entries, render);
@@ -216,7 +217,7 @@ pub(super) fn ls(data: &Value, limits: &Limits) -> Option<Value> {
     } else {
         form.more = None;
     }
-    to_value(&form)
+    Some(to_value(&form))
 }
 
 /// An entry as `name/`, `name@` or `name`.
@@ -251,7 +252,7 @@ mod tests {
     use serde_json::json;
 
     fn summary(data: Value, mode: &str) -> String {
-        let form: GrepForm = read_form(&data).unwrap();
+        let form: GrepForm = read_object(&data).unwrap();
         grep_summary(&form, mode, 200)
     }
 
@@ -283,7 +284,7 @@ mod tests {
 
     #[test]
     fn items_already_shown_are_kept_as_they_are() {
-        let form: GrepForm = read_form(&json!({"mode": "content", "matches": [
+        let form: GrepForm = read_object(&json!({"mode": "content", "matches": [
             "a.rs:1: x", {"file": "b.rs", "line": 2, "text": "y  "}
         ]}))
         .unwrap();
