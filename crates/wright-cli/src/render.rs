@@ -4,9 +4,7 @@
 use std::io::{self, IsTerminal, Write};
 
 use wright_core::cost::{CostReport, format_usd};
-use wright_core::summarize::{
-    SUMMARY_TIMEOUT_MESSAGE, archived_without_summary_message, summary_failed_message,
-};
+use wright_core::summarize::{SUMMARY_TIMEOUT_MESSAGE, summary_failed_message};
 use wright_protocol::{ActionKind, ApprovalVerdict, Event, ToolStatus, Usage};
 
 /// Longest tool-argument preview on a tool-call line, in characters.
@@ -229,14 +227,10 @@ impl Renderer for HumanRenderer {
                             "✓ archived {archived_rounds} rounds into a summary (history ~{tokens_before} → ~{tokens_after} tokens)"
                         )
                     }
-                    (false, None, error) => {
-                        let cause = error.as_deref().unwrap_or("no summary returned");
-                        if *archived_rounds > 0 {
-                            archived_without_summary_message(cause, *archived_rounds)
-                        } else {
-                            summary_failed_message(cause)
-                        }
-                    }
+                    (false, None, error) => summary_failed_message(
+                        error.as_deref().unwrap_or("no summary returned"),
+                        *archived_rounds,
+                    ),
                 };
                 let line = self.paint(YELLOW, &text);
                 self.line(&line);

@@ -26,19 +26,22 @@ pub const SUMMARY_PROMPT: &str = include_str!("../../../prompts/summary.md");
 pub const SUMMARY_TIMEOUT_MESSAGE: &str =
     "Summary generation timed out, keeping recent history only.";
 
-/// What the user sees when the summary call failed and history no longer fits the window, so
-/// that the oldest rounds had to be archived without a summary.
-pub fn archived_without_summary_message(cause: &str, rounds: u32) -> String {
+/// What the user sees when the summary call failed other than by timing out: every round is
+/// kept (`archived_rounds` 0), or, when history no longer fits the window, that many of the
+/// oldest were archived without a summary.
+pub fn summary_failed_message(cause: &str, archived_rounds: u32) -> String {
+    if archived_rounds == 0 {
+        return format!(
+            "Summary generation failed ({cause}); all history is kept and the summary will be tried again before the next round."
+        );
+    }
     format!(
         "Summary generation failed ({cause}); history no longer fits the context window, so {} archived without a summary.",
-        wright_protocol::text::count(u64::from(rounds), "older round was", "older rounds were")
-    )
-}
-
-/// What the user sees when the summary call failed other than by timing out.
-pub fn summary_failed_message(cause: &str) -> String {
-    format!(
-        "Summary generation failed ({cause}); all history is kept and the summary will be tried again before the next round."
+        wright_protocol::text::count(
+            u64::from(archived_rounds),
+            "older round was",
+            "older rounds were"
+        )
     )
 }
 
@@ -49,7 +52,7 @@ pub enum SummaryFailure {
     #[error("{SUMMARY_TIMEOUT_MESSAGE}")]
     TimedOut,
     /// The call failed or returned nothing: history is kept whole (only the timeout drops it).
-    #[error("{}", summary_failed_message(.0))]
+    #[error("{}", summary_failed_message(.0, 0))]
     Failed(String),
 }
 

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use wright_core::summarize::{
-    SUMMARY_TIMEOUT_MESSAGE, archived_without_summary_message, summary_failed_message,
-};
+use wright_core::summarize::{SUMMARY_TIMEOUT_MESSAGE, summary_failed_message};
 use wright_protocol::text::plural;
 use wright_protocol::{
     ActionKind, ApprovalVerdict, ErrorCode, Event, FailureCode, ToolError, ToolStatus,
@@ -323,11 +321,7 @@ impl Transcript {
                         &theme,
                     )
                 } else if let Some(error) = error.as_ref().filter(|_| summary.is_none()) {
-                    let message = if *archived_rounds > 0 {
-                        archived_without_summary_message(error, *archived_rounds)
-                    } else {
-                        summary_failed_message(error)
-                    };
+                    let message = summary_failed_message(error, *archived_rounds);
                     styled(format!("⚠ {message}"), WARNING, &theme)
                 } else {
                     styled(format!("✓ Compacted: {sizes}"), ADDED, &theme)
