@@ -373,13 +373,8 @@ pub(crate) fn split<'w>(args: &'w [Word], value_options: &[&str]) -> Args<'w> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::words::synthetic_words as words;
     use pretty_assertions::assert_eq;
-
-    fn words(text: &str) -> Vec<Word> {
-        text.split_whitespace()
-            .map(|w| Word::synthetic(w.to_string(), false))
-            .collect()
-    }
 
     fn texts(words: &[Word]) -> Vec<&str> {
         words.iter().map(Word::text).collect()

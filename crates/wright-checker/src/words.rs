@@ -50,6 +50,14 @@ impl Word {
     }
 }
 
+/// `text` split at blanks into words with known values, for tests.
+#[cfg(test)]
+pub(crate) fn synthetic_words(text: &str) -> Vec<Word> {
+    text.split_whitespace()
+        .map(|w| Word::synthetic(w.to_string(), false))
+        .collect()
+}
+
 /// A piece of a word being evaluated.
 #[derive(Debug, Clone)]
 pub(crate) struct Part {

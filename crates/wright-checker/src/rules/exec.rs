@@ -534,13 +534,8 @@ pub(super) fn fork_bombs(script: &Script, report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::words::synthetic_words as words;
     use pretty_assertions::assert_eq;
-
-    fn words(text: &str) -> Vec<Word> {
-        text.split_whitespace()
-            .map(|w| Word::synthetic(w.to_string(), false))
-            .collect()
-    }
 
     #[test]
     fn shells_and_interpreters_read_code_from_stdin_only_without_a_script() {

@@ -339,12 +339,7 @@ fn kills_everything(args: &[Word]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn words(text: &str) -> Vec<Word> {
-        text.split_whitespace()
-            .map(|w| Word::synthetic(w.to_string(), false))
-            .collect()
-    }
+    use crate::words::synthetic_words as words;
 
     #[test]
     fn kill_targets_every_process_only_with_pid_minus_one_or_one() {
