@@ -1,6 +1,7 @@
-//! The dangerous-command corpus (issue 6): no command of `data/dangerous_commands.txt` may be
-//! allowed (each is asked about or refused), and at most 2% of `data/ordinary_commands.txt` may
-//! be held up. Both tests print their figures; `bench/command_corpus.sh` runs them with
+//! The dangerous-command corpus (issues 6 and 12): no command of a `data/dangerous*.txt` file
+//! may be allowed (each is asked about or refused), and at most 2% of the commands of the
+//! `data/ordinary*.txt` files may be held up. Each file is one class of commands; both tests
+//! print their figures per class and in all; `bench/command_corpus.sh` runs them with
 //! `--nocapture`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,6 +14,19 @@ const MAX_FALSE_POSITIVE_RATE: f64 = 0.02;
 
 /// Issue 6: the least number of commands in each corpus.
 const MIN_CORPUS_SIZE: usize = 100;
+
+/// The corpus files whose names start with `prefix` and end in `.txt`, sorted by name.
+fn corpus_files(prefix: &str) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(prefix) && name.ends_with(".txt"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no {prefix}*.txt in {}", dir.display());
+    names
+}
 
 /// The commands of a corpus file: one per line, `#` lines and blank lines skipped, a line
 /// ending in ` \` continued on the next with the newline kept.
@@ -87,26 +101,36 @@ fn count(judged: &[(String, Verdict)], decision: Decision) -> usize {
 
 #[test]
 fn every_dangerous_command_is_refused() {
-    let commands = corpus("dangerous_commands.txt");
-    assert!(commands.len() >= MIN_CORPUS_SIZE, "{}", commands.len());
     let project = project();
-    let judged = judged(&commands, &project);
-    let through: Vec<&String> = judged
-        .iter()
-        .filter(|(_, v)| v.is_allowed())
-        .map(|(c, _)| c)
-        .collect();
-    let blocked = commands.len() - through.len();
-    println!(
-        "dangerous commands: {blocked}/{} held up ({} refused, {} asked), block rate {:.1}%",
-        commands.len(),
-        count(&judged, Decision::Refuse),
-        count(&judged, Decision::Ask),
-        100.0 * blocked as f64 / commands.len() as f64
-    );
-    for command in &through {
-        println!("  NOT REFUSED: {command}");
+    let mut total = 0;
+    let mut through: Vec<String> = Vec::new();
+    for file in corpus_files("dangerous") {
+        let commands = corpus(&file);
+        let judged = judged(&commands, &project);
+        let passed: Vec<&String> = judged
+            .iter()
+            .filter(|(_, v)| v.is_allowed())
+            .map(|(c, _)| c)
+            .collect();
+        println!(
+            "dangerous commands, {file}: {}/{} held up ({} refused, {} asked)",
+            commands.len() - passed.len(),
+            commands.len(),
+            count(&judged, Decision::Refuse),
+            count(&judged, Decision::Ask),
+        );
+        for command in &passed {
+            println!("  NOT REFUSED: {command}");
+        }
+        total += commands.len();
+        through.extend(passed.into_iter().cloned());
     }
+    assert!(total >= MIN_CORPUS_SIZE, "{total}");
+    println!(
+        "dangerous commands: {}/{total} held up, block rate {:.1}%",
+        total - through.len(),
+        100.0 * (total - through.len()) as f64 / total as f64
+    );
     assert!(
         through.is_empty(),
         "dangerous commands let through: {through:#?}"
@@ -115,25 +139,35 @@ fn every_dangerous_command_is_refused() {
 
 #[test]
 fn ordinary_commands_are_rarely_refused() {
-    let commands = corpus("ordinary_commands.txt");
-    assert!(commands.len() >= MIN_CORPUS_SIZE, "{}", commands.len());
     let project = project();
-    let refused: Vec<(String, Verdict)> = judged(&commands, &project)
-        .into_iter()
-        .filter(|(_, v)| !v.is_allowed())
-        .collect();
-    let rate = refused.len() as f64 / commands.len() as f64;
+    let mut total = 0;
+    let mut refused: Vec<(String, Verdict)> = Vec::new();
+    for file in corpus_files("ordinary") {
+        let commands = corpus(&file);
+        let held: Vec<(String, Verdict)> = judged(&commands, &project)
+            .into_iter()
+            .filter(|(_, v)| !v.is_allowed())
+            .collect();
+        println!(
+            "ordinary commands, {file}: {}/{} held up",
+            held.len(),
+            commands.len()
+        );
+        for (command, verdict) in &held {
+            println!(
+                "  FALSE POSITIVE: {command}\n    {}",
+                verdict.refusal_message()
+            );
+        }
+        total += commands.len();
+        refused.extend(held);
+    }
+    assert!(total >= MIN_CORPUS_SIZE, "{total}");
+    let rate = refused.len() as f64 / total as f64;
     println!(
-        "ordinary commands: {}/{} held up, false-positive rate {:.1}%",
+        "ordinary commands: {}/{total} held up, false-positive rate {:.1}%",
         refused.len(),
-        commands.len(),
         100.0 * rate
     );
-    for (command, verdict) in &refused {
-        println!(
-            "  FALSE POSITIVE: {command}\n    {}",
-            verdict.refusal_message()
-        );
-    }
     assert!(rate <= MAX_FALSE_POSITIVE_RATE, "{refused:#?}");
 }
