@@ -21,7 +21,7 @@ use wright_llm::{
     DEFAULT_STREAM_IDLE_TIMEOUT, LlmClient, LlmConfig, ProviderKind,
 };
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
-use wright_tools::{SandboxPolicy, ToolSettings};
+use wright_tools::{ProtectedPath, SandboxPolicy, ToolSettings};
 
 /// Model used against OpenAI's own endpoint when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
@@ -119,7 +119,51 @@ pub fn tool_settings(
             .flat_map(|f| f.allow_outside_project.iter())
             .map(|path| expand_path(path, project_root, home))
             .collect(),
+        protected: Vec::new(),
     })
+}
+
+/// What the tools may not change besides the project's own `.git` settings and `.wright/`
+/// (issue 12), wherever the project is: the user's settings directory, `$WRIGHT_HOME` (the
+/// sessions), and every existing file a hook command names (`./scripts/vet.sh`, `python3
+/// tools/check.py`), since wright runs hooks outside the sandbox. The settings directory and
+/// `$WRIGHT_HOME` are protected even before they exist.
+pub fn protected_paths(
+    files: &[FileConfig],
+    project_root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<ProtectedPath> {
+    let mut paths = Vec::new();
+    for settings in config_files(project_root, env).iter().skip(1) {
+        if let Some(dir) = settings.parent() {
+            paths.push(ProtectedPath::new(dir, "your wright settings"));
+        }
+    }
+    if let Ok(home) = wright_home(env) {
+        paths.push(ProtectedPath::new(
+            &home,
+            "wright's sessions and state ($WRIGHT_HOME)",
+        ));
+    }
+    let hook_commands = files
+        .iter()
+        .flat_map(|f| f.hooks.pre_tool.iter().chain(&f.hooks.post_tool))
+        .map(|hook| hook.command.as_str());
+    for command in hook_commands {
+        // A word that names an existing file, as `sh -c` in the project root would find it.
+        let words = shlex::split(command)
+            .unwrap_or_else(|| command.split_whitespace().map(String::from).collect());
+        for word in words {
+            let path = project_root.join(&word);
+            if word.contains('/') && path.is_file() {
+                paths.extend(ProtectedPath::existing(
+                    &path,
+                    "a script a hook runs outside the sandbox",
+                ));
+            }
+        }
+    }
+    paths
 }
 
 /// A configured path: `~` and `~/…` from `home`, relative paths from the project root.
@@ -643,7 +687,9 @@ fn process_vars() -> impl Iterator<Item = (String, String)> {
 /// its secret-named variables are masked in tool output.
 pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError> {
     let env = process_env;
-    let mut settings = resolve(flags, &env, &load_files(project_root, &env)?, project_root)?;
+    let files = load_files(project_root, &env)?;
+    let mut settings = resolve(flags, &env, &files, project_root)?;
+    settings.tools.protected = protected_paths(&files, project_root, &env);
     settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(process_vars());
     Ok(settings)
 }
@@ -653,12 +699,10 @@ pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError>
 pub fn load_tool_settings(project_root: &Path) -> Result<ToolSettings, ConfigError> {
     let env = process_env;
     let home = env("HOME").map(PathBuf::from);
-    tool_settings(
-        &load_files(project_root, &env)?,
-        project_root,
-        home.as_deref(),
-        process_vars(),
-    )
+    let files = load_files(project_root, &env)?;
+    let mut settings = tool_settings(&files, project_root, home.as_deref(), process_vars())?;
+    settings.protected = protected_paths(&files, project_root, &env);
+    Ok(settings)
 }
 
 /// The state directory: `WRIGHT_HOME`, else the platform data directory.

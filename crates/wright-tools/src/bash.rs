@@ -181,7 +181,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     }
     let sandbox = ctx.sandbox();
     sandbox
-        .confine(&mut command, &ctx.writable_roots())
+        .confine(&mut command, &ctx.writable_roots(), &ctx.protected_paths())
         .map_err(|err| {
             failure(
                 ErrorCode::Io,
@@ -303,9 +303,10 @@ fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<Strin
     };
     Some(format!(
         "Note: commands run in a sandbox: they may write only inside the project, the temporary \
-         directory and the paths in `[sandbox] writable`{network}. If this command needs more, \
-         do not work around it: tell the user what it needs, which they can allow in \
-         .wright/config.toml."
+         directory and the paths in `[sandbox] writable`{network}, and never to git's settings \
+         and hooks (.git/config, .git/hooks) or wright's own files (.wright/). If this command \
+         needs more, do not work around it: tell the user what it needs, which they can allow \
+         in .wright/config.toml or do themselves."
     ))
 }
 

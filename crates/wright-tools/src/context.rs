@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
+use crate::protect::{self, ProtectedPath};
 use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
 use wright_checker::CommandPolicy;
 
@@ -37,6 +38,9 @@ pub struct ToolContext {
     extra_roots: Arc<[PathBuf]>,
     /// How Bash commands are confined.
     sandbox: Arc<Sandbox>,
+    /// Paths outside the project's own the agent may not change (see
+    /// [`ToolContext::with_protected`]).
+    protected: Arc<[ProtectedPath]>,
 }
 
 impl ToolContext {
@@ -61,7 +65,23 @@ impl ToolContext {
             home: home_dir(),
             extra_roots: Arc::new([]),
             sandbox: Arc::new(Sandbox::new(SandboxPolicy::default())),
+            protected: Arc::new([]),
         })
+    }
+
+    /// Also keeps `paths` from being changed by the tools (issue 12), wherever they lie: the
+    /// file tools refuse them with `protected` and Bash commands see them read-only. For
+    /// the front end's own files — the user's settings, `$WRIGHT_HOME`, hook scripts.
+    pub fn with_protected(mut self, paths: Vec<ProtectedPath>) -> Self {
+        self.protected = paths.into();
+        self
+    }
+
+    /// What the tools may not change now (issue 12): the project's `.git/config`,
+    /// `.git/hooks` and `.wright/` (those that exist), then the paths given to
+    /// [`with_protected`](Self::with_protected).
+    pub fn protected_paths(&self) -> Vec<ProtectedPath> {
+        protect::protected_paths(&self.root, &self.protected)
     }
 
     /// Also allows the directories `roots` (`allow_outside_project`) to every tool: paths in
@@ -118,6 +138,13 @@ impl ToolContext {
 
     pub(crate) fn sandbox(&self) -> &Sandbox {
         &self.sandbox
+    }
+
+    /// The protected path `abs` (a resolved path) is or lies under, if any.
+    pub(crate) fn protection_of(&self, abs: &Path) -> Option<ProtectedPath> {
+        self.protected_paths()
+            .into_iter()
+            .find(|protected| protected.covers(abs))
     }
 
     /// The directories a Bash command may write under: the project, the extra roots and the

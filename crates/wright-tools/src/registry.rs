@@ -11,10 +11,6 @@ use crate::{
     TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool, failure,
 };
 
-/// Files the model may not change, relative to the project root: wright's own settings, where
-/// an `allow` rule or a hook would let the model widen what it may do (issue 6).
-pub const PROTECTED_FILES: &[&str] = &[".wright/config.toml"];
-
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
 /// output so far) before the registry answers with a plain one.
 const CANCEL_GRACE: Duration = Duration::from_millis(500);
@@ -101,7 +97,7 @@ impl ToolRegistry {
 
     /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever
     /// approves it: the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker)
-    /// and writes to [`PROTECTED_FILES`]. `Err` is the finished result of a call that will not run:
+    /// and writes to the protected paths ([`ToolContext::protected_paths`]). `Err` is the finished result of a call that will not run:
     /// an unknown tool (naming the valid ones) or a refusal.
     pub fn prepare<'a>(
         &'a self,
@@ -229,25 +225,24 @@ impl PreparedCall<'_> {
     }
 }
 
-/// The refusal of a file change aimed at one of the [`PROTECTED_FILES`], wherever the path
-/// leads (`./.wright/../.wright/config.toml`, an absolute path, a symlinked directory): both
-/// sides are resolved as the tools resolve paths ([`ToolContext::resolve`]). A path that does
-/// not resolve is left to the tool, which refuses it with its own error.
+/// The refusal of a file change aimed at a protected path or into a protected directory
+/// (issue 12), wherever the path leads (`./.wright/../.wright/config.toml`, an absolute path, a
+/// symlinked directory): the target is resolved as the tools resolve paths
+/// ([`ToolContext::resolve`]). A path that does not resolve is left to the tool, which refuses
+/// it with its own error.
 fn protected_target(path: &str, ctx: &ToolContext) -> Option<wright_protocol::ToolError> {
     let target = ctx.resolve(path).ok()?;
-    PROTECTED_FILES
-        .iter()
-        .find(|protected| ctx.resolve(protected).is_ok_and(|path| path == target))
-        .map(|protected| {
-            failure(
-                ErrorCode::Protected,
-                format!(
-                    "{protected} holds wright's own settings (allow rules, hooks), which the \
-                     model may not change. Tell the user what to change there and why; they \
-                     can edit it themselves."
-                ),
-            )
-        })
+    let protected = ctx.protection_of(&target)?;
+    Some(failure(
+        ErrorCode::Protected,
+        format!(
+            "{} is protected: {} holds {}, which the model may not change. Tell the user what \
+             to change there and why; they can edit it themselves.",
+            ctx.display_path(&target),
+            ctx.display_path(&protected.path),
+            protected.why
+        ),
+    ))
 }
 
 /// Runs `tool`, racing the cancellation token (see [`ToolRegistry::run`]).
@@ -283,6 +278,7 @@ async fn run_cancellable(name: &str, call: Box<dyn Prepared>, ctx: &ToolContext)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ProtectedPath;
     use futures::FutureExt;
     use futures::future::BoxFuture;
     use pretty_assertions::assert_eq;
@@ -509,6 +505,8 @@ mod tests {
             ("Write", absolute.to_str().unwrap()),
             ("Edit", "alias/config.toml"),
             ("MultiEdit", ".wright//config.toml"),
+            // Issue 12: all of `.wright/`, not only the settings file.
+            ("Write", ".wright/hooks/vet.sh"),
         ] {
             let call = ToolCall {
                 tool: tool.into(),
@@ -534,7 +532,8 @@ mod tests {
             std::fs::read_to_string(dir.path().join(".wright/config.toml")).unwrap(),
             "model = \"m\"\n"
         );
-        // Reading it, and writing its neighbours, are fine.
+        assert!(!dir.path().join(".wright/hooks").exists());
+        // Reading it, and writing beside the directory, are fine.
         let read = ToolCall {
             tool: "Read".into(),
             args: json!({"file_path": ".wright/config.toml"}),
@@ -542,9 +541,53 @@ mod tests {
         assert!(registry.prepare(&read, &ctx).is_ok());
         let neighbour = ToolCall {
             tool: "Write".into(),
-            args: json!({"file_path": ".wright/notes.md", "content": "x"}),
+            args: json!({"file_path": ".wrightrc", "content": "x"}),
         };
         assert_eq!(registry.run(&neighbour, &ctx).await.error, None);
+    }
+
+    #[tokio::test]
+    async fn git_settings_and_hooks_and_the_front_ends_paths_cannot_be_written() {
+        let (dir, ctx) = ctx();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::create_dir(root.join("scripts")).unwrap();
+        std::fs::write(root.join("scripts/vet.sh"), "exit 0\n").unwrap();
+        let hook =
+            ProtectedPath::existing(&root.join("scripts/vet.sh"), "a hook's script").unwrap();
+        let ctx = ctx.with_protected(vec![hook]);
+        let registry = ToolRegistry::builtin();
+        for path in [
+            ".git/config",
+            ".git/hooks/pre-commit",
+            "./.git/hooks/../config",
+            "scripts/vet.sh",
+        ] {
+            let call = ToolCall {
+                tool: "Write".into(),
+                args: json!({"file_path": path, "content": "[core]\nfsmonitor = evil\n"}),
+            };
+            let result = registry.run(&call, &ctx).await;
+            let error = result.error.unwrap();
+            assert_eq!(error.code, ErrorCode::Protected, "{path}");
+            assert!(error.message.contains("is protected"), "{}", error.message);
+        }
+        assert_eq!(
+            std::fs::read_to_string(root.join(".git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert!(!root.join(".git/hooks/pre-commit").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join("scripts/vet.sh")).unwrap(),
+            "exit 0\n"
+        );
+        // The rest of `.git` is git's to write, and the agent's through git.
+        let head = ToolCall {
+            tool: "Write".into(),
+            args: json!({"file_path": ".git/description", "content": "x"}),
+        };
+        assert_eq!(registry.run(&head, &ctx).await.error, None);
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::secrets::SecretMasker;
-use crate::{SandboxPolicy, ToolContext, ToolRegistry};
+use crate::{ProtectedPath, SandboxPolicy, ToolContext, ToolRegistry};
 use wright_checker::CommandPolicy;
 
 /// The tool settings: the dangerous-command checker's rules, the credential masker, how Bash
@@ -21,6 +21,9 @@ pub struct ToolSettings {
     pub sandbox: SandboxPolicy,
     /// Directories outside the project the tools may use too (`allow_outside_project`).
     pub extra_roots: Vec<PathBuf>,
+    /// What the tools may not change besides the project's own protected paths (issue 12):
+    /// the user's settings, `$WRIGHT_HOME`, the scripts hooks run.
+    pub protected: Vec<ProtectedPath>,
 }
 
 impl ToolSettings {
@@ -30,6 +33,7 @@ impl ToolSettings {
         ToolContext::new(root)?
             .with_command_policy(self.command_policy.clone())
             .with_sandbox(self.sandbox.clone())
+            .with_protected(self.protected.clone())
             .with_extra_roots(self.extra_roots.clone())
     }
 

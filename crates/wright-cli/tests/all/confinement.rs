@@ -159,3 +159,94 @@ fn network_off_in_the_settings_keeps_commands_off_loopback() {
     // wright itself still reached the model on loopback.
     assert_eq!(server.requests().len(), 2);
 }
+
+/// `wright tool NAME ARGS` in `project`, with `home` as the home directory and `state` as
+/// `$WRIGHT_HOME`.
+fn tool_in(project: &Path, home: &Path, state: &Path, name: &str, args: serde_json::Value) -> Run {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_wright"))
+        .current_dir(project)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("WRIGHT_HOME", state)
+        .args(["tool", name, &args.to_string()])
+        .output()
+        .unwrap();
+    Run::from(output)
+}
+
+#[test]
+fn with_the_home_directory_as_the_project_wrights_settings_and_sessions_stay_unwritable() {
+    // Issue 12 item 6: the project is the home directory, where the user's settings and
+    // wright's sessions live.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    let state = home.join(".local/share/wright");
+    std::fs::create_dir_all(home.join(".config/wright")).unwrap();
+    std::fs::create_dir_all(state.join("sessions")).unwrap();
+    std::fs::write(home.join(".config/wright/config.toml"), "").unwrap();
+    std::fs::write(state.join("sessions/s.jsonl"), "{}\n").unwrap();
+
+    let write = tool_in(
+        &home,
+        &home,
+        &state,
+        "Write",
+        json!({"file_path": ".config/wright/config.toml", "content": "approval = \"auto\"\n"}),
+    );
+    assert_eq!(write.code, Some(1), "{}", write.stdout);
+    assert!(write.stdout.contains("protected"), "{}", write.stdout);
+
+    let command = "echo 'approval = \"auto\"' >> .config/wright/config.toml; \
+                   echo '{}' >> .local/share/wright/sessions/s.jsonl; \
+                   mv .config .config.old";
+    let bash = tool_in(&home, &home, &state, "Bash", json!({ "command": command }));
+    if !bash.stdout.contains("not confined") && !bash.stdout.contains("partly confined") {
+        assert!(
+            bash.stdout.contains("Read-only file system"),
+            "{}",
+            bash.stdout
+        );
+        assert_eq!(
+            std::fs::read_to_string(home.join(".config/wright/config.toml")).unwrap(),
+            ""
+        );
+        assert_eq!(
+            std::fs::read_to_string(state.join("sessions/s.jsonl")).unwrap(),
+            "{}\n"
+        );
+        assert!(!home.join(".config.old").exists());
+    }
+}
+
+#[test]
+fn a_hook_script_in_the_project_cannot_be_rewritten_before_it_runs() {
+    // Issue 12 item 7: the hook's script lies in the project, and hooks run unconfined.
+    let project = Project::new();
+    project.trust();
+    project.write("scripts/vet.sh", "#!/bin/sh\nexit 0\n");
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\n[[hooks.post_tool]]\ntool = \"Bash\"\ncommand = \"sh scripts/vet.sh\"\n",
+    );
+    let server = serve(vec![
+        bash("printf 'touch pwned\\n' > scripts/vet.sh"),
+        reply(&format!(
+            "Thought: write.\nAction: Write[{}]",
+            json!({"file_path": "scripts/vet.sh", "content": "touch pwned\n"})
+        )),
+        finish(),
+    ]);
+    let run = project.exec(&server, "openai", &["--approval", "auto"], "go");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    if !confined(&run.stderr) || run.stderr.contains("partly confined") {
+        return;
+    }
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("scripts/vet.sh")).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+    assert!(!project.path().join("pwned").exists());
+    let refused = last_message(&server.requests()[2]);
+    assert!(refused.contains("protected"), "{refused}");
+}

@@ -15,6 +15,7 @@ mod grep;
 mod ls;
 mod multi_edit;
 mod preview;
+mod protected;
 mod read;
 mod registry;
 mod sandbox;

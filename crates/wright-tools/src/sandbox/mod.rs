@@ -1,20 +1,27 @@
-//! Confinement of Bash commands (issue 6): on Linux, Landlock limits where a command may write
-//! and a seccomp filter keeps commands from typing into a terminal (issue 12) and can take the
-//! network away; elsewhere commands run unconfined and say so.
+//! Confinement of Bash commands (issue 6): on Linux, Landlock limits where a command may write,
+//! a mount namespace makes the protected paths read-only ([`crate::protect`], issue 12), and a
+//! seccomp filter keeps commands from typing into a terminal (issue 12), from undoing the
+//! namespace, and can take the network away; elsewhere commands run unconfined and say so.
 //!
 //! Only Bash is confined here. The file tools run inside wright and are kept to the project by
 //! path resolution ([`crate::ToolContext::resolve`]); `docs/sandbox.md` says what is and is not
 //! confined.
 //!
 //! Everything that can fail or allocate — opening the writable paths, building the Landlock
-//! ruleset, compiling the seccomp program — happens in wright before the fork. Between fork and
-//! exec the child makes three system calls and nothing else (see `restrict_child`).
+//! ruleset, compiling the seccomp program, preparing the mounts — happens in wright before the
+//! fork. Between fork and exec the child makes system calls and nothing else (see
+//! `restrict_child`).
+
+#[cfg(target_os = "linux")]
+mod namespace;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::process::Command;
+
+use crate::protect::ProtectedPath;
 
 /// What Bash commands may do (issue 6; the sandbox settings).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +92,10 @@ pub(crate) enum SandboxError {
     #[cfg(target_os = "linux")]
     #[error("cannot build the seccomp filter: {0}")]
     Seccomp(#[from] seccompiler::BackendError),
+    /// Preparing the read-only paths failed.
+    #[cfg(target_os = "linux")]
+    #[error("cannot prepare the read-only paths: {0}")]
+    Mounts(#[from] std::io::Error),
 }
 
 /// A context's sandbox: its policy, its status (found once), and whether the note about it was
@@ -122,17 +133,25 @@ impl Sandbox {
 
     /// Makes `command` run confined: it may write only under `roots` (the project, the extra
     /// roots, the temporary directory), the policy's writable paths and the devices every
-    /// command needs (`/dev/null`, ttys, …), cannot push input into a terminal, and uses the
-    /// network only if the policy allows it. Does nothing when the policy is disabled.
+    /// command needs (`/dev/null`, ttys, …), and not to the `protected` paths there; it cannot
+    /// push input into a terminal, and uses the network only if the policy allows it. Does
+    /// nothing when the policy is disabled.
     pub(crate) fn confine(
         &self,
         command: &mut Command,
         roots: &[PathBuf],
+        protected: &[ProtectedPath],
     ) -> Result<(), SandboxError> {
         if !self.policy.enabled {
             return Ok(());
         }
-        platform::confine(&self.policy, command, roots)
+        // The probe, run once, says whether read-only paths can be had here; the status says
+        // so when they cannot.
+        let protected = match platform::namespaces_work() {
+            true => protected,
+            false => &[],
+        };
+        platform::confine(&self.policy, command, roots, protected)
     }
 }
 
@@ -161,7 +180,9 @@ mod platform {
     };
     use tokio::process::Command;
 
+    use super::namespace::{self, Namespace};
     use super::{SandboxError, SandboxPolicy, SandboxStatus};
+    use crate::protect::{ProtectedPath, mount_plan};
 
     /// The filesystem rights handled: those of Landlock ABI 3 (Linux 6.2), the first that also
     /// stops truncating files. Later rights (device ioctls, connecting to Unix sockets) are left
@@ -176,6 +197,22 @@ mod platform {
     // `libc::Ioctl` is `c_ulong` with glibc but `c_int` with musl, so the casts are needed there.
     #[allow(clippy::unnecessary_cast)]
     const TERMINAL_INPUT_IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+    /// The system calls that change mounts or join another namespace: a confined command may
+    /// not make them (issue 12: the read-only paths of its mount namespace must stay so; root
+    /// could otherwise unmount them, or join wright's namespace with `setns`).
+    const MOUNT_CALLS: [libc::c_long; 11] = [
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_setns,
+    ];
     /// Devices (and device directories) a command needs to write whatever the policy:
     /// redirections to `/dev/null`, terminals, random numbers, POSIX shared memory.
     const DEVICES: &[&str] = &[
@@ -208,6 +245,12 @@ mod platform {
             }
             return SandboxStatus::NotConfined { reason };
         }
+        if let Err(reason) = namespace_probe() {
+            gaps.push(format!(
+                "commands can change git's settings and hooks and wright's own settings, \
+                 because {reason}"
+            ));
+        }
         if !landlock_supports(FS_ABI) {
             gaps.insert(
                 0,
@@ -222,6 +265,18 @@ mod platform {
                 reason: gaps.join("; "),
             },
         }
+    }
+
+    /// Whether commands can get a mount namespace with read-only paths here, probed once per
+    /// process.
+    fn namespace_probe() -> &'static Result<(), String> {
+        static PROBE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+        PROBE.get_or_init(namespace::probe)
+    }
+
+    /// Whether read-only paths can be had here (see [`namespace_probe`]).
+    pub(super) fn namespaces_work() -> bool {
+        namespace_probe().is_ok()
     }
 
     /// Whether the kernel enforces every filesystem right of `abi`.
@@ -242,6 +297,7 @@ mod platform {
         policy: &SandboxPolicy,
         command: &mut Command,
         roots: &[PathBuf],
+        protected: &[ProtectedPath],
     ) -> Result<(), SandboxError> {
         let ruleset = landlock_ruleset(policy, roots)?;
         // Without a known architecture there is no filter: the status says the network stays
@@ -249,7 +305,16 @@ mod platform {
         let filter = target_arch()
             .map(|arch| command_filter(arch, policy.network))
             .transpose()?;
-        restrict_child(command, ruleset, filter);
+        let writable: Vec<PathBuf> = roots.iter().chain(&policy.writable).cloned().collect();
+        // Only what exists can be bound.
+        let present: Vec<ProtectedPath> = protected
+            .iter()
+            .filter(|p| p.path.exists())
+            .cloned()
+            .collect();
+        let (pins, read_only) = mount_plan(&present, &writable);
+        let namespace = Namespace::new(&pins, &read_only)?;
+        restrict_child(command, namespace, ruleset, filter);
         Ok(())
     }
 
@@ -290,6 +355,10 @@ mod platform {
     /// `socket` call). Without an inet socket there is nothing to connect, bind or send with,
     /// loopback included.
     ///
+    /// Every call that changes mounts or enters another process's namespaces fails with `EPERM`
+    /// too (see [`MOUNT_CALLS`]), so a command cannot undo the read-only paths of its
+    /// namespace, even as root.
+    ///
     /// A call made for another architecture (the 32-bit ABI) kills the process, so the filter
     /// cannot be side-stepped that way.
     fn command_filter(arch: TargetArch, network: bool) -> Result<BpfProgram, SandboxError> {
@@ -308,6 +377,10 @@ mod platform {
                 .map(|&request| request_is(request))
                 .collect::<Result<Vec<_>, _>>()?,
         )]);
+        for call in MOUNT_CALLS {
+            // No condition: every call matches.
+            rules.insert(call, vec![]);
+        }
         if !network {
             let not_unix = || -> Result<SeccompRule, SandboxError> {
                 Ok(SeccompRule::new(vec![SeccompCondition::new(
@@ -331,13 +404,21 @@ mod platform {
         Ok(filter.try_into()?)
     }
 
-    /// Has the child restrict itself between fork and exec: `PR_SET_NO_NEW_PRIVS` (required by
-    /// both, and it keeps setuid programs from escaping), then the Landlock ruleset, then the
-    /// seccomp filter. Any failure aborts the spawn, so a command never runs less confined than
-    /// the status says.
+    /// Has the child restrict itself between fork and exec: it enters its mount namespace
+    /// (while it may still mount), then `PR_SET_NO_NEW_PRIVS` (required by both, and it keeps
+    /// setuid programs from escaping), then the Landlock ruleset, then the seccomp filter. Any
+    /// failure aborts the spawn, so a command never runs less confined than the status says.
     #[allow(unsafe_code)]
-    fn restrict_child(command: &mut Command, ruleset: Option<OwnedFd>, filter: Option<BpfProgram>) {
+    fn restrict_child(
+        command: &mut Command,
+        namespace: Option<Namespace>,
+        ruleset: Option<OwnedFd>,
+        filter: Option<BpfProgram>,
+    ) {
         let restrict = move || -> io::Result<()> {
+            if let Some(namespace) = &namespace {
+                namespace.enter()?;
+            }
             // SAFETY (all three calls): plain system calls with valid arguments; the ruleset fd
             // is owned by this closure, so it is open until the command has been spawned.
             if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
@@ -359,8 +440,9 @@ mod platform {
             Ok(())
         };
         // SAFETY: the closure runs in the forked child, where only async-signal-safe calls are
-        // allowed. It makes three system calls and builds `io::Error`s from errno, which does
-        // not allocate; it takes no lock and touches nothing shared with other threads.
+        // allowed. It makes system calls on memory prepared before the fork and builds
+        // `io::Error`s from errno, which does not allocate; it takes no lock and touches
+        // nothing shared with other threads.
         unsafe {
             command.pre_exec(restrict);
         }
@@ -374,6 +456,11 @@ mod platform {
     use tokio::process::Command;
 
     use super::{SandboxError, SandboxPolicy, SandboxStatus};
+    use crate::protect::ProtectedPath;
+
+    pub(super) fn namespaces_work() -> bool {
+        false
+    }
 
     pub(super) fn probe(_: &SandboxPolicy) -> SandboxStatus {
         SandboxStatus::NotConfined {
@@ -388,6 +475,7 @@ mod platform {
         _: &SandboxPolicy,
         _: &mut Command,
         _: &[PathBuf],
+        _: &[ProtectedPath],
     ) -> Result<(), SandboxError> {
         Ok(())
     }

@@ -1,0 +1,195 @@
+//! Protected paths end to end (issue 12): real `bash` commands in a real git repository cannot
+//! change `.git/config`, `.git/hooks`, `.wright/` or the front end's protected paths, nor move
+//! them aside, while git itself keeps working; wright, outside the command, is not affected.
+//!
+//! Where the machine cannot give commands a mount namespace, the status says so and the tests
+//! check that note instead of passing silently.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+
+use serde_json::json;
+use wright_protocol::{ToolCall, ToolResult};
+use wright_tools::{ProtectedPath, SandboxStatus, ToolContext, ToolRegistry};
+
+/// Runs `command` as if the user approved it: the checker's questions are waived, so only the
+/// kernel stands in the way. A command the checker refuses outright is a mistake of the test.
+async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
+    let call = ToolCall {
+        tool: "Bash".into(),
+        args: json!({"command": command, "timeout_ms": 30_000}),
+    };
+    let registry = ToolRegistry::builtin();
+    let prepared = registry
+        .prepare(&call, ctx)
+        .unwrap_or_else(|refused| panic!("{command} was refused: {}", refused.text));
+    prepared.run(ctx).await
+}
+
+fn exit_code(result: &ToolResult) -> i64 {
+    result.data["exit_code"].as_i64().unwrap()
+}
+
+/// Whether commands get read-only paths here; when they do not, the status must say so.
+fn protecting(ctx: &ToolContext) -> bool {
+    match ctx.sandbox_status() {
+        SandboxStatus::Confined => true,
+        status => {
+            let note = status.note().unwrap();
+            assert!(note.contains("confined"), "{note}");
+            false
+        }
+    }
+}
+
+/// A git repository with one commit, as a user would have it.
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&[
+        "-c",
+        "user.name=T",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-qm",
+        "first",
+    ]);
+    dir
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// Each command must fail and leave the files as they were.
+async fn assert_all_fail(ctx: &ToolContext, commands: &[&str]) {
+    for command in commands {
+        let result = bash(ctx, command).await;
+        assert_ne!(exit_code(&result), 0, "{command}: {}", result.text);
+    }
+}
+
+#[tokio::test]
+async fn commands_cannot_change_git_settings_or_hooks_but_git_keeps_working() {
+    let dir = repository();
+    let root = dir.path().canonicalize().unwrap();
+    let ctx = ToolContext::new(&root).unwrap();
+    if !protecting(&ctx) {
+        return;
+    }
+    let config = read(&root.join(".git/config"));
+    assert_all_fail(
+        &ctx,
+        &[
+            "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config",
+            "git config core.fsmonitor 'touch pwned'",
+            "git config alias.st '!touch pwned'",
+            "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
+            "rm -f .git/config",
+            "rm -rf .git/hooks",
+            "mv .git/hooks .git/hooks.old",
+            "mv .git .git.old",
+            "cp .git/config /tmp/c && mv /tmp/c .git/config",
+            // Undoing the namespace, or writing through wright's own view of the files.
+            "umount .git/config; printf x >> .git/config",
+            "printf x >> /proc/$PPID/root$PWD/.git/config",
+        ],
+    )
+    .await;
+    assert_eq!(read(&root.join(".git/config")), config);
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    assert!(!root.join(".git.old").exists());
+    assert!(!root.join("pwned").exists());
+
+    // What the agent does with git every day still works.
+    let result = bash(
+        &ctx,
+        "set -e; echo two >> a.txt; git add a.txt; \
+         git -c user.name=A -c user.email=a@example.com commit -qm second; \
+         git checkout -q -b topic; git checkout -q main; git stash list; \
+         git log --oneline | wc -l",
+    )
+    .await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    assert!(result.text.contains("\n2\n"), "{}", result.text);
+
+    // Only the command's view is read-only: wright and the user can still change them.
+    std::fs::write(root.join(".git/hooks/post-commit"), "#!/bin/sh\n").unwrap();
+}
+
+#[tokio::test]
+async fn commands_cannot_change_the_projects_wright_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".wright")).unwrap();
+    std::fs::write(root.join(".wright/config.toml"), "model = \"m\"\n").unwrap();
+    let ctx = ToolContext::new(&root).unwrap();
+    if !protecting(&ctx) {
+        return;
+    }
+    assert_all_fail(
+        &ctx,
+        &[
+            "printf '[sandbox]\\nenabled = false\\n' >> .wright/config.toml",
+            "mkdir .wright/agents",
+            "mv .wright .wright.old && mkdir .wright",
+            "rm -rf .wright",
+        ],
+    )
+    .await;
+    assert_eq!(read(&root.join(".wright/config.toml")), "model = \"m\"\n");
+    assert!(!root.join(".wright/agents").exists());
+    // The rest of the project stays writable.
+    let result = bash(&ctx, "echo ok > notes.txt && cat notes.txt").await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+}
+
+#[tokio::test]
+async fn the_front_ends_paths_and_the_directories_above_them_stay_put() {
+    // The project is the home directory: the user's settings and a hook script lie in it.
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(home.join(".config/wright")).unwrap();
+    std::fs::write(home.join(".config/wright/config.toml"), "").unwrap();
+    std::fs::create_dir_all(home.join("tools/hooks")).unwrap();
+    std::fs::write(home.join("tools/hooks/vet.sh"), "exit 0\n").unwrap();
+    let ctx = ToolContext::new(&home).unwrap().with_protected(vec![
+        ProtectedPath::existing(&home.join(".config/wright"), "your settings").unwrap(),
+        ProtectedPath::existing(&home.join("tools/hooks/vet.sh"), "a hook").unwrap(),
+    ]);
+    if !protecting(&ctx) {
+        return;
+    }
+    assert_all_fail(
+        &ctx,
+        &[
+            "echo 'approval = \"auto\"' >> .config/wright/config.toml",
+            "mv .config .config.old",
+            "echo 'touch pwned' > tools/hooks/vet.sh",
+            "mv tools tools.old && mkdir -p tools/hooks && echo 'touch pwned' > tools/hooks/vet.sh",
+            "mv tools/hooks tools/h",
+        ],
+    )
+    .await;
+    assert_eq!(read(&home.join(".config/wright/config.toml")), "");
+    assert_eq!(read(&home.join("tools/hooks/vet.sh")), "exit 0\n");
+    // Beside them, the command writes as before.
+    let result = bash(
+        &ctx,
+        "echo x > tools/hooks/other.sh && echo y > .config/other",
+    )
+    .await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+}
