@@ -51,6 +51,11 @@
 //! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, … by redirection or by
 //!   the programs that write files (`tee`, `cp`, `sed -i`, `dd of=`, …);
 //! - `force-push`: `git push --force` or `--delete` of a protected branch;
+//! - `discard-git-work`: git commands that throw away local work — `git reset --hard`/`--merge`,
+//!   `git checkout -- PATH`/`.`/`-f`, `git switch -f`, `git restore` of the work tree,
+//!   `git clean -f`, `git stash drop`/`clear`, `git branch -d`/`-D`, `git worktree remove
+//!   --force`, deleting a remote branch, `git reflog expire`, `git gc --prune=now` (unstaging,
+//!   `git reset --soft`, switching or creating branches, `git stash pop` stay allowed);
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!

@@ -1,0 +1,189 @@
+//! Issue 12's dangerous-command items, through the public [`check`](crate::check): discarding
+//! local git work, whole-tree deletes fed to `xargs`, root-level administration, deletes in the
+//! temporary directory, and delete targets reached through symlinks.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+
+use crate::{CommandPolicy, Decision, check};
+
+const ROOT: &str = "/home/ann/proj";
+const HOME: &str = "/home/ann";
+
+/// The decision and the rule for `command` in the (lexical) project at [`ROOT`].
+fn judged(command: &str) -> (Decision, &'static str) {
+    let verdict = check(
+        command,
+        Path::new(ROOT),
+        Some(Path::new(HOME)),
+        &CommandPolicy::default(),
+    );
+    (verdict.decision, verdict.rule)
+}
+
+fn assert_judged(decision: Decision, rule: &str, commands: &[&str]) {
+    for command in commands {
+        assert_eq!(judged(command), (decision, rule), "{command}");
+    }
+}
+
+fn assert_allowed(commands: &[&str]) {
+    for command in commands {
+        assert_eq!(judged(command), (Decision::Allow, "none"), "{command}");
+    }
+}
+
+#[test]
+fn discarding_uncommitted_changes_is_asked_about() {
+    assert_judged(
+        Decision::Ask,
+        "discard-git-work",
+        &[
+            "git reset --hard",
+            "git reset --hard HEAD~3",
+            "git reset -q --hard origin/main",
+            "git reset --merge ORIG_HEAD",
+            "git checkout -- src/main.rs",
+            "git checkout .",
+            "git checkout HEAD~1 src/lib.rs",
+            "git checkout main -- .",
+            "git checkout src/main.rs",
+            "git checkout -f main",
+            "git checkout --force feature",
+            "git switch -f main",
+            "git switch --discard-changes main",
+            "git restore .",
+            "git restore src/lib.rs",
+            "git restore --worktree --staged .",
+            "git restore -SW src",
+            "git restore --source=HEAD~2 Cargo.toml",
+        ],
+    );
+}
+
+#[test]
+fn deleting_untracked_files_stashes_branches_and_worktrees_is_asked_about() {
+    assert_judged(
+        Decision::Ask,
+        "discard-git-work",
+        &[
+            "git clean -f",
+            "git clean -fd",
+            "git clean -fdx",
+            "git clean -xdf",
+            "git clean --force -d",
+            "git stash drop",
+            "git stash drop stash@{1}",
+            "git stash clear",
+            "git branch -D old-feature",
+            "git branch -d merged",
+            "git branch --delete --force x",
+            "git worktree remove --force ../wt",
+            "git worktree remove -f ../wt",
+            "git push origin --delete feature-x",
+            "git push origin :feature-x",
+            "git push -d origin old",
+            "git reflog expire --expire=now --all",
+            "git gc --prune=now",
+            "git update-ref -d refs/heads/x",
+            "git filter-branch --tree-filter 'rm -f secrets' HEAD",
+            "git rm -rf src",
+        ],
+    );
+}
+
+#[test]
+fn discarding_git_work_is_found_through_wrappers_and_git_options() {
+    assert_judged(
+        Decision::Ask,
+        "discard-git-work",
+        &[
+            "bash -c 'git reset --hard'",
+            "sh -c \"git clean -fdx\"",
+            "env GIT_DIR=.git git reset --hard",
+            "command git checkout -- .",
+            "nohup git clean -fd &",
+            "time git reset --hard",
+            "echo $(git stash clear)",
+            "/usr/bin/git reset --hard",
+            "git -C ../other reset --hard",
+            "git -c core.pager=cat reset --hard",
+            "git --git-dir=.git --work-tree=. clean -fd",
+            "git --no-pager checkout -- .",
+            "cd src && git restore .",
+            "bash <<'END'\nset -e\ngit reset --hard origin/main\nEND",
+            "xargs git branch -D < branches.txt",
+        ],
+    );
+}
+
+#[test]
+fn everyday_git_that_keeps_local_work_is_allowed() {
+    assert_allowed(&[
+        "git status",
+        "git diff",
+        "git log --oneline -5",
+        "git reset",
+        "git reset HEAD file.txt",
+        "git reset -- src/main.rs",
+        "git reset --soft HEAD~1",
+        "git reset --mixed HEAD~1",
+        "git reset --keep HEAD~1",
+        "git checkout main",
+        "git checkout -",
+        "git checkout -b new-feature",
+        "git checkout -b fix origin/main",
+        "git checkout -B topic",
+        "git checkout v1.2.0",
+        "git checkout feature/login",
+        "git switch main",
+        "git switch -c topic",
+        "git restore --staged src/lib.rs",
+        "git restore -S .",
+        "git stash",
+        "git stash pop",
+        "git stash list",
+        "git stash show -p stash@{0}",
+        "git branch -a",
+        "git branch -M main",
+        "git branch --show-current",
+        "git clean -n",
+        "git clean -nd",
+        "git clean --dry-run -fdx",
+        "git worktree remove ../wt",
+        "git worktree add ../wt -b topic",
+        "git rm --cached -r node_modules",
+        "git rm old.txt",
+        "git gc",
+        "git reflog",
+        "git push origin feature-x",
+    ]);
+}
+
+#[test]
+fn a_git_alias_given_with_c_is_checked_as_a_command() {
+    assert_judged(
+        Decision::Refuse,
+        "catastrophic-delete",
+        &["git -c 'alias.x=!rm -rf ~' x"],
+    );
+}
+
+#[test]
+fn a_lease_guarded_force_push_to_an_unprotected_branch_is_allowed() {
+    assert_allowed(&[
+        "git push --force-with-lease origin my-branch",
+        "git push --force-with-lease --force-if-includes origin my-branch",
+        "git push --force-with-lease=my-branch:abc123 origin my-branch",
+        "git push --force-if-includes origin main",
+    ]);
+    assert_judged(
+        Decision::Ask,
+        "force-push",
+        &[
+            "git push --force-with-lease origin main",
+            "git push --force-with-lease --force-if-includes origin master",
+        ],
+    );
+}
