@@ -42,7 +42,9 @@
 //! asking:
 //! - `recursive-delete`: a recursive delete outside the project, of the whole project, of
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
-//!   anything but a listing of the project);
+//!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
+//!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
+//!   not the words of an `-exec` command);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, …;

@@ -187,3 +187,53 @@ fn a_lease_guarded_force_push_to_an_unprotected_branch_is_allowed() {
         ],
     );
 }
+
+#[test]
+fn a_listing_of_the_whole_project_fed_to_xargs_rm_is_a_whole_project_delete() {
+    assert_judged(
+        Decision::Ask,
+        "recursive-delete",
+        &[
+            "find . -print0 | xargs -0 rm -rf",
+            "find . | xargs rm -rf",
+            "find | xargs rm -rf",
+            "find . -type f | xargs rm -rf",
+            "find . -mindepth 1 -print0 | xargs -0 rm -rf --",
+            "find \"$PWD\" | xargs rm -rf",
+            "cd src && find .. | xargs rm -rf",
+            "ls | xargs rm -rf",
+            "ls -A | xargs -n1 rm -rf",
+            "find . -delete",
+        ],
+    );
+}
+
+#[test]
+fn a_narrowed_listing_fed_to_xargs_rm_stays_allowed() {
+    assert_allowed(&[
+        "find . -name '*.o' -print0 | xargs -0 rm -rf",
+        "find . -type d -name __pycache__ | xargs rm -rf",
+        "find target -print0 | xargs -0 rm -rf",
+        "find . -type f | xargs rm",
+        "find . -print0 | xargs -0 rm -f",
+        "ls *.log | xargs rm -rf",
+        "git ls-files --others --exclude-standard | xargs rm -rf",
+    ]);
+}
+
+#[test]
+fn words_of_an_exec_command_are_not_find_primaries() {
+    assert_allowed(&[
+        "find . -exec echo -delete \\;",
+        "find . -type f -exec grep -l -delete {} +",
+        "find . -execdir printf '%s -delete\\n' {} \\;",
+    ]);
+    assert_judged(
+        Decision::Ask,
+        "recursive-delete",
+        &[
+            "find . -exec echo {} \\; -delete",
+            "find . -exec rm -rf {} +",
+        ],
+    );
+}
