@@ -40,7 +40,10 @@
 //!
 //! Rules that ask: the user decides, and an `allow` pattern lets the command through without
 //! asking:
-//! - `recursive-delete`: a recursive delete outside the project, of the whole project, of
+//! - `recursive-delete`: a recursive delete outside the project (deleting strictly inside the
+//!   system temporary directory — `/tmp/x`, `"$TMPDIR"/x`, `"$(mktemp -d)"` — is allowed, as
+//!   the sandbox lets commands write there; `/tmp` itself and `/tmp/*` are not), of the whole
+//!   project, of
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
 //!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
 //!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
@@ -209,6 +212,7 @@ pub fn check(
         env: Env {
             root: project_root,
             home,
+            tmpdir: script::trusts_tmpdir(command),
         },
         policy,
         findings: Vec::new(),

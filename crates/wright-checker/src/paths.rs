@@ -29,6 +29,15 @@ const SYSTEM_DIRS: &[&str] = &[
 /// Top-level directories whose loss is not a disaster: scratch space.
 const SCRATCH_DIRS: &[&str] = &["/tmp"];
 
+/// The system's temporary directories (macOS's `/tmp` is `/private/tmp`). The Bash tool's
+/// sandbox lets commands write there, so deleting inside them is allowed (issue 12); deleting
+/// one of them, or everything in it (`/tmp/*`, other programs' sockets and files), is not.
+const TEMP_DIRS: &[&str] = &["/tmp", "/private/tmp"];
+
+/// Where macOS keeps each user's temporary directory (`$TMPDIR`):
+/// `/var/folders/XX/YYYY/T`, also seen as `/private/var/folders/…`.
+const MACOS_TEMP_PARENTS: &[&str] = &["/var/folders", "/private/var/folders"];
+
 /// Device files that are safe to write to.
 const HARMLESS_DEVICES: &[&str] = &[
     "/dev/null",
@@ -90,7 +99,10 @@ pub(crate) enum Place {
     ProjectRoot,
     /// The project's `.git` directory: its whole history.
     GitDir,
-    /// Outside the project, somewhere ordinary (`/tmp/x`, `../other/target`).
+    /// Strictly inside the system's temporary directory (`/tmp/build-1`), and not in the home
+    /// directory or the project.
+    Temp,
+    /// Outside the project, somewhere ordinary (`/tmp`, `../other/target`).
     Outside,
     /// Somewhere whose loss is a disaster; the text says what it is.
     Vital(String),
@@ -107,9 +119,24 @@ pub(crate) fn place(path: &Path, root: &Path, home: Option<&Path>) -> Place {
         Place::GitDir
     } else if path.starts_with(root) {
         Place::Inside
+    } else if in_temp_dir(path) && !home.is_some_and(|home| path.starts_with(home)) {
+        Place::Temp
     } else {
         Place::Outside
     }
+}
+
+/// Whether `path` lies strictly inside a system temporary directory (see [`TEMP_DIRS`]).
+pub(crate) fn in_temp_dir(path: &Path) -> bool {
+    let inside = |dir: &Path| path.starts_with(dir) && path != dir;
+    TEMP_DIRS.iter().any(|dir| inside(Path::new(dir)))
+        || MACOS_TEMP_PARENTS.iter().any(|parent| {
+            let Ok(rest) = path.strip_prefix(parent) else {
+                return false;
+            };
+            let parts: Vec<Component<'_>> = rest.components().collect();
+            parts.len() > 3 && parts[2] == Component::Normal("T".as_ref())
+        })
 }
 
 /// Why losing `path` would be a disaster, if it would.
@@ -225,13 +252,38 @@ mod tests {
     fn ordinary_places_outside_are_outside() {
         for path in [
             "/tmp",
-            "/tmp/build",
+            "/private/tmp",
             "../other/target",
             "/usr/local/lib/x",
             "/var/log/app",
         ] {
             assert_eq!(place_of(path), Place::Outside, "{path}");
         }
+    }
+
+    #[test]
+    fn places_strictly_inside_the_temporary_directory_are_temp() {
+        for path in [
+            "/tmp/build",
+            "/tmp/a/b",
+            "/private/tmp/x",
+            "/var/folders/zz/abc123/T/tmp.x",
+        ] {
+            assert_eq!(place_of(path), Place::Temp, "{path}");
+        }
+        for path in ["/tmp", "/var/folders/zz/abc123/T", "/var/tmp/x"] {
+            assert_eq!(place_of(path), Place::Outside, "{path}");
+        }
+        let home_in_tmp = place(
+            Path::new("/tmp/t/home/ann/docs"),
+            Path::new("/tmp/t/home/ann/proj"),
+            Some(Path::new("/tmp/t/home/ann")),
+        );
+        assert_eq!(
+            home_in_tmp,
+            Place::Outside,
+            "a home under /tmp is not scratch"
+        );
     }
 
     #[test]

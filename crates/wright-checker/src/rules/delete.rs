@@ -87,6 +87,60 @@ fn glob_base(value: &str) -> (String, bool) {
     (base, everything)
 }
 
+/// The first path component of a glob that holds a wildcard (`lib*` of `/usr/lib*/x`).
+fn first_wildcard(value: &str) -> Option<&str> {
+    value.split('/').find(|c| c.contains(['*', '?', '[']))
+}
+
+/// Whether `dir` (the home directory or the project) lies strictly under `base` on a path whose
+/// next component the glob component `pattern` could match, or is `base` itself.
+fn holds_matching(base: &Path, pattern: &str, dir: Option<&Path>) -> bool {
+    let Some(dir) = dir else {
+        return false;
+    };
+    let Ok(rest) = dir.strip_prefix(base) else {
+        return false;
+    };
+    match rest.components().next() {
+        None => true,
+        Some(next) => glob_could_match(pattern, &next.as_os_str().to_string_lossy()),
+    }
+}
+
+/// Whether the glob component `pattern` could match `name`: `*` and `?` as the shell reads
+/// them, and anything from a `[` on matches (a bracket expression is not worked out).
+fn glob_could_match(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        match pattern.get(p) {
+            Some('[') => return true,
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+                continue;
+            }
+            Some(c) if n < name.len() && (*c == '?' || *c == name[n]) => {
+                p += 1;
+                n += 1;
+                continue;
+            }
+            None if n == name.len() => return true,
+            _ => {}
+        }
+        match star {
+            Some((star_p, star_n)) if star_n < name.len() => {
+                p = star_p + 1;
+                n = star_n + 1;
+                star = Some((star_p, star_n + 1));
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// Where `word` lands when used as a delete target from `cwd`.
 fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
     if word.dynamic {
@@ -114,6 +168,9 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
         } else {
             (value.clone(), true)
         };
+        let pattern = (word.glob && !everything)
+            .then(|| first_wildcard(value))
+            .flatten();
         let bases: Vec<PathBuf> = match cwd {
             _ if path.starts_with('/') => vec![normalize(Path::new("/"), &path)],
             Cwd::Known(dirs) => dirs.iter().map(|d| normalize(d, &path)).collect(),
@@ -125,9 +182,17 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
             }
         };
         for base in bases {
-            let found = match place(&base, env.root, env.home) {
-                Place::ProjectRoot | Place::GitDir if !everything => Place::Inside,
-                other => other,
+            let found = match (place(&base, env.root, env.home), pattern) {
+                (Place::ProjectRoot | Place::GitDir, _) if !everything => Place::Inside,
+                // `/tmp/wright-*`, `/home/b*`: only some entries of the base, which cannot be
+                // the way to the home directory or the project: judged as one such entry.
+                (Place::Outside | Place::Vital(_), Some(pattern))
+                    if !holds_matching(&base, pattern, env.home)
+                        && !holds_matching(&base, pattern, Some(env.root)) =>
+                {
+                    place(&base.join(pattern), env.root, env.home)
+                }
+                (other, _) => other,
             };
             out.push(Target::At(found, base));
         }
@@ -150,7 +215,7 @@ fn judge(site: &Site<'_>, word: &Word, action: Action, narrowed: bool, report: &
     let root = site.env.root.display();
     for target in targets(word, &site.command.cwd, site.env) {
         let (rule, reason, instead) = match (target, action) {
-            (Target::At(Place::Inside, _), _) => continue,
+            (Target::At(Place::Inside | Place::Temp, _), _) => continue,
             (Target::At(Place::ProjectRoot | Place::GitDir, _), _) if narrowed => continue,
             (Target::At(Place::ProjectRoot | Place::GitDir, _), Action::Permissions) => continue,
             (Target::At(Place::Vital(what), path), action) if narrowed => (
@@ -556,5 +621,19 @@ mod tests {
         assert_eq!(glob_base("*.tmp"), (".".into(), false));
         assert_eq!(glob_base("/usr/lib*"), ("/usr".into(), false));
         assert_eq!(glob_base("*/target"), (".".into(), false));
+    }
+
+    #[test]
+    fn a_glob_component_could_match_names_as_the_shell_matches_them() {
+        assert!(glob_could_match("a*", "ann"));
+        assert!(glob_could_match("*", ".tmp"));
+        assert!(glob_could_match("?nn", "ann"));
+        assert!(
+            glob_could_match("[ab]*", "zed"),
+            "brackets are not worked out"
+        );
+        assert!(!glob_could_match("cargo-install*", ".tmpAbc"));
+        assert!(!glob_could_match("b*", "ann"));
+        assert!(!glob_could_match("a?", "ann"));
     }
 }

@@ -237,3 +237,45 @@ fn words_of_an_exec_command_are_not_find_primaries() {
         ],
     );
 }
+
+#[test]
+fn deleting_inside_the_temporary_directory_is_allowed() {
+    assert_allowed(&[
+        "rm -rf /tmp/build-xyz",
+        "rm -rf /tmp/foo/*",
+        "rm -rf /tmp/wright-test.*",
+        "rm -rf \"$TMPDIR\"/foo",
+        "rm -rf ${TMPDIR}/cache",
+        "rm -rf \"$TMPDIR/x\"",
+        "d=$(mktemp -d); cargo build --target-dir \"$d\"; rm -rf \"$d\"",
+        "tmp=$(mktemp -d -t wright.XXXXXX) && rm -rf \"$tmp\"",
+        "cd /tmp && rm -rf build-1",
+        "find /tmp/out -name '*.o' -delete",
+        "chmod -R u+w /tmp/unpacked",
+        "rm -rf /private/tmp/x",
+    ]);
+}
+
+#[test]
+fn the_temporary_directory_itself_or_all_of_it_is_still_asked_about() {
+    assert_judged(
+        Decision::Ask,
+        "recursive-delete",
+        &[
+            "rm -rf /tmp",
+            "rm -rf /tmp/*",
+            "rm -rf /tmp/",
+            "rm -rf \"$TMPDIR\"",
+            "rm -rf \"$TMPDIR\"/*",
+            "rm -rf /var/tmp/x",
+            "d=$(mktemp -d -p /opt); rm -rf \"$d\"",
+            "export TMPDIR=/opt; rm -rf \"$TMPDIR\"/data",
+            "TMPDIR=$X bash -c 'rm -rf $TMPDIR/data'",
+        ],
+    );
+    assert_judged(
+        Decision::Refuse,
+        "catastrophic-delete",
+        &["rm -rf /tmp/../etc", "TMPDIR=/ ; rm -rf $TMPDIR/etc"],
+    );
+}
