@@ -53,14 +53,21 @@
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, …;
 //! - `pipe-to-shell`: downloaded or decoded text run as code (`curl … | sh`, `bash <(curl …)`,
 //!   `eval "$(wget -O- …)"`, `base64 -d | sh`);
-//! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, … by redirection or by
-//!   the programs that write files (`tee`, `cp`, `sed -i`, `dd of=`, …);
+//! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, `/var/log`,
+//!   `/var/lib`, … by redirection or by the programs that write, delete or change files (`tee`,
+//!   `cp`, `sed -i`, `dd of=`, `rm`, `chmod`, `chown`, …), one file being enough;
 //! - `force-push`: `git push --force` or `--delete` of a protected branch;
 //! - `discard-git-work`: git commands that throw away local work — `git reset --hard`/`--merge`,
 //!   `git checkout -- PATH`/`.`/`-f`, `git switch -f`, `git restore` of the work tree,
 //!   `git clean -f`, `git stash drop`/`clear`, `git branch -d`/`-D`, `git worktree remove
 //!   --force`, deleting a remote branch, `git reflog expire`, `git gc --prune=now` (unstaging,
 //!   `git reset --soft`, switching or creating branches, `git stash pop` stay allowed);
+//! - `system-admin`: administering the machine — the firewall (`iptables -F`, `nft flush
+//!   ruleset`), kernel modules and settings (`insmod`, `modprobe`, `sysctl -w`), users and
+//!   passwords (`userdel`, `passwd`), mounts and swap (`mount`, `umount`, `swapoff`). Without
+//!   root they fail; when wright runs as root (in a container) they change the whole system, so
+//!   they are asked about whoever runs wright; their reading forms (`iptables -L`, `mount`)
+//!   are allowed;
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!

@@ -26,6 +26,11 @@ const SYSTEM_DIRS: &[&str] = &[
     "/private/etc",
 ];
 
+/// Directories where the system keeps its data and logs: writing or deleting there (even one
+/// file, `rm /var/log/syslog`) is a system write, but deleting them is not a disaster on the
+/// scale of [`SYSTEM_DIRS`].
+const SYSTEM_DATA_DIRS: &[&str] = &["/var/log", "/var/lib", "/var/spool", "/var/mail"];
+
 /// Top-level directories whose loss is not a disaster: scratch space.
 const SCRATCH_DIRS: &[&str] = &["/tmp"];
 
@@ -173,6 +178,7 @@ pub(crate) fn system_dir(path: &Path) -> Option<&'static str> {
     }
     SYSTEM_DIRS
         .iter()
+        .chain(SYSTEM_DATA_DIRS)
         .find(|dir| path.starts_with(dir))
         .copied()
 }
@@ -296,5 +302,7 @@ mod tests {
         assert!(!is_harmless_device(Path::new("/dev/sda")));
         assert_eq!(system_dir(Path::new("/etc/hosts")), Some("/etc"));
         assert_eq!(system_dir(Path::new("/home/ann/x")), None);
+        assert_eq!(system_dir(Path::new("/var/log/syslog")), Some("/var/log"));
+        assert_eq!(system_dir(Path::new("/var/www/index.html")), None);
     }
 }

@@ -5,6 +5,7 @@
 //! strings that another shell will run (`bash -c`, `eval`, a heredoc fed to `sh`, …) are handed
 //! back as [`Nested`] scripts for the caller to check in turn.
 
+mod admin;
 mod delete;
 mod exec;
 mod git;
@@ -49,6 +50,9 @@ pub(crate) enum Rule {
     /// Throwing away local git work: uncommitted changes (`git reset --hard`,
     /// `git checkout -- f`), untracked files (`git clean -f`), stashes, branches, the reflog.
     DiscardGitWork,
+    /// Administering the machine: firewall, kernel modules and settings, users, mounts, swap
+    /// (`iptables -F`, `modprobe`, `userdel`, `sysctl -w`, `mount`, `swapoff`).
+    SystemAdmin,
     /// Running as another user (`sudo`, `doas`, `su`).
     Privilege,
     /// Command strings nested deeper than the checker follows.
@@ -78,6 +82,7 @@ impl Rule {
             Rule::SystemWrite => "system-write",
             Rule::ForcePush => "force-push",
             Rule::DiscardGitWork => "discard-git-work",
+            Rule::SystemAdmin => "system-admin",
             Rule::Privilege => "privilege",
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
@@ -132,6 +137,10 @@ impl Rule {
             Rule::DiscardGitWork => {
                 "keep the work: commit it or `git stash` it first, or ask the user to run the \
                  command"
+            }
+            Rule::SystemAdmin => {
+                "leave the machine's configuration to the user: give them the command to run \
+                 themselves"
             }
             Rule::Privilege => {
                 "run the command without sudo; if it really needs root, give the user the command \
@@ -328,6 +337,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         _ => {}
     }
     system::command(site, program, report);
+    admin::command(site, program, report);
     exec::command(site, program, report);
 }
 

@@ -279,3 +279,69 @@ fn the_temporary_directory_itself_or_all_of_it_is_still_asked_about() {
         &["rm -rf /tmp/../etc", "TMPDIR=/ ; rm -rf $TMPDIR/etc"],
     );
 }
+
+#[test]
+fn administering_the_machine_is_asked_about() {
+    assert_judged(
+        Decision::Ask,
+        "system-admin",
+        &[
+            "iptables -F",
+            "iptables -X",
+            "iptables -P INPUT DROP",
+            "/usr/sbin/iptables -t nat -F",
+            "nft flush ruleset",
+            "insmod ./rootkit.ko",
+            "rmmod e1000",
+            "modprobe -r nvidia",
+            "userdel -r ann",
+            "useradd -m eve",
+            "passwd root",
+            "echo 'root:x' | chpasswd",
+            "sysctl -w kernel.randomize_va_space=0",
+            "mount -o remount,rw /",
+            "umount /mnt/data",
+            "swapoff -a",
+            "bash -c 'iptables -F'",
+        ],
+    );
+}
+
+#[test]
+fn changing_system_files_is_asked_about_even_without_recursion() {
+    assert_judged(
+        Decision::Ask,
+        "system-write",
+        &[
+            "chown nobody /etc/shadow",
+            "chmod 777 /etc/passwd",
+            "chmod 644 /usr/bin/sudo",
+            "rm /var/log/auth.log",
+            "rm -f /etc/hosts",
+            "rm /boot/vmlinuz",
+            "rm /usr/bin/python3",
+            "truncate -s 0 /var/log/syslog",
+        ],
+    );
+}
+
+#[test]
+fn reading_the_machine_configuration_is_allowed() {
+    assert_allowed(&[
+        "iptables -L -n",
+        "nft list ruleset",
+        "lsmod",
+        "modinfo e1000",
+        "sysctl -a",
+        "sysctl net.ipv4.ip_forward",
+        "mount",
+        "findmnt",
+        "swapon --show",
+        "id -u",
+        "getent passwd ann",
+        "cat /var/log/syslog",
+        "tail -f /var/log/nginx/error.log",
+        "crontab -l",
+        "chmod +x scripts/build.sh",
+    ]);
+}
