@@ -3,7 +3,8 @@
 //! why, and what to do instead.
 //!
 //! A pure function of the command, the project root, the home directory and the user's
-//! [`CommandPolicy`]: [`check`] runs nothing and reads nothing but the project's `.git/HEAD`.
+//! [`CommandPolicy`]: [`check`] runs nothing and reads nothing but the project's `.git/HEAD`
+//! and where the symlinks in delete targets (and `git checkout` operands) lead.
 //! wright's Bash tool asks it before every command, in every approval mode; `wright check`
 //! prints its verdicts for commands the user types.
 //!
@@ -79,8 +80,12 @@
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
 //! a Makefile target, or interpreter code beyond its literal `system(…)` strings and
 //! `rmtree(…)`-style calls is not looked into. Downloading a script to a file and then running
-//! it is not refused. Paths are judged lexically (symlinks are not followed), and commands run
-//! elsewhere (`ssh host …`, `docker run … sh -c …`) are not checked.
+//! it is not refused. Paths are judged as written and, for delete targets, also where their
+//! symlinks lead on disk when the command is checked (`rm -rf link/` where `link` points out
+//! of the project is judged where it points; `rm -rf link` only removes the link): a link
+//! created by the same command, or changed before it runs, is not seen. `$TMPDIR` is taken to
+//! be the temporary directory unless the command could set it. Commands run elsewhere
+//! (`ssh host …`, `docker run … sh -c …`) are not checked.
 
 mod argv;
 mod parse;
@@ -207,8 +212,9 @@ impl fmt::Display for Verdict {
 }
 
 /// Judges one Bash command before it runs in `project_root` (canonical) for a user whose home
-/// is `home`, under the user's `policy`. Pure: nothing is run, and only the project's
-/// `.git/HEAD` is read (to know the branch a bare `git push --force` pushes).
+/// is `home`, under the user's `policy`. Nothing is run; only the project's `.git/HEAD` is read
+/// (to know the branch a bare `git push --force` pushes), and symlinks in delete targets are
+/// resolved (without opening anything).
 pub fn check(
     command: &str,
     project_root: &Path,

@@ -1,9 +1,10 @@
 //! Where a path points, judged lexically: inside the project, outside it, or somewhere whose loss
 //! is a disaster (the file system root, home, a system directory).
 //!
-//! Nothing here touches the disk: `..` is applied to the text, symlinks are not followed. A
-//! symlinked alias of the project (`/tmp` → `/private/tmp`) therefore looks like "outside",
-//! which errs on the side of refusing.
+//! Paths are judged as text (`..` applied to the text); [`resolve`] alone touches the disk, to
+//! find where the symlinks of a delete target lead, and the checker judges a target by the
+//! worse of the two. A symlinked alias of the project therefore looks like "outside", which
+//! errs on the side of refusing.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -86,6 +87,35 @@ pub(crate) fn normalize(base: &Path, path: &str) -> PathBuf {
         }
     }
     out
+}
+
+/// Where the absolute `path` (as written, `..` and all) really leads on disk: the longest
+/// part of it that exists is resolved with its symlinks followed, and the rest appended as
+/// written. The last component is itself followed only when `follow_last` (`rm -rf link`
+/// removes the link, `rm -rf link/` what it points to). `None` when nothing of it exists.
+///
+/// Only `canonicalize` is used: it opens nothing, so a FIFO or a device cannot block it, and it
+/// is tried at most once per component.
+pub(crate) fn resolve(path: &Path, follow_last: bool) -> Option<PathBuf> {
+    let components: Vec<Component<'_>> = path.components().collect();
+    let (walked, last) = match components.split_last() {
+        Some((Component::Normal(name), rest)) if !follow_last => (rest, Some(name)),
+        _ => (&components[..], None),
+    };
+    let mut resolved = None;
+    for len in (1..=walked.len()).rev() {
+        let prefix: PathBuf = walked[..len].iter().collect();
+        if let Ok(real) = std::fs::canonicalize(&prefix) {
+            let rest: PathBuf = walked[len..].iter().collect();
+            resolved = Some(normalize(&real, &rest.to_string_lossy()));
+            break;
+        }
+    }
+    let mut resolved = resolved?;
+    if let Some(name) = last {
+        resolved.push(name);
+    }
+    Some(resolved)
 }
 
 /// How many components follow `/` (`/` is 0, `/usr` is 1).

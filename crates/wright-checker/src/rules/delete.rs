@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Report, Rule, Site, quote};
 use crate::argv::{self, split};
-use crate::paths::{Place, normalize, place};
+use crate::paths::{Place, normalize, place, resolve};
 use crate::script::{Cwd, Env, Word};
 
 /// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
@@ -171,9 +171,15 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
         let pattern = (word.glob && !everything)
             .then(|| first_wildcard(value))
             .flatten();
-        let bases: Vec<PathBuf> = match cwd {
-            _ if path.starts_with('/') => vec![normalize(Path::new("/"), &path)],
-            Cwd::Known(dirs) => dirs.iter().map(|d| normalize(d, &path)).collect(),
+        // Each place as written (`..` applied to the text) and as joined for the disk.
+        let bases: Vec<(PathBuf, PathBuf)> = match cwd {
+            _ if path.starts_with('/') => {
+                vec![(normalize(Path::new("/"), &path), PathBuf::from(&path))]
+            }
+            Cwd::Known(dirs) => dirs
+                .iter()
+                .map(|d| (normalize(d, &path), d.join(&path)))
+                .collect(),
             Cwd::Unknown => {
                 out.push(Target::Unknown(format!(
                     "`{value}` is relative and it runs in a directory that cannot be told"
@@ -181,23 +187,51 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
                 continue;
             }
         };
-        for base in bases {
-            let found = match (place(&base, env.root, env.home), pattern) {
-                (Place::ProjectRoot | Place::GitDir, _) if !everything => Place::Inside,
-                // `/tmp/wright-*`, `/home/b*`: only some entries of the base, which cannot be
-                // the way to the home directory or the project: judged as one such entry.
-                (Place::Outside | Place::Vital(_), Some(pattern))
-                    if !holds_matching(&base, pattern, env.home)
-                        && !holds_matching(&base, pattern, Some(env.root)) =>
-                {
-                    place(&base.join(pattern), env.root, env.home)
+        // A path that ends in `/` or `/.`, or a glob, follows a symlink at its end.
+        let follow_last = word.glob || value.ends_with('/') || value.ends_with("/.");
+        for (base, joined) in bases {
+            let lexical = judge_place(&base, everything, pattern, env);
+            let real = resolve(&joined, follow_last)
+                .filter(|real| *real != base)
+                .map(|real| (judge_place(&real, everything, pattern, env), real));
+            match real {
+                Some((place, real)) if severity(&place) > severity(&lexical) => {
+                    out.push(Target::At(place, real));
                 }
-                (other, _) => other,
-            };
-            out.push(Target::At(found, base));
+                _ => out.push(Target::At(lexical, base)),
+            }
         }
     }
     out
+}
+
+/// Where a delete of `base` lands: `everything` when the whole of it goes, `pattern` the glob
+/// component that picks some of its entries (`/tmp/wright-*`).
+fn judge_place(base: &Path, everything: bool, pattern: Option<&str>, env: Env<'_>) -> Place {
+    match (place(base, env.root, env.home), pattern) {
+        (Place::ProjectRoot | Place::GitDir, _) if !everything => Place::Inside,
+        // `/tmp/wright-*`, `/home/b*`: only some entries of the base, which cannot be the way
+        // to the home directory or the project: judged as one such entry.
+        (Place::Outside | Place::Vital(_), Some(pattern))
+            if !holds_matching(base, pattern, env.home)
+                && !holds_matching(base, pattern, Some(env.root)) =>
+        {
+            place(&base.join(pattern), env.root, env.home)
+        }
+        (other, _) => other,
+    }
+}
+
+/// How bad losing a place is, to judge a target by the worse of where it is written to be and
+/// where its symlinks lead.
+fn severity(place: &Place) -> u8 {
+    match place {
+        Place::Inside => 0,
+        Place::Temp => 1,
+        Place::Outside => 2,
+        Place::ProjectRoot | Place::GitDir => 3,
+        Place::Vital(_) => 4,
+    }
 }
 
 /// What a recursive operation does to its targets.

@@ -345,3 +345,84 @@ fn reading_the_machine_configuration_is_allowed() {
         "chmod +x scripts/build.sh",
     ]);
 }
+
+/// A project at `<tmp>/home/ann/proj` with symlinks out of it: `out` to `<tmp>/home/ann/other`,
+/// `homelink` to the home directory, `usrlink` to `/usr`, `inner` to `proj/build`.
+struct Linked {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+fn linked() -> Linked {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap().join("home/ann");
+    let root = home.join("proj");
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::create_dir_all(home.join("other")).unwrap();
+    std::os::unix::fs::symlink(home.join("other"), root.join("out")).unwrap();
+    std::os::unix::fs::symlink(&home, root.join("homelink")).unwrap();
+    std::os::unix::fs::symlink("/usr", root.join("usrlink")).unwrap();
+    std::os::unix::fs::symlink(root.join("build"), root.join("inner")).unwrap();
+    Linked {
+        _dir: dir,
+        root,
+        home,
+    }
+}
+
+fn judged_in(project: &Linked, command: &str) -> (Decision, &'static str) {
+    let verdict = check(
+        command,
+        &project.root,
+        Some(&project.home),
+        &CommandPolicy::default(),
+    );
+    (verdict.decision, verdict.rule)
+}
+
+#[test]
+fn a_delete_through_a_symlink_is_judged_where_the_link_leads() {
+    let project = linked();
+    for command in [
+        "rm -rf out/",
+        "rm -rf out/*",
+        "rm -rf out/.",
+        "rm -rf out/sub",
+        "find out/ -delete",
+        "cd out && rm -rf *",
+    ] {
+        assert_eq!(
+            judged_in(&project, command),
+            (Decision::Ask, "recursive-delete"),
+            "{command}"
+        );
+    }
+    for command in ["rm -rf homelink/", "rm -rf homelink/*", "rm -rf usrlink/"] {
+        assert_eq!(
+            judged_in(&project, command),
+            (Decision::Refuse, "catastrophic-delete"),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn removing_the_link_itself_or_a_link_inside_the_project_is_allowed() {
+    let project = linked();
+    for command in [
+        "rm -rf out",
+        "rm -rf homelink",
+        "rm -f usrlink",
+        "rm -rf inner/",
+        "rm -rf inner/*",
+        "rm -rf build/",
+        "rm -rf missing/dir/",
+    ] {
+        assert_eq!(
+            judged_in(&project, command),
+            (Decision::Allow, "none"),
+            "{command}"
+        );
+    }
+}
