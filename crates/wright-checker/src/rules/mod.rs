@@ -10,6 +10,7 @@ mod delete;
 mod exec;
 mod git;
 mod git_work;
+mod globs;
 mod system;
 
 use super::CommandPolicy;
