@@ -3,7 +3,8 @@
 //! why, and what to do instead.
 //!
 //! A pure function of the command, the project root, the home directory and the user's
-//! [`CommandPolicy`]: [`check`] runs nothing and reads nothing but the project's `.git/HEAD`.
+//! [`CommandPolicy`]: [`check`] runs nothing and reads nothing but the project's `.git/HEAD`
+//! and where the symlinks in delete targets (and `git checkout` operands) lead.
 //! wright's Bash tool asks it before every command, in every approval mode; `wright check`
 //! prints its verdicts for commands the user types.
 //!
@@ -40,17 +41,34 @@
 //!
 //! Rules that ask: the user decides, and an `allow` pattern lets the command through without
 //! asking:
-//! - `recursive-delete`: a recursive delete outside the project, of the whole project, of
+//! - `recursive-delete`: a recursive delete outside the project (deleting strictly inside the
+//!   system temporary directory — `/tmp/x`, `"$TMPDIR"/x`, `"$(mktemp -d)"` — is allowed, as
+//!   the sandbox lets commands write there; `/tmp` itself and `/tmp/*` are not), of the whole
+//!   project, of
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
-//!   anything but a listing of the project);
+//!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
+//!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
+//!   not the words of an `-exec` command);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, …;
 //! - `pipe-to-shell`: downloaded or decoded text run as code (`curl … | sh`, `bash <(curl …)`,
 //!   `eval "$(wget -O- …)"`, `base64 -d | sh`);
-//! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, … by redirection or by
-//!   the programs that write files (`tee`, `cp`, `sed -i`, `dd of=`, …);
+//! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, `/var/log`,
+//!   `/var/lib`, … by redirection or by the programs that write, delete or change files (`tee`,
+//!   `cp`, `sed -i`, `dd of=`, `rm`, `chmod`, `chown`, …), one file being enough;
 //! - `force-push`: `git push --force` or `--delete` of a protected branch;
+//! - `discard-git-work`: git commands that throw away local work — `git reset --hard`/`--merge`,
+//!   `git checkout -- PATH`/`.`/`-f`, `git switch -f`, `git restore` of the work tree,
+//!   `git clean -f`, `git stash drop`/`clear`, `git branch -d`/`-D`, `git worktree remove
+//!   --force`, deleting a remote branch, `git reflog expire`, `git gc --prune=now` (unstaging,
+//!   `git reset --soft`, switching or creating branches, `git stash pop` stay allowed);
+//! - `system-admin`: administering the machine — the firewall (`iptables -F`, `nft flush
+//!   ruleset`), kernel modules and settings (`insmod`, `modprobe`, `sysctl -w`), users and
+//!   passwords (`userdel`, `passwd`), mounts and swap (`mount`, `umount`, `swapoff`). Without
+//!   root they fail; when wright runs as root (in a container) they change the whole system, so
+//!   they are asked about whoever runs wright; their reading forms (`iptables -L`, `mount`)
+//!   are allowed;
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
@@ -62,8 +80,12 @@
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
 //! a Makefile target, or interpreter code beyond its literal `system(…)` strings and
 //! `rmtree(…)`-style calls is not looked into. Downloading a script to a file and then running
-//! it is not refused. Paths are judged lexically (symlinks are not followed), and commands run
-//! elsewhere (`ssh host …`, `docker run … sh -c …`) are not checked.
+//! it is not refused. Paths are judged as written and, for delete targets, also where their
+//! symlinks lead on disk when the command is checked (`rm -rf link/` where `link` points out
+//! of the project is judged where it points; `rm -rf link` only removes the link): a link
+//! created by the same command, or changed before it runs, is not seen. `$TMPDIR` is taken to
+//! be the temporary directory unless the command could set it. Commands run elsewhere
+//! (`ssh host …`, `docker run … sh -c …`) are not checked.
 
 mod argv;
 mod parse;
@@ -190,8 +212,9 @@ impl fmt::Display for Verdict {
 }
 
 /// Judges one Bash command before it runs in `project_root` (canonical) for a user whose home
-/// is `home`, under the user's `policy`. Pure: nothing is run, and only the project's
-/// `.git/HEAD` is read (to know the branch a bare `git push --force` pushes).
+/// is `home`, under the user's `policy`. Nothing is run; only the project's `.git/HEAD` is read
+/// (to know the branch a bare `git push --force` pushes), and symlinks in delete targets are
+/// resolved (without opening anything).
 pub fn check(
     command: &str,
     project_root: &Path,
@@ -202,6 +225,7 @@ pub fn check(
         env: Env {
             root: project_root,
             home,
+            tmpdir: script::trusts_tmpdir(command),
         },
         policy,
         findings: Vec::new(),

@@ -1,9 +1,10 @@
 //! Where a path points, judged lexically: inside the project, outside it, or somewhere whose loss
 //! is a disaster (the file system root, home, a system directory).
 //!
-//! Nothing here touches the disk: `..` is applied to the text, symlinks are not followed. A
-//! symlinked alias of the project (`/tmp` → `/private/tmp`) therefore looks like "outside",
-//! which errs on the side of refusing.
+//! Paths are judged as text (`..` applied to the text); [`resolve`] alone touches the disk, to
+//! find where the symlinks of a delete target lead, and the checker judges a target by the
+//! worse of the two. A symlinked alias of the project therefore looks like "outside", which
+//! errs on the side of refusing.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -26,8 +27,22 @@ const SYSTEM_DIRS: &[&str] = &[
     "/private/etc",
 ];
 
+/// Directories where the system keeps its data and logs: writing or deleting there (even one
+/// file, `rm /var/log/syslog`) is a system write, but deleting them is not a disaster on the
+/// scale of [`SYSTEM_DIRS`].
+const SYSTEM_DATA_DIRS: &[&str] = &["/var/log", "/var/lib", "/var/spool", "/var/mail"];
+
 /// Top-level directories whose loss is not a disaster: scratch space.
 const SCRATCH_DIRS: &[&str] = &["/tmp"];
+
+/// The system's temporary directories (macOS's `/tmp` is `/private/tmp`). The Bash tool's
+/// sandbox lets commands write there, so deleting inside them is allowed (issue 12); deleting
+/// one of them, or everything in it (`/tmp/*`, other programs' sockets and files), is not.
+const TEMP_DIRS: &[&str] = &["/tmp", "/private/tmp"];
+
+/// Where macOS keeps each user's temporary directory (`$TMPDIR`):
+/// `/var/folders/XX/YYYY/T`, also seen as `/private/var/folders/…`.
+const MACOS_TEMP_PARENTS: &[&str] = &["/var/folders", "/private/var/folders"];
 
 /// Device files that are safe to write to.
 const HARMLESS_DEVICES: &[&str] = &[
@@ -74,6 +89,35 @@ pub(crate) fn normalize(base: &Path, path: &str) -> PathBuf {
     out
 }
 
+/// Where the absolute `path` (as written, `..` and all) really leads on disk: the longest
+/// part of it that exists is resolved with its symlinks followed, and the rest appended as
+/// written. The last component is itself followed only when `follow_last` (`rm -rf link`
+/// removes the link, `rm -rf link/` what it points to). `None` when nothing of it exists.
+///
+/// Only `canonicalize` is used: it opens nothing, so a FIFO or a device cannot block it, and it
+/// is tried at most once per component.
+pub(crate) fn resolve(path: &Path, follow_last: bool) -> Option<PathBuf> {
+    let components: Vec<Component<'_>> = path.components().collect();
+    let (walked, last) = match components.split_last() {
+        Some((Component::Normal(name), rest)) if !follow_last => (rest, Some(name)),
+        _ => (&components[..], None),
+    };
+    let mut resolved = None;
+    for len in (1..=walked.len()).rev() {
+        let prefix: PathBuf = walked[..len].iter().collect();
+        if let Ok(real) = std::fs::canonicalize(&prefix) {
+            let rest: PathBuf = walked[len..].iter().collect();
+            resolved = Some(normalize(&real, &rest.to_string_lossy()));
+            break;
+        }
+    }
+    let mut resolved = resolved?;
+    if let Some(name) = last {
+        resolved.push(name);
+    }
+    Some(resolved)
+}
+
 /// How many components follow `/` (`/` is 0, `/usr` is 1).
 fn depth(path: &Path) -> usize {
     path.components()
@@ -90,7 +134,10 @@ pub(crate) enum Place {
     ProjectRoot,
     /// The project's `.git` directory: its whole history.
     GitDir,
-    /// Outside the project, somewhere ordinary (`/tmp/x`, `../other/target`).
+    /// Strictly inside the system's temporary directory (`/tmp/build-1`), and not in the home
+    /// directory or the project.
+    Temp,
+    /// Outside the project, somewhere ordinary (`/tmp`, `../other/target`).
     Outside,
     /// Somewhere whose loss is a disaster; the text says what it is.
     Vital(String),
@@ -107,9 +154,24 @@ pub(crate) fn place(path: &Path, root: &Path, home: Option<&Path>) -> Place {
         Place::GitDir
     } else if path.starts_with(root) {
         Place::Inside
+    } else if in_temp_dir(path) && !home.is_some_and(|home| path.starts_with(home)) {
+        Place::Temp
     } else {
         Place::Outside
     }
+}
+
+/// Whether `path` lies strictly inside a system temporary directory (see [`TEMP_DIRS`]).
+pub(crate) fn in_temp_dir(path: &Path) -> bool {
+    let inside = |dir: &Path| path.starts_with(dir) && path != dir;
+    TEMP_DIRS.iter().any(|dir| inside(Path::new(dir)))
+        || MACOS_TEMP_PARENTS.iter().any(|parent| {
+            let Ok(rest) = path.strip_prefix(parent) else {
+                return false;
+            };
+            let parts: Vec<Component<'_>> = rest.components().collect();
+            parts.len() > 3 && parts[2] == Component::Normal("T".as_ref())
+        })
 }
 
 /// Why losing `path` would be a disaster, if it would.
@@ -146,6 +208,7 @@ pub(crate) fn system_dir(path: &Path) -> Option<&'static str> {
     }
     SYSTEM_DIRS
         .iter()
+        .chain(SYSTEM_DATA_DIRS)
         .find(|dir| path.starts_with(dir))
         .copied()
 }
@@ -225,13 +288,38 @@ mod tests {
     fn ordinary_places_outside_are_outside() {
         for path in [
             "/tmp",
-            "/tmp/build",
+            "/private/tmp",
             "../other/target",
             "/usr/local/lib/x",
             "/var/log/app",
         ] {
             assert_eq!(place_of(path), Place::Outside, "{path}");
         }
+    }
+
+    #[test]
+    fn places_strictly_inside_the_temporary_directory_are_temp() {
+        for path in [
+            "/tmp/build",
+            "/tmp/a/b",
+            "/private/tmp/x",
+            "/var/folders/zz/abc123/T/tmp.x",
+        ] {
+            assert_eq!(place_of(path), Place::Temp, "{path}");
+        }
+        for path in ["/tmp", "/var/folders/zz/abc123/T", "/var/tmp/x"] {
+            assert_eq!(place_of(path), Place::Outside, "{path}");
+        }
+        let home_in_tmp = place(
+            Path::new("/tmp/t/home/ann/docs"),
+            Path::new("/tmp/t/home/ann/proj"),
+            Some(Path::new("/tmp/t/home/ann")),
+        );
+        assert_eq!(
+            home_in_tmp,
+            Place::Outside,
+            "a home under /tmp is not scratch"
+        );
     }
 
     #[test]
@@ -244,5 +332,7 @@ mod tests {
         assert!(!is_harmless_device(Path::new("/dev/sda")));
         assert_eq!(system_dir(Path::new("/etc/hosts")), Some("/etc"));
         assert_eq!(system_dir(Path::new("/home/ann/x")), None);
+        assert_eq!(system_dir(Path::new("/var/log/syslog")), Some("/var/log"));
+        assert_eq!(system_dir(Path::new("/var/www/index.html")), None);
     }
 }

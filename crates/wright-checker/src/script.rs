@@ -16,6 +16,30 @@ pub(crate) struct Env<'a> {
     pub root: &'a Path,
     /// The user's home directory, if known.
     pub home: Option<&'a Path>,
+    /// Whether `$TMPDIR` and `$(mktemp)` may be read as places in the system temporary
+    /// directory: false when the command could set `TMPDIR` (see [`trusts_tmpdir`]).
+    pub tmpdir: bool,
+}
+
+/// Words that, in a command, could set `TMPDIR` without naming it plainly (`export`,
+/// `declare`, `printf -v`, `read`, sourcing a file, `$'…'` escapes): with any of them,
+/// `$TMPDIR` is not trusted to be the temporary directory.
+const TMPDIR_SETTERS: &[&str] = &[
+    "export", "declare", "typeset", "local", "readonly", "printf", "read", "source", "eval", "let",
+    "mapfile", "$'",
+];
+
+/// Whether `command` leaves `TMPDIR` as the environment set it: the name appears only as
+/// `$TMPDIR`/`${TMPDIR…}` and nothing that could assign it indirectly is present.
+pub(crate) fn trusts_tmpdir(command: &str) -> bool {
+    let plain_name = command.match_indices("TMPDIR").any(|(at, _)| {
+        let before = &command[..at];
+        !(before.ends_with('$') || before.ends_with("${"))
+    });
+    let sources = command
+        .split(|c: char| c.is_whitespace() || ";&|(".contains(c))
+        .any(|word| word == ".");
+    !plain_name && !sources && !TMPDIR_SETTERS.iter().any(|word| command.contains(word))
 }
 
 /// The directories a command may run in.

@@ -83,7 +83,7 @@ fn deleting_outside_the_project_the_whole_project_or_git_is_refused() {
     assert_refused(
         "recursive-delete",
         &[
-            "rm -rf /tmp/cache",
+            "rm -rf /tmp",
             "rm -rf ../other-project",
             "rm -rf ~/Downloads",
             "rm -rf .",

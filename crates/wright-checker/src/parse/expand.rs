@@ -9,6 +9,30 @@ use crate::words::{
     MAX_ALTERNATIVES, Part, ansi_c, expand_braces, strip, unescape_double_quoted, unquoted,
 };
 
+/// What `$TMPDIR` is taken to be when the command cannot have changed it: the system
+/// temporary directory (its real value differs from machine to machine, but it is always
+/// scratch space the sandbox lets commands write to).
+const TMPDIR_PLACE: &str = "/tmp";
+
+/// What `$(mktemp)` is taken to print: a fresh entry of the temporary directory.
+const MKTEMP_PLACE: &str = "/tmp/tmp.XXXXXXXXXX";
+
+/// Whether `command` (the text of a command substitution) is `mktemp` making its file or
+/// directory in `$TMPDIR`: no `-p DIR`/`--tmpdir=DIR` and no template with a directory in it.
+fn makes_temp_in_tmpdir(command: &str) -> bool {
+    let mut words = command.split_whitespace();
+    if words.next() != Some("mktemp") {
+        return false;
+    }
+    words.all(|word| {
+        let elsewhere = word == "-p" || word.starts_with("--tmpdir=") || word.contains('/');
+        let plain = word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c));
+        plain && !elsewhere
+    })
+}
+
 impl Walker<'_> {
     /// Evaluates one word node (walking the commands of its substitutions).
     pub(super) fn word(&mut self, node: Node<'_>, scope: &mut Scope) -> Word {
@@ -104,6 +128,9 @@ impl Walker<'_> {
                     (Cwd::Known(dirs), true) => {
                         Part::any(dirs.iter().map(|d| d.display().to_string()))
                     }
+                    _ if self.env.tmpdir && makes_temp_in_tmpdir(inner) => {
+                        Part::known(MKTEMP_PLACE.to_string())
+                    }
                     _ => Part::unknown(text),
                 }
             }
@@ -123,6 +150,7 @@ impl Walker<'_> {
         }
         match (name, self.env.home, &scope.cwd) {
             ("HOME", Some(home), _) => Part::known(home.display().to_string()),
+            ("TMPDIR", _, _) if self.env.tmpdir => Part::known(TMPDIR_PLACE.to_string()),
             ("PWD", _, Cwd::Known(dirs)) => Part::any(dirs.iter().map(|d| d.display().to_string())),
             _ => Part::unknown(text),
         }

@@ -10,6 +10,7 @@ fn script(text: &str) -> Script {
     let env = Env {
         root: Path::new(ROOT),
         home: Some(Path::new("/home/ann")),
+        tmpdir: true,
     };
     let scope = Scope::at(Cwd::Known(vec![PathBuf::from(ROOT)]));
     parse(text, env, scope).unwrap()

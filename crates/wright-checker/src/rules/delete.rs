@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use super::globs::{first_wildcard, glob_base, holds_matching};
 use super::{Report, Rule, Site, quote};
 use crate::argv::{self, split};
-use crate::paths::{Place, normalize, place};
+use crate::paths::{Place, normalize, place, resolve};
 use crate::script::{Cwd, Env, Word};
 
 /// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
@@ -67,26 +68,6 @@ fn names_a_users_home(raw: &str) -> bool {
         })
 }
 
-/// The part of a glob before its first wildcard component, and whether that component matches
-/// everything (`*`, `.*`), which makes the glob as broad as its base.
-fn glob_base(value: &str) -> (String, bool) {
-    let components: Vec<&str> = value.split('/').collect();
-    let Some(at) = components.iter().position(|c| c.contains(['*', '?', '['])) else {
-        return (value.to_string(), false);
-    };
-    let base = components[..at].join("/");
-    let base = match (base.as_str(), value.starts_with('/')) {
-        ("", true) => "/".to_string(),
-        ("", false) => ".".to_string(),
-        _ => base,
-    };
-    let wildcard = components[at].trim_start_matches('.');
-    let everything = !wildcard.is_empty()
-        && wildcard.chars().all(|c| c == '*' || c == '?')
-        && components[at + 1..].iter().all(|c| c.is_empty());
-    (base, everything)
-}
-
 /// Where `word` lands when used as a delete target from `cwd`.
 fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
     if word.dynamic {
@@ -114,9 +95,18 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
         } else {
             (value.clone(), true)
         };
-        let bases: Vec<PathBuf> = match cwd {
-            _ if path.starts_with('/') => vec![normalize(Path::new("/"), &path)],
-            Cwd::Known(dirs) => dirs.iter().map(|d| normalize(d, &path)).collect(),
+        let pattern = (word.glob && !everything)
+            .then(|| first_wildcard(value))
+            .flatten();
+        // Each place as written (`..` applied to the text) and as joined for the disk.
+        let bases: Vec<(PathBuf, PathBuf)> = match cwd {
+            _ if path.starts_with('/') => {
+                vec![(normalize(Path::new("/"), &path), PathBuf::from(&path))]
+            }
+            Cwd::Known(dirs) => dirs
+                .iter()
+                .map(|d| (normalize(d, &path), d.join(&path)))
+                .collect(),
             Cwd::Unknown => {
                 out.push(Target::Unknown(format!(
                     "`{value}` is relative and it runs in a directory that cannot be told"
@@ -124,15 +114,51 @@ fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
                 continue;
             }
         };
-        for base in bases {
-            let found = match place(&base, env.root, env.home) {
-                Place::ProjectRoot | Place::GitDir if !everything => Place::Inside,
-                other => other,
-            };
-            out.push(Target::At(found, base));
+        // A path that ends in `/` or `/.`, or a glob, follows a symlink at its end.
+        let follow_last = word.glob || value.ends_with('/') || value.ends_with("/.");
+        for (base, joined) in bases {
+            let lexical = judge_place(&base, everything, pattern, env);
+            let real = resolve(&joined, follow_last)
+                .filter(|real| *real != base)
+                .map(|real| (judge_place(&real, everything, pattern, env), real));
+            match real {
+                Some((place, real)) if severity(&place) > severity(&lexical) => {
+                    out.push(Target::At(place, real));
+                }
+                _ => out.push(Target::At(lexical, base)),
+            }
         }
     }
     out
+}
+
+/// Where a delete of `base` lands: `everything` when the whole of it goes, `pattern` the glob
+/// component that picks some of its entries (`/tmp/wright-*`).
+fn judge_place(base: &Path, everything: bool, pattern: Option<&str>, env: Env<'_>) -> Place {
+    match (place(base, env.root, env.home), pattern) {
+        (Place::ProjectRoot | Place::GitDir, _) if !everything => Place::Inside,
+        // `/tmp/wright-*`, `/home/b*`: only some entries of the base, which cannot be the way
+        // to the home directory or the project: judged as one such entry.
+        (Place::Outside | Place::Vital(_), Some(pattern))
+            if !holds_matching(base, pattern, env.home)
+                && !holds_matching(base, pattern, Some(env.root)) =>
+        {
+            place(&base.join(pattern), env.root, env.home)
+        }
+        (other, _) => other,
+    }
+}
+
+/// How bad losing a place is, to judge a target by the worse of where it is written to be and
+/// where its symlinks lead.
+fn severity(place: &Place) -> u8 {
+    match place {
+        Place::Inside => 0,
+        Place::Temp => 1,
+        Place::Outside => 2,
+        Place::ProjectRoot | Place::GitDir => 3,
+        Place::Vital(_) => 4,
+    }
 }
 
 /// What a recursive operation does to its targets.
@@ -150,7 +176,7 @@ fn judge(site: &Site<'_>, word: &Word, action: Action, narrowed: bool, report: &
     let root = site.env.root.display();
     for target in targets(word, &site.command.cwd, site.env) {
         let (rule, reason, instead) = match (target, action) {
-            (Target::At(Place::Inside, _), _) => continue,
+            (Target::At(Place::Inside | Place::Temp, _), _) => continue,
             (Target::At(Place::ProjectRoot | Place::GitDir, _), _) if narrowed => continue,
             (Target::At(Place::ProjectRoot | Place::GitDir, _), Action::Permissions) => continue,
             (Target::At(Place::Vital(what), path), action) if narrowed => (
@@ -247,56 +273,123 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     if !recursive {
         return;
     }
-    if site.invocation.args_from_stdin && !fed_by_project_listing(site) {
-        site.find(
-            report,
-            Rule::RecursiveDelete,
-            format!(
-                "cannot tell what {} would delete: it takes its targets from its input.",
-                site.quoted()
+    if site.invocation.args_from_stdin {
+        match listing(site) {
+            Listing::Inside => {}
+            Listing::WholeProject(producer) => site.find(
+                report,
+                Rule::RecursiveDelete,
+                format!(
+                    "{} would delete the whole project ({}): {} lists all of it.",
+                    site.quoted(),
+                    site.env.root.display(),
+                    quote(&producer)
+                ),
             ),
-        );
+            Listing::Unknown => site.find(
+                report,
+                Rule::RecursiveDelete,
+                format!(
+                    "cannot tell what {} would delete: it takes its targets from its input.",
+                    site.quoted()
+                ),
+            ),
+        }
     }
     for word in args.operands {
         judge(site, word, Action::Delete, false, report);
     }
 }
 
-/// Whether the command reads its arguments from a `find`/`ls`/`git ls-files` listing of
-/// places inside the project (`find . -name '*.o' | xargs rm -rf`).
-fn fed_by_project_listing(site: &Site<'_>) -> bool {
+/// What the listing a command reads its arguments from (`find … | xargs rm -rf`) holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Listing {
+    /// Only places inside the project (`find . -name '*.o'`, `git ls-files --others`).
+    Inside,
+    /// The whole project: `find .` (with no test that narrows it) or `ls` of its root lists the
+    /// root itself or everything in it; the text is the listing command.
+    WholeProject(String),
+    /// Anything else: not a listing of the project, or one that cannot be told.
+    Unknown,
+}
+
+/// What the command reads its arguments from: a `find`/`ls`/`git ls-files` listing of places
+/// inside the project (`find . -name '*.o' | xargs rm -rf`), of the whole project
+/// (`find . -print0 | xargs -0 rm -rf`), or something else.
+fn listing(site: &Site<'_>) -> Listing {
     let Some(producer) = site
         .command
         .pipe_from
         .and_then(|i| site.script.commands.get(i))
     else {
-        return false;
+        return Listing::Unknown;
     };
     let invocation = argv::unwrap(&producer.argv);
     let Some(program) = invocation.argv.first().and_then(argv::program) else {
-        return false;
+        return Listing::Unknown;
     };
     if !LISTERS.contains(&program) {
-        return false;
+        return Listing::Unknown;
     }
-    let operands = invocation.argv[1..]
-        .iter()
-        .take_while(|w| program != "find" || !w.text().starts_with(['-', '(', '!']))
-        .filter(|w| w.dynamic || !w.text().starts_with('-'));
+    let args = &invocation.argv[1..];
+    let (operands, narrowed): (Vec<&Word>, bool) = match program {
+        "find" => {
+            let command = find_command(args);
+            let narrowed = find_expression(command.expression).narrowed;
+            (command.starts, narrowed)
+        }
+        // What `ls` lists is what a glob of its operands would match: `ls` is `*`.
+        "ls" => (
+            args.iter()
+                .filter(|w| w.dynamic || !w.text().starts_with('-'))
+                .collect(),
+            false,
+        ),
+        // git, grep, rg and fd list what matches a pattern, or tracked files.
+        _ => (
+            args.iter()
+                .filter(|w| w.dynamic || !w.text().starts_with('-'))
+                .collect(),
+            true,
+        ),
+    };
+    let dot = Word::synthetic(".".into(), false);
+    let operands = if operands.is_empty() && matches!(program, "find" | "ls") {
+        vec![&dot]
+    } else {
+        operands
+    };
+    let mut whole = false;
     for word in operands {
-        let inside = targets(word, &producer.cwd, site.env)
-            .iter()
-            .all(|t| matches!(t, Target::At(Place::Inside | Place::ProjectRoot, _)));
-        if !inside {
-            return false;
+        for target in targets(word, &producer.cwd, site.env) {
+            match target {
+                Target::At(Place::Inside, _) => {}
+                Target::At(Place::ProjectRoot | Place::GitDir, _) => whole |= !narrowed,
+                _ => return Listing::Unknown,
+            }
         }
     }
-    matches!(&producer.cwd, Cwd::Known(dirs) if dirs.iter().all(|d| d.starts_with(site.env.root)))
+    let in_project = matches!(
+        &producer.cwd,
+        Cwd::Known(dirs) if dirs.iter().all(|d| d.starts_with(site.env.root))
+    );
+    match (in_project, whole) {
+        (false, _) => Listing::Unknown,
+        (true, true) => Listing::WholeProject(producer.text.clone()),
+        (true, false) => Listing::Inside,
+    }
 }
 
-/// `find START… EXPRESSION` with `-delete` or `-exec rm …`.
-pub(super) fn find(site: &Site<'_>, report: &mut Report) {
-    let args = site.args();
+/// `find`'s words split into its start points and its expression.
+struct FindCommand<'w> {
+    /// The start points (`.` when none is given).
+    starts: Vec<&'w Word>,
+    /// The expression: tests, actions, operators.
+    expression: &'w [Word],
+}
+
+/// Splits `find`'s arguments, skipping its leading options (`-H`, `-L`, `-P`, `-D`, `-O3`).
+fn find_command(args: &[Word]) -> FindCommand<'_> {
     let mut i = 0;
     while let Some(word) = args.get(i) {
         match word.text() {
@@ -311,41 +404,70 @@ pub(super) fn find(site: &Site<'_>, report: &mut Report) {
         .iter()
         .take_while(|w| w.dynamic || !w.text().starts_with(['-', '(', '!', ')']))
         .collect();
-    let expression = &rest[starts.len()..];
-    let mut deletes = false;
-    let mut narrowed = false;
-    for (at, word) in expression.iter().enumerate() {
+    FindCommand {
+        expression: &rest[starts.len()..],
+        starts,
+    }
+}
+
+/// What a find expression does, read at find's own level: the words of an `-exec … ;`
+/// command are that command's arguments (`-exec echo -delete \;` deletes nothing).
+#[derive(Debug, Default)]
+struct FindExpression<'w> {
+    /// Whether it has `-delete`.
+    deletes: bool,
+    /// Whether a test narrows what it matches (`-name`, `-mtime`, …).
+    narrowed: bool,
+    /// The commands of its `-exec`/`-execdir`/`-ok`/`-okdir` actions.
+    commands: Vec<&'w [Word]>,
+}
+
+fn find_expression(expression: &[Word]) -> FindExpression<'_> {
+    let mut out = FindExpression::default();
+    let mut at = 0;
+    while let Some(word) = expression.get(at) {
         let text = word.text();
+        at += 1;
         if text == "-delete" {
-            deletes = true;
-        }
-        if NARROWING_PREDICATES.contains(&text) {
-            narrowed = true;
-        }
-        if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let command: Vec<Word> = expression[at + 1..]
+            out.deletes = true;
+        } else if NARROWING_PREDICATES.contains(&text) {
+            out.narrowed = true;
+        } else if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let rest = &expression[at..];
+            let len = rest
                 .iter()
-                .take_while(|w| !w.is(";") && !w.is("+"))
-                .cloned()
-                .collect();
-            let inner = argv::unwrap(&command);
-            match inner.argv.first().and_then(argv::program) {
-                Some("rm" | "unlink" | "shred" | "rmdir") => deletes = true,
-                _ => super::exec::shell_scripts(site, inner.argv, report),
-            }
+                .position(|w| w.is(";") || w.is("+"))
+                .unwrap_or(rest.len());
+            out.commands.push(&rest[..len]);
+            at += len + 1;
+        }
+    }
+    out
+}
+
+/// `find START… EXPRESSION` with `-delete` or `-exec rm …`.
+pub(super) fn find(site: &Site<'_>, report: &mut Report) {
+    let command = find_command(site.args());
+    let expression = find_expression(command.expression);
+    let mut deletes = expression.deletes;
+    for words in &expression.commands {
+        let inner = argv::unwrap(words);
+        match inner.argv.first().and_then(argv::program) {
+            Some("rm" | "unlink" | "shred" | "rmdir") => deletes = true,
+            _ => super::exec::shell_scripts(site, inner.argv, report),
         }
     }
     if !deletes {
         return;
     }
     let dot = Word::synthetic(".".into(), false);
-    let starts = if starts.is_empty() {
+    let starts = if command.starts.is_empty() {
         vec![&dot]
     } else {
-        starts
+        command.starts
     };
     for start in starts {
-        judge(site, start, Action::Delete, narrowed, report);
+        judge(site, start, Action::Delete, expression.narrowed, report);
     }
 }
 
@@ -443,22 +565,5 @@ pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Repo
                 ),
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn a_glob_is_as_broad_as_its_base_only_when_it_matches_everything() {
-        assert_eq!(glob_base("*"), (".".into(), true));
-        assert_eq!(glob_base("/*"), ("/".into(), true));
-        assert_eq!(glob_base("dist/*"), ("dist".into(), true));
-        assert_eq!(glob_base(".*"), (".".into(), true));
-        assert_eq!(glob_base("*.tmp"), (".".into(), false));
-        assert_eq!(glob_base("/usr/lib*"), ("/usr".into(), false));
-        assert_eq!(glob_base("*/target"), (".".into(), false));
     }
 }

@@ -1,4 +1,5 @@
-//! `git push --force` (or a delete) aimed at a protected branch.
+//! `git push --force` (or a delete) aimed at a protected branch, and how a `git` command line
+//! is split at its subcommand (for this rule and [`super::git_work`]).
 
 use std::path::{Path, PathBuf};
 
@@ -28,32 +29,76 @@ const EVERY_BRANCH: &str = "every branch";
 /// `git push` options that take a value.
 const PUSH_VALUE_OPTIONS: &[&str] = &["-o", "--push-option", "--repo", "--receive-pack", "--exec"];
 
-/// `git [options] push …` that rewrites or deletes a protected branch.
-pub(super) fn push(site: &Site<'_>, report: &mut Report) {
-    let args = site.args();
+/// A `git` command line split at its subcommand: `git -C dir -c k=v SUBCOMMAND ARGS…`.
+pub(super) struct GitCommand<'w> {
+    /// The subcommand (`push`, `reset`, …).
+    pub subcommand: &'w Word,
+    /// The words after the subcommand.
+    pub args: &'w [Word],
+    /// The directory given with `-C`, if any.
+    pub repo_dir: Option<&'w Word>,
+    /// The values of `-c NAME=VALUE` options.
+    pub configs: Vec<&'w Word>,
+}
+
+/// Splits the words after `git` at the subcommand, skipping git's own options; `None` when
+/// there is no subcommand (`git --version`).
+pub(super) fn subcommand(args: &[Word]) -> Option<GitCommand<'_>> {
     let mut i = 0;
     let mut repo_dir = None;
+    let mut configs = Vec::new();
     while let Some(word) = args.get(i) {
         let text = word.text();
         if text == "-C" {
             repo_dir = args.get(i + 1);
         }
+        if text == "-c" {
+            configs.extend(args.get(i + 1));
+        }
         if GIT_VALUE_OPTIONS.contains(&text) {
             i += 2;
-        } else if text.starts_with('-') {
+        } else if text.starts_with('-') && !word.dynamic {
             i += 1;
         } else {
             break;
         }
     }
-    if !args.get(i).is_some_and(|w| w.is("push")) {
+    let subcommand = args.get(i)?;
+    Some(GitCommand {
+        subcommand,
+        args: args.get(i + 1..).unwrap_or(&[]),
+        repo_dir,
+        configs,
+    })
+}
+
+/// `git -c alias.NAME='!COMMAND' …`: a shell alias is a command string git hands to a shell.
+pub(super) fn aliases(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Report) {
+    for config in &git.configs {
+        let Some((name, value)) = config.text().split_once('=') else {
+            continue;
+        };
+        if let Some(script) = value.strip_prefix('!')
+            && name.to_ascii_lowercase().starts_with("alias.")
+        {
+            site.nest(report, &Word::synthetic(script.to_string(), config.dynamic));
+        }
+    }
+}
+
+/// `git [options] push …` that rewrites or deletes a protected branch; deleting a branch that
+/// is not protected is `discard-git-work`.
+pub(super) fn push(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Report) {
+    if !git.subcommand.is("push") {
         return;
     }
-    let parsed = split(&args[i + 1..], PUSH_VALUE_OPTIONS);
+    let repo_dir = git.repo_dir;
+    let parsed = split(git.args, PUSH_VALUE_OPTIONS);
     if parsed.has("--dry-run", Some('n')) {
         return;
     }
-    let force = parsed.has("--force", Some('f')) || parsed.has_prefix("--force");
+    // `--force-if-includes` alone forces nothing: it only qualifies `--force-with-lease`.
+    let force = parsed.has("--force", Some('f')) || parsed.has_prefix("--force-with-lease");
     let delete = parsed.has("--delete", Some('d'));
     let everything =
         parsed.has("--mirror", None) || parsed.has("--all", None) || parsed.has("--branches", None);
@@ -97,18 +142,29 @@ pub(super) fn push(site: &Site<'_>, report: &mut Report) {
                 .protected_branches
                 .iter()
                 .any(|p| wildcard_match(p, &branch));
-        if protected && !site.policy.protected_branches.is_empty() {
-            let protected_list = site.policy.protected_branches.join(", ");
-            site.find(
-                report,
-                Rule::ForcePush,
-                format!(
-                    "{} {what} {branch}, and the protected branches ({protected_list}) must \
-                     not lose history.",
-                    site.quoted()
-                ),
-            );
+        if !protected || site.policy.protected_branches.is_empty() {
+            if what == "deletes" {
+                site.find(
+                    report,
+                    Rule::DiscardGitWork,
+                    format!(
+                        "{} deletes the remote branch {branch}, and whatever only it holds.",
+                        site.quoted()
+                    ),
+                );
+            }
+            continue;
         }
+        let protected_list = site.policy.protected_branches.join(", ");
+        site.find(
+            report,
+            Rule::ForcePush,
+            format!(
+                "{} {what} {branch}, and the protected branches ({protected_list}) must not \
+                 lose history.",
+                site.quoted()
+            ),
+        );
     }
 }
 

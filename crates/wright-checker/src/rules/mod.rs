@@ -5,9 +5,12 @@
 //! strings that another shell will run (`bash -c`, `eval`, a heredoc fed to `sh`, …) are handed
 //! back as [`Nested`] scripts for the caller to check in turn.
 
+mod admin;
 mod delete;
 mod exec;
 mod git;
+mod git_work;
+mod globs;
 mod system;
 
 use super::CommandPolicy;
@@ -45,6 +48,12 @@ pub(crate) enum Rule {
     SystemWrite,
     /// A force push or delete of a protected branch.
     ForcePush,
+    /// Throwing away local git work: uncommitted changes (`git reset --hard`,
+    /// `git checkout -- f`), untracked files (`git clean -f`), stashes, branches, the reflog.
+    DiscardGitWork,
+    /// Administering the machine: firewall, kernel modules and settings, users, mounts, swap
+    /// (`iptables -F`, `modprobe`, `userdel`, `sysctl -w`, `mount`, `swapoff`).
+    SystemAdmin,
     /// Running as another user (`sudo`, `doas`, `su`).
     Privilege,
     /// Command strings nested deeper than the checker follows.
@@ -73,6 +82,8 @@ impl Rule {
             Rule::PipeToShell => "pipe-to-shell",
             Rule::SystemWrite => "system-write",
             Rule::ForcePush => "force-push",
+            Rule::DiscardGitWork => "discard-git-work",
+            Rule::SystemAdmin => "system-admin",
             Rule::Privilege => "privilege",
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
@@ -123,6 +134,14 @@ impl Rule {
             Rule::ForcePush => {
                 "push your work to a branch of its own (e.g. `git push --force-with-lease origin \
                  my-branch`) and let the user merge it"
+            }
+            Rule::DiscardGitWork => {
+                "keep the work: commit it or `git stash` it first, or ask the user to run the \
+                 command"
+            }
+            Rule::SystemAdmin => {
+                "leave the machine's configuration to the user: give them the command to run \
+                 themselves"
             }
             Rule::Privilege => {
                 "run the command without sudo; if it really needs root, give the user the command \
@@ -309,9 +328,19 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         "rsync" => delete::rsync(site, report),
         "mv" => delete::mv(site, report),
         "chmod" | "chown" | "chgrp" => delete::permissions(site, report),
-        "git" => git::push(site, report),
+        "git" => {
+            if let Some(command) = git::subcommand(site.args()) {
+                git::push(site, &command, report);
+                git::aliases(site, &command, report);
+                git_work::discard(site, &command, report);
+            }
+        }
         _ => {}
     }
     system::command(site, program, report);
+    admin::command(site, program, report);
     exec::command(site, program, report);
 }
+
+#[cfg(test)]
+mod tests_issue12;
