@@ -370,3 +370,5 @@ fn pieces(text: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_issue12;

@@ -4,6 +4,7 @@
 use super::{Finding, Report, Rule, Site, quote, words_text};
 use crate::argv::{self, split};
 use crate::script::{Script, Word};
+use crate::words::shell_quoted;
 
 /// Shells: they run a `-c` string, a script file, or their standard input.
 const SHELLS: &[&str] = &[
@@ -318,6 +319,16 @@ pub(super) fn nested(site: &Site<'_>, word: &Word, report: &mut Report) {
         );
     }
     site.nest(report, word);
+    // `bash -c "$(cat <<EOF … EOF)"`: the command string is the heredoc's text.
+    let subs = site.script.commands.get(word.subs.clone()).unwrap_or(&[]);
+    for command in subs.iter().filter(|c| !c.piped) {
+        let invocation = argv::unwrap(&command.argv);
+        let bare_cat = invocation.argv.first().and_then(argv::program) == Some("cat")
+            && invocation.argv[1..].iter().all(|w| w.is("-"));
+        if let Some(stdin) = command.stdin.as_ref().filter(|_| bare_cat) {
+            site.nest(report, stdin);
+        }
+    }
 }
 
 /// A command reading a pipe (or a heredoc) as code: `curl … | sh`, `echo 'rm -rf /' | bash`,
@@ -446,7 +457,9 @@ pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Repo
 
 /// A command word that is an unquoted expansion split into several words — by a value with
 /// blanks in it (`c="rm -rf x"; $c`) or after the script set `IFS` (`IFS=_; c=rm_-rf_x; $c`):
-/// the command that runs is not the word the checker sees.
+/// the command that runs is not the word the checker sees. When the value and `IFS` are known,
+/// the value is split as the shell would split it and the command it makes is checked in turn;
+/// otherwise the command is asked about.
 pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
     let unquoted_expansion = word.raw.starts_with('$') && !word.raw.starts_with("$(");
     if !unquoted_expansion {
@@ -457,7 +470,31 @@ pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Repo
             .values
             .iter()
             .any(|value| value.contains([' ', '\t', '\n']));
-    if splits {
+    if !splits {
+        return;
+    }
+    if let (Some(ifs), false) = (&site.command.ifs, word.dynamic) {
+        let rest: Vec<String> = site
+            .args()
+            .iter()
+            .map(|w| {
+                if w.dynamic {
+                    w.raw.clone()
+                } else {
+                    shell_quoted(w.text())
+                }
+            })
+            .collect();
+        for value in &word.values {
+            let mut fields: Vec<String> = value
+                .split(|c: char| ifs.contains(c))
+                .filter(|field| !field.is_empty())
+                .map(shell_quoted)
+                .collect();
+            fields.extend(rest.iter().cloned());
+            site.nest(report, &Word::synthetic(fields.join(" "), false));
+        }
+    } else {
         site.find(
             report,
             Rule::WordSplitting,

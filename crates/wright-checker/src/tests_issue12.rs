@@ -1,0 +1,97 @@
+//! Issue 12: dangerous commands reached through wrappers and interpreters — interpreter code
+//! on stdin and its command-running and deleting calls, command strings read from heredocs,
+//! GNU `parallel`, `xargs` with a replace string, `builtin cd`, and word splitting of known
+//! values — judged by the same rules as the plain command, through the public [`check`].
+
+use super::*;
+use pretty_assertions::assert_eq;
+
+const ROOT: &str = "/home/ann/proj";
+const HOME: &str = "/home/ann";
+
+/// The decision and the rule that made it.
+fn decision(command: &str) -> (Decision, &'static str) {
+    let verdict = check(
+        command,
+        Path::new(ROOT),
+        Some(Path::new(HOME)),
+        &CommandPolicy::default(),
+    );
+    (verdict.decision, verdict.rule)
+}
+
+fn assert_judged(expected: (Decision, &str), commands: &[&str]) {
+    for command in commands {
+        assert_eq!(decision(command), expected, "{command}");
+    }
+}
+
+fn assert_allowed(commands: &[&str]) {
+    assert_judged((Decision::Allow, NO_RULE), commands);
+}
+
+const CATASTROPHIC: (Decision, &str) = (Decision::Refuse, "catastrophic-delete");
+
+#[test]
+fn a_shell_command_string_read_from_a_heredoc_is_checked() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "bash -c \"$(cat <<EOF\nrm -rf ~\nEOF\n)\"",
+            "sh -c \"$(cat <<'EOF'\ncd / && rm -rf *\nEOF\n)\"",
+            "eval \"$(cat <<EOF\nrm -rf /\nEOF\n)\"",
+        ],
+    );
+    assert_allowed(&["bash -c \"$(cat <<'EOF'\ncargo test\nEOF\n)\""]);
+}
+
+#[test]
+fn builtin_cd_and_command_cd_are_followed_like_cd() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "builtin cd / && rm -rf *",
+            "command cd ~ && rm -rf *",
+            "builtin cd /usr && rm -rf lib",
+        ],
+    );
+    assert_allowed(&[
+        "builtin cd build && rm -rf *",
+        "command cd target && rm -rf debug",
+    ]);
+}
+
+#[test]
+fn a_known_value_split_into_a_command_is_judged_as_that_command() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "c=\"rm -rf /\"; $c",
+            "IFS=_; c=rm_-rf_/; $c",
+            "IFS=,; c=rm,-rf,/etc; $c",
+            "c=\"rm -rf\"; $c ~",
+            "for c in 'ls -la' 'rm -rf /'; do $c; done",
+        ],
+    );
+    assert_judged(
+        (Decision::Ask, "force-push"),
+        &["c=\"git push --force origin main\"; $c"],
+    );
+    assert_allowed(&[
+        "cmd=\"cargo test\"; $cmd",
+        "c=\"rm -rf target\"; $c",
+        "IFS=_; c=ls_-la; $c",
+    ]);
+}
+
+#[test]
+fn an_unknown_value_split_into_a_command_is_still_asked_about() {
+    assert_judged(
+        (Decision::Ask, "word-splitting"),
+        &[
+            "c=\"rm -rf\"; $c$TARGET",
+            "IFS=$SEP; c=rm_-rf_x; $c",
+            "IFS=, read -r a; c=x,y; $c",
+        ],
+    );
+}
