@@ -214,6 +214,19 @@ pub(crate) fn unwrap(argv: &[Word]) -> Invocation<'_> {
             invocation.argv = &[];
             break;
         }
+        let runs_subcommand = match name {
+            "uv" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch" => Some("run"),
+            "bundle" => Some("exec"),
+            _ => None,
+        };
+        if let Some(subcommand) = runs_subcommand {
+            // `uv run [OPTIONS] COMMAND…`: the command runs in the project's environment.
+            if !invocation.argv.get(1).is_some_and(|w| w.is(subcommand)) {
+                break;
+            }
+            invocation.argv = skip_options(&invocation.argv[2..]);
+            continue;
+        }
         if name == "command" {
             let lookup_only = invocation.argv[1..]
                 .iter()
@@ -408,6 +421,15 @@ mod tests {
         assert_eq!(texts(&invocation.scripts), vec!["rm -rf /"]);
         let argv = words("watch -n 1 ls -la");
         assert_eq!(texts(&unwrap(&argv).scripts), vec!["ls -la"]);
+    }
+
+    #[test]
+    fn project_runners_run_their_command() {
+        let argv = words("uv run python -");
+        assert_eq!(texts(unwrap(&argv).argv), vec!["python", "-"]);
+        let argv = words("bundle exec ruby -e x");
+        assert_eq!(texts(unwrap(&argv).argv), vec!["ruby", "-e", "x"]);
+        assert!(unwrap(&words("uv sync")).argv.len() == 2);
     }
 
     #[test]

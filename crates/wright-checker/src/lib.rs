@@ -16,12 +16,19 @@
 //! The command is parsed with tree-sitter-bash and every simple command in it is found, wherever
 //! it sits: lists, pipelines, subshells, blocks, loops, functions, `$(…)`, `<(…)`. Words are
 //! unquoted and `~`, `$HOME`, `$PWD`, `$(pwd)` and variables assigned earlier in the same
-//! command are expanded; `cd DIR &&` is followed, so relative paths are judged from the right
-//! directory. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …) are peeled off to find the
-//! program that runs. Command strings another shell runs — `bash -c '…'`, `sh -c`, `eval`,
-//! `su -c`, `watch`, `alias` bodies, a heredoc or here-string fed to a shell, `echo '…' | sh`,
-//! the strings interpreter one-liners hand to `system(…)` — are checked the same way, up to
-//! four strings deep. When tree-sitter has to recover from a syntax error, the command is
+//! command are expanded; `cd DIR &&` (also `builtin cd`, `command cd`) is followed, so relative
+//! paths are judged from the right directory. A command word split from a known value
+//! (`c="rm -rf /"; $c`, after `IFS=_`) is split as the shell would and judged as the command it
+//! makes. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `uv run`, …) are peeled off to
+//! find the program that runs. Command strings another shell runs — `bash -c '…'`, `sh -c`,
+//! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
+//! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
+//! deep. Interpreter code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
+//! interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … | node`) —
+//! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
+//! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
+//! commands, and for what it deletes (`shutil.rmtree`, `fs.rmSync(…, {recursive: true})`,
+//! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`. When tree-sitter has to recover from a syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
 //! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
 //! about.
@@ -60,8 +67,9 @@
 //! # Limits
 //!
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
-//! a Makefile target, or interpreter code beyond its literal `system(…)` strings and
-//! `rmtree(…)`-style calls is not looked into. Downloading a script to a file and then running
+//! a Makefile target, or interpreter code beyond the literal arguments of its command-running
+//! and deleting calls (a path held in a variable or computed, `shutil.rmtree(d)`) is not
+//! looked into. Downloading a script to a file and then running
 //! it is not refused. Paths are judged lexically (symlinks are not followed), and commands run
 //! elsewhere (`ssh host …`, `docker run … sh -c …`) are not checked.
 

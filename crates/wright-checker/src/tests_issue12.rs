@@ -95,3 +95,74 @@ fn an_unknown_value_split_into_a_command_is_still_asked_about() {
         ],
     );
 }
+
+#[test]
+fn interpreter_code_fed_on_stdin_is_checked_like_a_one_liner() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "python3 <<EOF\nimport os\nos.system('rm -rf ~')\nEOF",
+            "python - <<'PY'\nimport shutil\nshutil.rmtree('/')\nPY",
+            "python3 <<< \"import os; os.system('rm -rf /')\"",
+            "echo \"import os; os.system('rm -rf ~')\" | python3",
+            "cat <<'EOF' | node\nrequire('child_process').execSync('rm -rf /')\nEOF",
+            "perl <<'EOF'\nsystem('rm -rf /');\nEOF",
+            "ruby <<'EOF'\nFileUtils.rm_rf('/')\nEOF",
+            "uv run python - <<'EOF'\nimport shutil\nshutil.rmtree('..')\nEOF",
+        ],
+    );
+    assert_allowed(&[
+        "python3 - <<EOF\nimport math\nprint(math.sqrt(2))\nEOF",
+        "echo 'print(1)' | python3",
+        "cat <<'EOF' | node\nconsole.log(process.version)\nEOF",
+    ]);
+}
+
+#[test]
+fn interpreter_calls_that_run_commands_are_checked_as_commands() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
+            "python3 -c 'import subprocess; subprocess.call(\"rm -rf ~\", shell=True)'",
+            "node -e \"require('child_process').spawnSync('rm', ['-rf', '/'])\"",
+            "ruby -e 'system(\"rm\", \"-rf\", \"/\")'",
+            "ruby -e '%x{rm -rf /}'",
+            "perl -e 'qx{rm -rf ~}'",
+            "perl -e 'system \"rm -rf /\"'",
+        ],
+    );
+    assert_allowed(&[
+        "python3 -c 'import subprocess; subprocess.run([\"pytest\", \"-q\"])'",
+        "node -e \"require('child_process').execSync('npm run build')\"",
+        "ruby -e 'system(\"bundle\", \"exec\", \"rspec\")'",
+    ]);
+}
+
+#[test]
+fn interpreter_calls_that_delete_are_judged_like_rm() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "python3 -c 'import shutil, os; shutil.rmtree(os.path.expanduser(\"~\"))'",
+            "python3 -c 'import shutil; from pathlib import Path; shutil.rmtree(Path.home())'",
+            "node -e \"require('fs').rmSync('/', {recursive: true})\"",
+            "node -e \"require('fs').rmSync(require('os').homedir(), {recursive: true})\"",
+            "ruby -e 'FileUtils.rm_rf Dir.home'",
+            "perl -e 'use File::Path; remove_tree($ENV{HOME})'",
+        ],
+    );
+    assert_judged(
+        (Decision::Ask, "system-write"),
+        &[
+            "python3 -c \"import os; os.remove('/etc/passwd')\"",
+            "perl -e 'unlink \"/etc/shadow\"'",
+        ],
+    );
+    assert_allowed(&[
+        "python3 -c \"import shutil; shutil.rmtree('build')\"",
+        "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"",
+        "python3 -c \"import os; os.remove('out.txt')\"",
+        "perl -e 'unlink @ARGV' a.txt",
+    ]);
+}

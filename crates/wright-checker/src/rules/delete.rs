@@ -7,6 +7,7 @@ use super::{Report, Rule, Site, quote};
 use crate::argv::{self, split};
 use crate::paths::{Place, normalize, place};
 use crate::script::{Cwd, Env, Word};
+use crate::words::unquoted;
 
 /// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
 /// its starting points wholesale.
@@ -227,9 +228,14 @@ impl Action {
     }
 }
 
-/// A literal path that interpreter code deletes recursively (`shutil.rmtree('/')`).
+/// A literal path that interpreter code deletes recursively (`shutil.rmtree('/')`); a leading
+/// `~` is taken as the home directory (`os.path.expanduser('~')`).
 pub(super) fn deletes_tree(site: &Site<'_>, path: &str, report: &mut Report) {
-    let word = Word::synthetic(path.to_string(), false);
+    let home = unquoted(&path.replace('\\', "\\\\"), true, site.env.home);
+    let word = Word {
+        dynamic: home.dynamic,
+        ..Word::synthetic(home.values.into_iter().next().unwrap_or_default(), false)
+    };
     judge(site, &word, Action::Delete, false, report);
 }
 

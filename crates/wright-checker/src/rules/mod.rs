@@ -8,6 +8,7 @@
 mod delete;
 mod exec;
 mod git;
+mod interp;
 mod system;
 
 use super::CommandPolicy;
