@@ -19,8 +19,11 @@
 //! command are expanded; `cd DIR &&` (also `builtin cd`, `command cd`) is followed, so relative
 //! paths are judged from the right directory. A command word split from a known value
 //! (`c="rm -rf /"; $c`, after `IFS=_`) is split as the shell would and judged as the command it
-//! makes. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `uv run`, …) are peeled off to
-//! find the program that runs. Command strings another shell runs — `bash -c '…'`, `sh -c`,
+//! makes. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `parallel`, `uv run`, …) are
+//! peeled off to find the program that runs; what `xargs -I`/`-J` and GNU `parallel` run once
+//! per input is checked with each input put in (`::: ~ /`, or `echo`/`printf`/a heredoc on
+//! their stdin), and an input that cannot be known stands in as an unknown value. Command
+//! strings another shell runs — `bash -c '…'`, `sh -c`,
 //! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
 //! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
 //! deep. Interpreter code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an

@@ -166,3 +166,56 @@ fn interpreter_calls_that_delete_are_judged_like_rm() {
         "perl -e 'unlink @ARGV' a.txt",
     ]);
 }
+
+#[test]
+fn gnu_parallel_puts_its_inputs_into_the_command() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "parallel rm -rf ::: ~ /",
+            "parallel 'rm -rf {}' ::: /etc",
+            "parallel bash -c {} ::: 'rm -rf ~'",
+            "echo / | parallel rm -rf",
+            "echo ~ | parallel rm -rf {}",
+            "printf '%s\\n' 'rm -rf ~' | parallel",
+        ],
+    );
+    assert_judged(
+        (Decision::Ask, "recursive-delete"),
+        &[
+            "cat dirs.txt | parallel rm -rf",
+            "parallel rm -rf :::: dirs.txt",
+        ],
+    );
+    assert_allowed(&[
+        "parallel gzip ::: *.log",
+        "ls | parallel echo",
+        "parallel rm -rf ::: target dist",
+        "find . -name '*.orig' | parallel rm -rf",
+        "parallel -j4 cargo test -p {} ::: a b",
+    ]);
+}
+
+#[test]
+fn xargs_with_a_replace_string_puts_its_input_into_the_command() {
+    assert_judged(
+        CATASTROPHIC,
+        &[
+            "echo ~ | xargs -I{} sh -c 'rm -rf {}'",
+            "printf '/\\n' | xargs -I % bash -c \"rm -rf %\"",
+            "echo / | xargs --replace=X sh -c 'rm -rf X'",
+            "echo ~ | xargs -i rm -rf {}",
+            "echo / | xargs -J % rm -rf %",
+        ],
+    );
+    assert_judged(
+        (Decision::Ask, "recursive-delete"),
+        &["cat dirs.txt | xargs -I{} sh -c 'rm -rf {}'"],
+    );
+    assert_allowed(&[
+        "find . -name '*.o' | xargs -I{} rm {}",
+        "echo build | xargs -I{} rm -rf {}",
+        "find . -type d -name node_modules | xargs -I{} rm -rf {}",
+        "ls *.txt | xargs -I % sh -c 'wc -l %'",
+    ]);
+}

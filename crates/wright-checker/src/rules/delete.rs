@@ -253,7 +253,10 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     if !recursive {
         return;
     }
-    if site.invocation.args_from_stdin && !fed_by_project_listing(site) {
+    // With a replace string (`xargs -I{}`, `parallel`), the inputs are put in and checked by
+    // the fan-out rule.
+    let appended = site.invocation.args_from_stdin && site.invocation.fan_out.is_none();
+    if appended && !fed_by_project_listing(site) {
         site.find(
             report,
             Rule::RecursiveDelete,
@@ -270,7 +273,7 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
 
 /// Whether the command reads its arguments from a `find`/`ls`/`git ls-files` listing of
 /// places inside the project (`find . -name '*.o' | xargs rm -rf`).
-fn fed_by_project_listing(site: &Site<'_>) -> bool {
+pub(super) fn fed_by_project_listing(site: &Site<'_>) -> bool {
     let Some(producer) = site
         .command
         .pipe_from

@@ -7,6 +7,7 @@
 
 mod delete;
 mod exec;
+mod fanout;
 mod git;
 mod interp;
 mod system;
@@ -295,6 +296,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         exec::nested(site, script, report);
     }
     exec::pipe_input(site, report);
+    fanout::command(site, report);
     let Some(first) = site.invocation.argv.first() else {
         return;
     };
