@@ -83,6 +83,13 @@ const COMMAND_RUNNERS: &[&str] = &[
     "popen3",
     "execa",
     "execaSync",
+    "execv",
+    "execvp",
+    "execvpe",
+    "execl",
+    "execlp",
+    "spawnv",
+    "spawnvp",
 ];
 
 /// Calls that delete a directory tree given as their first argument.
@@ -383,9 +390,14 @@ fn command(args: &[Arg]) -> Option<String> {
             Some(strings.join(" "))
         }
         [Arg::Str(text), ..] => Some(text.clone()),
-        [Arg::Other(tokens), ..] => match tokens.first() {
-            // `"rm -rf /".split()`, `"rm -rf " + path`: the literal part.
-            Some(Token::Str(text)) => Some(text.clone()),
+        [Arg::Other(tokens), ..] => match tokens.as_slice() {
+            // `"rm -rf " + path`: the literal, then the home directory or an unknown value.
+            [Token::Str(text), Token::Punct('+'), rest @ ..] if is_home(rest) => {
+                Some(format!("{text}~"))
+            }
+            [Token::Str(text), Token::Punct('+'), ..] => Some(format!("{text}\"$VALUE\"")),
+            // `"rm -rf /".split()`: the literal.
+            [Token::Str(text), ..] => Some(text.clone()),
             _ => None,
         },
         [] => None,
@@ -560,6 +572,20 @@ mod tests {
         assert_eq!(
             runs("FileUtils.rm_rf Dir.home", Language::Ruby),
             vec![Effect::DeletesTree("~".into())]
+        );
+    }
+
+    #[test]
+    fn a_command_string_ending_in_a_value_keeps_it_unknown_or_home() {
+        assert_eq!(
+            runs(
+                "cp.exec('rm -rf ' + dir); cp.exec('rm -rf ' + os.homedir())",
+                Language::Node
+            ),
+            vec![
+                Effect::Runs("rm -rf \"$VALUE\"".into()),
+                Effect::Runs("rm -rf ~".into())
+            ]
         );
     }
 
