@@ -27,6 +27,23 @@ pub(crate) struct Invocation<'w> {
     pub args_from_stdin: bool,
     /// Command strings a wrapper hands to a shell (`su -c`, `env -S`, `flock -c`, `watch`).
     pub scripts: Vec<Word>,
+    /// How `xargs -I`/`-J` or GNU `parallel` puts each input into the command, if they run it.
+    pub fan_out: Option<FanOut<'w>>,
+}
+
+/// How `xargs -I R`, `xargs -J R` or GNU `parallel` runs its command once per input.
+#[derive(Debug, Clone)]
+pub(crate) struct FanOut<'w> {
+    /// The strings replaced by the input (`{}`); the input is appended where none occurs, or
+    /// (`xargs -I`) not used at all.
+    pub replace: Vec<String>,
+    /// Whether an input is appended to a command without a replace string (`parallel`).
+    pub appends: bool,
+    /// Whether the command's words are joined into one shell command line (`parallel`).
+    pub joined: bool,
+    /// The inputs given on the command line (`parallel CMD ::: a b`); `None` when they are read
+    /// from standard input. A dynamic word stands for inputs read from a file (`::::`).
+    pub inputs: Option<Vec<&'w Word>>,
 }
 
 /// How one wrapper command reads its own arguments before the command it runs.
@@ -87,15 +104,55 @@ const XARGS_VALUES: &[&str] = &[
     "-E",
     "-e",
     "-a",
+    "-J",
     "--arg-file",
     "--delimiter",
     "--max-args",
     "--max-procs",
     "--max-lines",
     "--max-chars",
-    "--replace",
     "--eof",
 ];
+
+const PARALLEL_VALUES: &[&str] = &[
+    "-j",
+    "--jobs",
+    "-P",
+    "--max-procs",
+    "-N",
+    "-n",
+    "--max-args",
+    "-L",
+    "--max-lines",
+    "-S",
+    "--sshlogin",
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-I",
+    "-C",
+    "--colsep",
+    "-E",
+    "--joblog",
+    "--results",
+    "--delay",
+    "--timeout",
+    "--tmpdir",
+    "--workdir",
+    "--wd",
+    "--tag-string",
+    "--halt",
+    "--memfree",
+    "--load",
+    "--env",
+    "--retries",
+    "--sshloginfile",
+    "--slf",
+];
+
+/// Where GNU parallel's own command line arguments start (`:::`), or read from files (`::::`).
+const PARALLEL_SEPARATORS: &[&str] = &[":::", "::::", ":::+", "::::+"];
 
 /// The wrappers known to run a command given as their remaining arguments.
 const WRAPPERS: &[Wrapper] = &[
@@ -180,6 +237,7 @@ pub(crate) fn unwrap(argv: &[Word]) -> Invocation<'_> {
         privileged: None,
         args_from_stdin: false,
         scripts: Vec::new(),
+        fan_out: None,
     };
     for _ in 0..MAX_WRAPPERS {
         let Some(name) = invocation.argv.first().and_then(program) else {
@@ -214,6 +272,26 @@ pub(crate) fn unwrap(argv: &[Word]) -> Invocation<'_> {
             invocation.argv = &[];
             break;
         }
+        let runs_subcommand = match name {
+            "uv" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch" => Some("run"),
+            "bundle" => Some("exec"),
+            _ => None,
+        };
+        if let Some(subcommand) = runs_subcommand {
+            // `uv run [OPTIONS] COMMAND…`: the command runs in the project's environment.
+            if !invocation.argv.get(1).is_some_and(|w| w.is(subcommand)) {
+                break;
+            }
+            invocation.argv = skip_options(&invocation.argv[2..]);
+            continue;
+        }
+        if name == "parallel" {
+            let (command, fan_out) = parallel(&invocation.argv[1..]);
+            invocation.args_from_stdin |= fan_out.inputs.is_none();
+            invocation.fan_out = Some(fan_out);
+            invocation.argv = command;
+            continue;
+        }
         if name == "command" {
             let lookup_only = invocation.argv[1..]
                 .iter()
@@ -235,12 +313,98 @@ pub(crate) fn unwrap(argv: &[Word]) -> Invocation<'_> {
                 .get_or_insert_with(|| name.to_string());
         }
         invocation.args_from_stdin |= spec.name == "xargs";
-        let (rest, scripts) = peel(spec, &invocation.argv[1..]);
+        let options = &invocation.argv[1..];
+        let (rest, scripts) = peel(spec, options);
         invocation.scripts.extend(scripts);
         invocation.argv = rest;
+        if spec.name == "xargs" {
+            let replace = xargs_replace(&options[..options.len() - rest.len()]);
+            invocation.fan_out = replace.map(|replace| FanOut {
+                replace: vec![replace],
+                appends: false,
+                joined: false,
+                inputs: None,
+            });
+        }
     }
     invocation
 }
+
+/// The replace string of `xargs -I R`, `-IR`, `-i`, `--replace[=R]` or BSD `-J R`.
+fn xargs_replace(options: &[Word]) -> Option<String> {
+    let mut words = options.iter();
+    let mut replace = None;
+    while let Some(word) = words.next() {
+        let text = word.text();
+        replace = match text {
+            "-I" | "-J" => words.next().map(|w| w.text().to_string()),
+            "-i" | "--replace" => Some("{}".to_string()),
+            _ => match text.strip_prefix("--replace=") {
+                Some(value) => Some(value.to_string()),
+                None if text.starts_with("-I") || text.starts_with("-i") => {
+                    Some(text[2..].to_string())
+                }
+                None => {
+                    if XARGS_VALUES.contains(&text) {
+                        words.next();
+                    }
+                    continue;
+                }
+            },
+        };
+    }
+    replace
+}
+
+/// GNU `parallel [OPTIONS] COMMAND… [::: ARGS…]`: its command and how inputs go into it.
+fn parallel(args: &[Word]) -> (&[Word], FanOut<'_>) {
+    let spec = wrapper("parallel", PARALLEL_VALUES);
+    let (rest, _) = peel(&spec, args);
+    let options = &args[..args.len() - rest.len()];
+    let mut replace: Vec<String> = ["{}", "{.}", "{/}", "{//}", "{/.}", "{1}", "{2}"]
+        .map(String::from)
+        .to_vec();
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        if word.is("-I") || word.is("--replace") {
+            replace.extend(words.next().map(|w| w.text().to_string()));
+        }
+    }
+    let cut = rest
+        .iter()
+        .position(|w| PARALLEL_SEPARATORS.contains(&w.text()))
+        .unwrap_or(rest.len());
+    let inputs = (cut < rest.len()).then(|| {
+        let mut from_file = false;
+        let mut inputs = Vec::new();
+        for word in &rest[cut..] {
+            if PARALLEL_SEPARATORS.contains(&word.text()) {
+                from_file = word.text().starts_with("::::");
+            } else if from_file {
+                inputs.push(&UNKNOWN_INPUT);
+            } else {
+                inputs.push(word);
+            }
+        }
+        inputs
+    });
+    let fan_out = FanOut {
+        replace,
+        appends: true,
+        joined: true,
+        inputs,
+    };
+    (&rest[..cut], fan_out)
+}
+
+/// An input that cannot be known (read from a file).
+static UNKNOWN_INPUT: Word = Word {
+    raw: String::new(),
+    values: Vec::new(),
+    dynamic: true,
+    glob: false,
+    subs: 0..0,
+};
 
 /// What follows `command`'s own options.
 fn skip_options(args: &[Word]) -> &[Word] {
@@ -408,6 +572,15 @@ mod tests {
         assert_eq!(texts(&invocation.scripts), vec!["rm -rf /"]);
         let argv = words("watch -n 1 ls -la");
         assert_eq!(texts(&unwrap(&argv).scripts), vec!["ls -la"]);
+    }
+
+    #[test]
+    fn project_runners_run_their_command() {
+        let argv = words("uv run python -");
+        assert_eq!(texts(unwrap(&argv).argv), vec!["python", "-"]);
+        let argv = words("bundle exec ruby -e x");
+        assert_eq!(texts(unwrap(&argv).argv), vec!["ruby", "-e", "x"]);
+        assert!(unwrap(&words("uv sync")).argv.len() == 2);
     }
 
     #[test]

@@ -17,12 +17,22 @@
 //! The command is parsed with tree-sitter-bash and every simple command in it is found, wherever
 //! it sits: lists, pipelines, subshells, blocks, loops, functions, `$(…)`, `<(…)`. Words are
 //! unquoted and `~`, `$HOME`, `$PWD`, `$(pwd)` and variables assigned earlier in the same
-//! command are expanded; `cd DIR &&` is followed, so relative paths are judged from the right
-//! directory. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …) are peeled off to find the
-//! program that runs. Command strings another shell runs — `bash -c '…'`, `sh -c`, `eval`,
-//! `su -c`, `watch`, `alias` bodies, a heredoc or here-string fed to a shell, `echo '…' | sh`,
-//! the strings interpreter one-liners hand to `system(…)` — are checked the same way, up to
-//! four strings deep. When tree-sitter has to recover from a syntax error, the command is
+//! command are expanded; `cd DIR &&` (also `builtin cd`, `command cd`) is followed, so relative
+//! paths are judged from the right directory. A command word split from a known value
+//! (`c="rm -rf /"; $c`, after `IFS=_`) is split as the shell would and judged as the command it
+//! makes. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `parallel`, `uv run`, …) are
+//! peeled off to find the program that runs; what `xargs -I`/`-J` and GNU `parallel` run once
+//! per input is checked with each input put in (`::: ~ /`, or `echo`/`printf`/a heredoc on
+//! their stdin), and an input that cannot be known stands in as an unknown value. Command
+//! strings another shell runs — `bash -c '…'`, `sh -c`,
+//! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
+//! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
+//! deep. Interpreter code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
+//! interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … | node`) —
+//! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
+//! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
+//! commands, and for what it deletes (`shutil.rmtree`, `fs.rmSync(…, {recursive: true})`,
+//! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`. When tree-sitter has to recover from a syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
 //! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
 //! about.
@@ -78,14 +88,15 @@
 //! # Limits
 //!
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
-//! a Makefile target, or interpreter code beyond its literal `system(…)` strings and
-//! `rmtree(…)`-style calls is not looked into. Downloading a script to a file and then running
-//! it is not refused. Paths are judged as written and, for delete targets, also where their
-//! symlinks lead on disk when the command is checked (`rm -rf link/` where `link` points out
-//! of the project is judged where it points; `rm -rf link` only removes the link): a link
-//! created by the same command, or changed before it runs, is not seen. `$TMPDIR` is taken to
-//! be the temporary directory unless the command could set it. Commands run elsewhere
-//! (`ssh host …`, `docker run … sh -c …`) are not checked.
+//! a Makefile target, or interpreter code beyond the literal arguments of its command-running
+//! and deleting calls (a path held in a variable or computed, `shutil.rmtree(d)`) is not
+//! looked into. Downloading a script to a file and then running it is not refused. Paths are
+//! judged as written and, for delete targets, also where their symlinks lead on disk when the
+//! command is checked (`rm -rf link/` where `link` points out of the project is judged where it
+//! points; `rm -rf link` only removes the link): a link created by the same command, or changed
+//! before it runs, is not seen. `$TMPDIR` is taken to be the temporary directory unless the
+//! command could set it. Commands run elsewhere (`ssh host …`, `docker run … sh -c …`) are not
+//! checked.
 
 mod argv;
 mod parse;
@@ -394,3 +405,5 @@ fn pieces(text: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_issue12;

@@ -109,6 +109,9 @@ pub(super) fn union_values(mut a: Vec<String>, b: &[String]) -> Vec<String> {
     a
 }
 
+/// The field separators of a shell that has not set `IFS`: space, tab and newline.
+pub(crate) const DEFAULT_IFS: &str = " \t\n";
+
 /// Standard input given in the script itself: a heredoc or a here-string.
 pub(crate) type Stdin = Word;
 
@@ -133,6 +136,8 @@ pub(crate) struct SimpleCommand {
     pub piped: bool,
     /// Whether it runs in the background (`&`).
     pub background: bool,
+    /// The characters unquoted expansions in its words are split at (`IFS`), when known.
+    pub ifs: Option<String>,
 }
 
 /// An output redirection (`> file`, `>> file`, `&> file`).

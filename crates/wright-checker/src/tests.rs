@@ -638,10 +638,10 @@ proptest::proptest! {
 
 #[test]
 fn a_command_assembled_by_word_splitting_is_asked_about() {
+    // Known values are split and judged as the command they make (see tests_issue12).
     for command in [
-        "IFS=_; c=rm_-rf_/x; $c",
-        "c='rm -rf ~'; $c",
-        "c=\"git push --force origin main\"; ${c}",
+        "IFS=_; c=rm_-rf_$X; $c",
+        "c='rm -rf'; $c$X",
         "IFS=, read -r a; c=x,y; $c",
     ] {
         assert_eq!(

@@ -50,6 +50,21 @@ impl Word {
     }
 }
 
+/// `text` as one shell word: quoted when it holds characters the shell would act on. `~` and
+/// glob characters are left bare, so a path the shell might expand is judged as broadly as it
+/// could be.
+pub(crate) fn shell_quoted(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-./~*?=:,+@%^".contains(c));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// `text` split at blanks into words with known values, for tests.
 #[cfg(test)]
 pub(crate) fn synthetic_words(text: &str) -> Vec<Word> {

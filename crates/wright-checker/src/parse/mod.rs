@@ -17,7 +17,7 @@ mod redirect;
 
 use super::paths::normalize;
 use super::script::{
-    Cwd, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand, union_values,
+    Cwd, DEFAULT_IFS, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand, union_values,
 };
 
 /// How deeply nested (`((((…))))`, `$($($(…)))`) a command may be before the walk stops: deeper
@@ -308,6 +308,13 @@ impl<'a> Walker<'a> {
             }
         }
         let index = self.next_index();
+        let ifs = match scope.vars.get("IFS") {
+            // Set where the walk does not follow (a prefix, a function): not known here.
+            None if self.script.sets_ifs => None,
+            None => Some(DEFAULT_IFS.to_string()),
+            Some(Some(values)) if values.len() == 1 => values.first().cloned(),
+            Some(_) => None,
+        };
         self.script.commands.push(SimpleCommand {
             argv,
             cwd: scope.cwd.clone(),
@@ -318,6 +325,7 @@ impl<'a> Walker<'a> {
             pipeline: None,
             piped: false,
             background: false,
+            ifs,
         });
         for redirect in redirects {
             self.redirect(redirect, scope, Some(index));
@@ -326,9 +334,17 @@ impl<'a> Walker<'a> {
         index
     }
 
-    /// Follows `cd DIR` / `pushd DIR` / `popd` for the commands after it.
+    /// Follows `cd DIR` / `pushd DIR` / `popd` for the commands after it, also when run as
+    /// `builtin cd` or `command cd`.
     fn change_directory(&self, index: usize, scope: &mut Scope) {
-        let argv = &self.script.commands[index].argv;
+        let mut argv = &self.script.commands[index].argv[..];
+        while argv
+            .first()
+            .is_some_and(|w| w.is("builtin") || w.is("command"))
+            && argv.get(1).is_some_and(|w| !w.text().starts_with('-'))
+        {
+            argv = &argv[1..];
+        }
         let Some(name) = argv.first().filter(|w| !w.dynamic) else {
             return;
         };

@@ -8,6 +8,7 @@ use super::{Report, Rule, Site, quote};
 use crate::argv::{self, split};
 use crate::paths::{Place, normalize, place, resolve};
 use crate::script::{Cwd, Env, Word};
+use crate::words::unquoted;
 
 /// Find predicates that narrow what `find … -delete` removes, so that it no longer deletes
 /// its starting points wholesale.
@@ -253,9 +254,14 @@ impl Action {
     }
 }
 
-/// A literal path that interpreter code deletes recursively (`shutil.rmtree('/')`).
+/// A literal path that interpreter code deletes recursively (`shutil.rmtree('/')`); a leading
+/// `~` is taken as the home directory (`os.path.expanduser('~')`).
 pub(super) fn deletes_tree(site: &Site<'_>, path: &str, report: &mut Report) {
-    let word = Word::synthetic(path.to_string(), false);
+    let home = unquoted(&path.replace('\\', "\\\\"), true, site.env.home);
+    let word = Word {
+        dynamic: home.dynamic,
+        ..Word::synthetic(home.values.into_iter().next().unwrap_or_default(), false)
+    };
     judge(site, &word, Action::Delete, false, report);
 }
 
@@ -273,7 +279,9 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     if !recursive {
         return;
     }
-    if site.invocation.args_from_stdin {
+    // With a replace string (`xargs -I{}`, `parallel`), the inputs are put in and checked by
+    // the fan-out rule.
+    if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
         match listing(site) {
             Listing::Inside => {}
             Listing::WholeProject(producer) => site.find(
@@ -299,6 +307,12 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     for word in args.operands {
         judge(site, word, Action::Delete, false, report);
     }
+}
+
+/// Whether the command reads its arguments from a `find`/`ls`/`git ls-files` listing of
+/// places inside the project (`find . -name '*.o' | xargs rm -rf`), not of all of it.
+pub(super) fn fed_by_project_listing(site: &Site<'_>) -> bool {
+    listing(site) == Listing::Inside
 }
 
 /// What the listing a command reads its arguments from (`find … | xargs rm -rf`) holds.

@@ -1,9 +1,11 @@
 //! Code run from text: command strings handed to another shell (`bash -c`, `eval`, heredocs),
 //! downloads or decoded data piped into an interpreter (`curl … | sh`), and fork bombs.
 
+use super::interp::{self, Effect, Language};
 use super::{Finding, Report, Rule, Site, quote, words_text};
 use crate::argv::{self, split};
 use crate::script::{Script, Word};
+use crate::words::shell_quoted;
 
 /// Shells: they run a `-c` string, a script file, or their standard input.
 const SHELLS: &[&str] = &[
@@ -34,48 +36,6 @@ const DOWNLOADERS: &[&str] = &[
 const LOOP_WORDS: &[&str] = &[
     "while", "loop", "for ", "for(", "iter(", "until", "repeat", "each",
 ];
-
-/// Calls in interpreter code that delete a directory tree given as their first argument.
-const TREE_DELETERS: &[&str] = &[
-    "rmtree(",
-    "rm_rf(",
-    "rm_r(",
-    "rmSync(",
-    "rimraf(",
-    "remove_dir_all(",
-    "rmdirSync(",
-];
-
-/// Calls in interpreter code that run their string argument as a shell command.
-const COMMAND_RUNNERS: &[&str] = &[
-    "system",
-    "popen",
-    "exec",
-    "execSync",
-    "run",
-    "call",
-    "check_call",
-    "check_output",
-    "Popen",
-    "getoutput",
-    "getstatusoutput",
-    "shell_exec",
-    "passthru",
-    "proc_open",
-    "spawnSync",
-];
-
-/// An interpreter's option that takes code (`python -c`, `perl -e`), if `program` is one.
-fn code_options(program: &str) -> Option<&'static [&'static str]> {
-    match program {
-        p if p.starts_with("python") || p.starts_with("pypy") => Some(&["-c", "-m"]),
-        "perl" | "ruby" => Some(&["-e", "-E"]),
-        "node" | "nodejs" | "bun" | "deno" => Some(&["-e", "--eval", "-p", "--print"]),
-        "php" => Some(&["-r"]),
-        "lua" | "luajit" => Some(&["-e"]),
-        _ => None,
-    }
-}
 
 /// How a shell invocation gets its code.
 #[derive(Debug)]
@@ -143,71 +103,23 @@ fn shell_use(args: &[Word]) -> ShellUse<'_> {
     }
 }
 
-/// A string literal of interpreter code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Literal<'c> {
-    /// The code before its opening quote.
-    before: &'c str,
-    /// Its text (escapes are not decoded).
-    text: &'c str,
-    /// Its quote: `'`, `"` or `` ` ``.
-    quote: char,
-}
-
-impl Literal<'_> {
-    /// Whether the code runs it as a shell command: a backquoted string (perl, ruby), or the
-    /// first argument of `system(…)`, `subprocess.run(…)`, `execSync(…)`, ….
-    fn is_command(&self) -> bool {
-        if self.quote == '`' {
-            return true;
-        }
-        let Some(call) = self.before.trim_end().strip_suffix('(') else {
-            return false;
-        };
-        let name = call
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .next()
-            .unwrap_or("");
-        COMMAND_RUNNERS.contains(&name)
-    }
-}
-
-/// The string literals of interpreter code, in order.
-fn string_literals(code: &str) -> Vec<Literal<'_>> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(start) = code[from..].find(['\'', '"', '`']).map(|i| from + i) {
-        let quote = char::from(code.as_bytes()[start]);
-        let after = start + 1;
-        let Some(end) = code[after..].find(quote).map(|i| after + i) else {
-            break;
-        };
-        out.push(Literal {
-            before: &code[..start],
-            text: &code[after..end],
-            quote,
-        });
-        from = end + 1;
-    }
-    out
-}
-
-/// Interpreter code (`python -c`, `perl -e`, …): the shell commands it runs
-/// (`os.system('rm -rf ~')`) are checked, and so are the paths it deletes as trees
-/// (`shutil.rmtree('/')`).
-fn interpreter_code(site: &Site<'_>, code: &Word, report: &mut Report) {
+/// Interpreter code (`python -c`, `perl -e`, a heredoc fed to `node`, …): the shell commands
+/// it runs (`os.system('rm -rf ~')`, `subprocess.run(["rm", "-rf", "/"])`) are checked in turn,
+/// the trees it deletes (`shutil.rmtree('/')`) are judged like `rm -rf PATH` and the files it
+/// deletes (`os.remove('/etc/passwd')`) like `rm PATH`; code forking in a loop is a fork bomb.
+fn interpreter_code(site: &Site<'_>, code: &Word, language: Language, report: &mut Report) {
+    fork_loop(site, code, report);
     for value in &code.values {
-        let literals = string_literals(value);
-        for literal in literals.iter().filter(|l| l.is_command()) {
-            site.nest(
-                report,
-                &Word::synthetic(literal.text.to_string(), code.dynamic),
-            );
-        }
-        for literal in &literals {
-            let call = literal.before.trim_end();
-            if TREE_DELETERS.iter().any(|d| call.ends_with(d)) {
-                super::delete::deletes_tree(site, literal.text, report);
+        for effect in interp::effects(value, language) {
+            match effect {
+                Effect::Runs(command) => {
+                    site.nest(report, &Word::synthetic(command, code.dynamic));
+                }
+                Effect::DeletesTree(path) => super::delete::deletes_tree(site, &path, report),
+                Effect::DeletesFile(path) => {
+                    let command = format!("rm -- {}", shell_quoted(&path));
+                    site.nest(report, &Word::synthetic(command, code.dynamic));
+                }
             }
         }
     }
@@ -220,8 +132,9 @@ enum StdinCode {
     No,
     /// A shell (or `source /dev/stdin`): the input is bash, and can be checked as such.
     Shell,
-    /// Another interpreter (`python3`, `perl`): the input is code that cannot be checked here.
-    Interpreter,
+    /// Another interpreter (`python3`, `perl`): the input is code in its language, read for
+    /// the commands it runs and the paths it deletes.
+    Interpreter(Language),
 }
 
 /// Whether `argv` runs code it reads from standard input, and in what language.
@@ -251,9 +164,10 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
     if shell {
         return StdinCode::Shell;
     }
-    let Some(code) = code_options(program) else {
+    let Some(language) = Language::of(program) else {
         return StdinCode::No;
     };
+    let code = language.code_options();
     let parsed = split(args, code);
     let reads = parsed.value_of(code).is_none()
         && parsed
@@ -261,7 +175,7 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
             .first()
             .is_none_or(|w| w.is("-") || w.is("/dev/stdin"));
     if reads {
-        StdinCode::Interpreter
+        StdinCode::Interpreter(language)
     } else {
         StdinCode::No
     }
@@ -318,6 +232,16 @@ pub(super) fn nested(site: &Site<'_>, word: &Word, report: &mut Report) {
         );
     }
     site.nest(report, word);
+    // `bash -c "$(cat <<EOF … EOF)"`: the command string is the heredoc's text.
+    let subs = site.script.commands.get(word.subs.clone()).unwrap_or(&[]);
+    for command in subs.iter().filter(|c| !c.piped) {
+        let invocation = argv::unwrap(&command.argv);
+        let bare_cat = invocation.argv.first().and_then(argv::program) == Some("cat")
+            && invocation.argv[1..].iter().all(|w| w.is("-"));
+        if let Some(stdin) = command.stdin.as_ref().filter(|_| bare_cat) {
+            site.nest(report, stdin);
+        }
+    }
 }
 
 /// A command reading a pipe (or a heredoc) as code: `curl … | sh`, `echo 'rm -rf /' | bash`,
@@ -329,9 +253,7 @@ pub(super) fn pipe_input(site: &Site<'_>, report: &mut Report) {
         return;
     }
     if let Some(stdin) = &command.stdin {
-        if language == StdinCode::Shell {
-            nested(site, stdin, report);
-        }
+        run_code(site, language, stdin, report);
         return;
     }
     let Some(upstream) = command.upstream.clone() else {
@@ -349,10 +271,8 @@ pub(super) fn pipe_input(site: &Site<'_>, report: &mut Report) {
         ));
         return;
     }
-    // Text written by echo/printf or a heredoc into a shell is as good as a command string.
-    if language != StdinCode::Shell {
-        return;
-    }
+    // Text written by echo/printf or a heredoc into a shell (or an interpreter) is as good as a
+    // command string (or a one-liner).
     let Some(producer) = command.pipe_from.and_then(|i| site.script.commands.get(i)) else {
         return;
     };
@@ -365,14 +285,24 @@ pub(super) fn pipe_input(site: &Site<'_>, report: &mut Report) {
                 .collect();
             let text = words.iter().map(|w| w.text()).collect::<Vec<_>>().join(" ");
             let dynamic = words.iter().any(|w| w.dynamic);
-            site.nest(report, &Word::synthetic(text.replace("\\n", "\n"), dynamic));
+            let text = Word::synthetic(text.replace("\\n", "\n"), dynamic);
+            run_code(site, language, &text, report);
         }
         Some("cat") => {
             if let Some(stdin) = &producer.stdin {
-                site.nest(report, stdin);
+                run_code(site, language, stdin, report);
             }
         }
         _ => {}
+    }
+}
+
+/// Code read from standard input, checked as what runs it reads it.
+fn run_code(site: &Site<'_>, language: StdinCode, code: &Word, report: &mut Report) {
+    match language {
+        StdinCode::No => {}
+        StdinCode::Shell => nested(site, code, report),
+        StdinCode::Interpreter(language) => interpreter_code(site, code, language, report),
     }
 }
 
@@ -396,15 +326,14 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
                 site.nest(report, &Word::synthetic(body.to_string(), word.dynamic));
             }
         }
-    } else if let Some(code) = code_options(program) {
-        let parsed = split(args, code);
-        if let Some(code) = parsed.value_of(code) {
-            fork_loop(site, code, report);
-            interpreter_code(site, code, report);
+    } else if let Some(language) = Language::of(program) {
+        let parsed = split(args, language.code_options());
+        if let Some(code) = parsed.value_of(language.code_options()) {
+            interpreter_code(site, code, language, report);
         }
     }
     let runs_files = SHELLS.contains(&program)
-        || code_options(program).is_some()
+        || Language::of(program).is_some()
         || matches!(program, "source" | ".");
     if runs_files {
         // `bash <(curl …)`, `source <(wget -O- …)`, `python -c "$(curl …)"`.
@@ -446,7 +375,9 @@ pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Repo
 
 /// A command word that is an unquoted expansion split into several words — by a value with
 /// blanks in it (`c="rm -rf x"; $c`) or after the script set `IFS` (`IFS=_; c=rm_-rf_x; $c`):
-/// the command that runs is not the word the checker sees.
+/// the command that runs is not the word the checker sees. When the value and `IFS` are known,
+/// the value is split as the shell would split it and the command it makes is checked in turn;
+/// otherwise the command is asked about.
 pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
     let unquoted_expansion = word.raw.starts_with('$') && !word.raw.starts_with("$(");
     if !unquoted_expansion {
@@ -457,7 +388,31 @@ pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Repo
             .values
             .iter()
             .any(|value| value.contains([' ', '\t', '\n']));
-    if splits {
+    if !splits {
+        return;
+    }
+    if let (Some(ifs), false) = (&site.command.ifs, word.dynamic) {
+        let rest: Vec<String> = site
+            .args()
+            .iter()
+            .map(|w| {
+                if w.dynamic {
+                    w.raw.clone()
+                } else {
+                    shell_quoted(w.text())
+                }
+            })
+            .collect();
+        for value in &word.values {
+            let mut fields: Vec<String> = value
+                .split(|c: char| ifs.contains(c))
+                .filter(|field| !field.is_empty())
+                .map(shell_quoted)
+                .collect();
+            fields.extend(rest.iter().cloned());
+            site.nest(report, &Word::synthetic(fields.join(" "), false));
+        }
+    } else {
         site.find(
             report,
             Rule::WordSplitting,
@@ -547,20 +502,19 @@ mod tests {
         assert_eq!(reads("source /dev/stdin"), StdinCode::Shell);
         assert_eq!(reads("bash -c ls"), StdinCode::No);
         assert_eq!(reads("bash script.sh"), StdinCode::No);
-        assert_eq!(reads("python3"), StdinCode::Interpreter);
+        assert_eq!(reads("python3"), StdinCode::Interpreter(Language::Python));
+        assert_eq!(reads("python -"), StdinCode::Interpreter(Language::Python));
+        assert_eq!(
+            reads("node /dev/stdin"),
+            StdinCode::Interpreter(Language::Node)
+        );
+        assert_eq!(
+            reads("ruby -rfileutils"),
+            StdinCode::Interpreter(Language::Ruby)
+        );
+        assert_eq!(reads("node app.js"), StdinCode::No);
         assert_eq!(reads("python3 -m json.tool"), StdinCode::No);
         assert_eq!(reads("jq ."), StdinCode::No);
-    }
-
-    #[test]
-    fn only_literals_given_to_a_command_runner_are_commands() {
-        let code = r#"os.system('rm -rf ~'); print("a b"); `ls`; subprocess.run( "x y")"#;
-        let commands: Vec<&str> = string_literals(code)
-            .into_iter()
-            .filter(Literal::is_command)
-            .map(|l| l.text)
-            .collect();
-        assert_eq!(commands, vec!["rm -rf ~", "ls", "x y"]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! git commands that throw away local work — uncommitted changes, untracked files, stashes,
 //! branches and the reflog that could bring them back (`git reset --hard`, `git clean -f`,
 //! `git checkout -- file`, `git branch -D`, …) — told apart from the everyday ones that only
-//! read, move or unstage (`git reset HEAD file`, `git checkout main`, `git restore --staged`).
+//! read or move (`git reset --soft HEAD~1`, `git checkout main`, `git restore --staged`).
 
 use std::path::Path;
 
@@ -40,7 +40,7 @@ const OVERWRITES: &str =
 pub(super) fn discard(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Report) {
     let args = git.args;
     let what = match git.subcommand.text() {
-        "reset" => reset(args),
+        "reset" => reset(args, &site.command.cwd),
         "checkout" => checkout(args, &site.command.cwd),
         "switch" => switch(args),
         "restore" => restore(args),
@@ -64,12 +64,38 @@ pub(super) fn discard(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Report
     }
 }
 
-/// `git reset --hard` / `--merge` overwrite the work tree; `--soft`, `--mixed`, `--keep` (which
-/// stops rather than lose changes) and `git reset [COMMIT] -- PATH` (unstaging) keep it.
-fn reset(args: &[Word]) -> Option<&'static str> {
+/// `git reset --hard` / `--merge` overwrite the work tree, and `git reset [COMMIT] [--] PATH…`
+/// overwrites what was staged for the paths (issue 12 counts it as discarding work: a
+/// partly staged file loses its staged part); `--soft`, `--keep` (which stops rather than lose
+/// changes) and a plain `git reset [COMMIT]` keep both.
+fn reset(args: &[Word], cwd: &Cwd) -> Option<&'static str> {
     let parsed = split(args, &[]);
-    (parsed.has("--hard", None) || parsed.has("--merge", None))
-        .then_some("throws away the uncommitted changes of the work tree and the index")
+    if parsed.has("--hard", None) || parsed.has("--merge", None) {
+        return Some("throws away the uncommitted changes of the work tree and the index");
+    }
+    if parsed.has("--soft", None) || parsed.has("--keep", None) || parsed.has("--patch", Some('p'))
+    {
+        return None;
+    }
+    const UNSTAGES: &str = "resets what is staged for the paths it names, throwing away the \
+                            staged changes that the work tree does not also hold";
+    let mut operands: Vec<&Word> = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let text = word.text();
+        if word.dynamic || !text.starts_with('-') {
+            operands.push(word);
+        } else if text == "--" {
+            return words.next().map(|_| UNSTAGES);
+        } else if text.starts_with("--pathspec-from-file") {
+            return Some(UNSTAGES);
+        }
+    }
+    let names_paths = operands.len() > 1
+        || operands
+            .first()
+            .is_some_and(|word| !word.dynamic && names_a_path(word, cwd));
+    names_paths.then_some(UNSTAGES)
 }
 
 /// `git checkout` throws away changes when forced or when given paths: `-- PATH`, `.`, a glob,

@@ -8,9 +8,11 @@
 mod admin;
 mod delete;
 mod exec;
+mod fanout;
 mod git;
 mod git_work;
 mod globs;
+mod interp;
 mod system;
 
 use super::CommandPolicy;
@@ -313,6 +315,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         exec::nested(site, script, report);
     }
     exec::pipe_input(site, report);
+    fanout::command(site, report);
     let Some(first) = site.invocation.argv.first() else {
         return;
     };
