@@ -2,8 +2,11 @@
 //! change would run code outside the sandbox later, or widen what wright may do.
 //!
 //! - the project's `.git/config` and `.git/hooks/` (git runs `core.fsmonitor`, aliases and
-//!   hooks the next time anyone uses git), the same of each submodule under `.git/modules/`,
-//!   and a `.git` that is a file (it names the git directory);
+//!   hooks the next time anyone uses git), with `.git/config.worktree` and `.git/commondir`
+//!   (which point git at other settings); the same of each submodule under `.git/modules/`;
+//!   and a `.git` that is a file (it names the git directory, as in a worktree or a
+//!   submodule) together with the settings and hooks of the directory it names and of that
+//!   directory's common one;
 //! - the project's `.wright/` (its settings add hooks or turn the sandbox off);
 //! - what the front end adds ([`crate::ToolContext::with_protected`]): the user's settings
 //!   directory, `$WRIGHT_HOME` (sessions), the scripts hooks run.
@@ -19,6 +22,15 @@
 //! started, and neither did a `.git` made by `git init` (`docs/sandbox.md` says so).
 
 use std::path::{Path, PathBuf};
+
+use crate::project_file::read_project_file;
+
+/// The files of a git directory that decide what git runs: its settings, the per-worktree
+/// settings, the pointer to the directory whose settings it shares, and the hooks.
+const GIT_CONTROL_FILES: [&str; 4] = ["config", "config.worktree", "commondir", "hooks"];
+
+/// The most read of a `.git` file or a `commondir` file (each holds one path).
+const MAX_POINTER_BYTES: u64 = 4096;
 
 /// How deep submodules are looked for under `.git/modules` (a submodule of a submodule is
 /// `.git/modules/a/modules/b`).
@@ -94,7 +106,10 @@ pub(crate) fn protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<Prote
     match std::fs::symlink_metadata(&dot_git) {
         // A `.git` file names the git directory: rewritten, it points git at settings of the
         // command's choosing. A link is protected where it leads.
-        Ok(meta) if !meta.is_dir() => paths.push(ProtectedPath::new(&dot_git, GIT_WHY)),
+        Ok(meta) if !meta.is_dir() => {
+            paths.push(ProtectedPath::new(&dot_git, GIT_WHY));
+            linked_git_dir_paths(root, &dot_git, &mut paths);
+        }
         _ => git_dir_paths(&dot_git, 0, &mut paths),
     }
     paths.push(ProtectedPath::new(&root.join(".wright"), WRIGHT_WHY));
@@ -102,9 +117,40 @@ pub(crate) fn protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<Prote
     paths
 }
 
-/// `config` and `hooks` of the git directory `git_dir`, and of its submodules'.
+/// The control files of the git directory a `.git` file names (`gitdir: …`, a worktree's or
+/// a submodule's), and of the common directory that one names in its `commondir` (the main
+/// repository of a worktree). Both files are read as the project's own files are: bounded,
+/// regular files only, without following a last link or blocking.
+fn linked_git_dir_paths(root: &Path, dot_git: &Path, paths: &mut Vec<ProtectedPath>) {
+    let Some(git_dir) = pointed_dir(root, dot_git, root, "gitdir:") else {
+        return;
+    };
+    git_dir_paths(&git_dir, MAX_SUBMODULE_DEPTH, paths);
+    if let Some(common) = pointed_dir(&git_dir, &git_dir.join("commondir"), &git_dir, "") {
+        git_dir_paths(&common, MAX_SUBMODULE_DEPTH, paths);
+    }
+}
+
+/// The directory a pointer file names: its first line, after `prefix`, taken from `base` when
+/// relative. `None` when the file cannot be read as a file inside `within`, or names no
+/// directory.
+fn pointed_dir(within: &Path, file: &Path, base: &Path, prefix: &str) -> Option<PathBuf> {
+    let bytes = read_project_file(within, file, MAX_POINTER_BYTES).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let named = text.lines().next()?.strip_prefix(prefix)?.trim();
+    if named.is_empty() {
+        return None;
+    }
+    base.join(named)
+        .canonicalize()
+        .ok()
+        .filter(|dir| dir.is_dir())
+}
+
+/// The control files ([`GIT_CONTROL_FILES`]) of the git directory `git_dir`, and of its
+/// submodules' (below `depth` levels of them).
 fn git_dir_paths(git_dir: &Path, depth: usize, paths: &mut Vec<ProtectedPath>) {
-    for name in ["config", "hooks"] {
+    for name in GIT_CONTROL_FILES {
         paths.push(ProtectedPath::new(&git_dir.join(name), GIT_WHY));
     }
     if depth >= MAX_SUBMODULE_DEPTH {
@@ -190,18 +236,37 @@ mod tests {
         protected.iter().map(|p| p.path.clone()).collect()
     }
 
+    /// The control files of `git_dir`, in order.
+    fn control_files(git_dir: &Path) -> Vec<PathBuf> {
+        GIT_CONTROL_FILES.iter().map(|f| git_dir.join(f)).collect()
+    }
+
     #[test]
     fn a_project_protects_git_config_hooks_and_its_wright_directory() {
         let (_dir, root) = project();
         std::fs::create_dir(root.join(".wright")).unwrap();
-        assert_eq!(
-            paths_of(&protected_paths(&root, &[])),
-            vec![
-                root.join(".git/config"),
-                root.join(".git/hooks"),
-                root.join(".wright")
-            ]
-        );
+        let mut expected = control_files(&root.join(".git"));
+        expected.push(root.join(".wright"));
+        assert_eq!(paths_of(&protected_paths(&root, &[])), expected);
+    }
+
+    #[test]
+    fn a_worktree_protects_its_git_dir_and_the_main_repositorys_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let main_git = base.join("main/.git");
+        let linked = main_git.join("worktrees/topic");
+        std::fs::create_dir_all(main_git.join("hooks")).unwrap();
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::write(linked.join("commondir"), "../..\n").unwrap();
+        let root = base.join("topic");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(root.join(".git"), format!("gitdir: {}\n", linked.display())).unwrap();
+        let mut expected = vec![root.join(".git")];
+        expected.extend(control_files(&linked));
+        expected.extend(control_files(&main_git));
+        expected.push(root.join(".wright"));
+        assert_eq!(paths_of(&protected_paths(&root, &[])), expected);
     }
 
     #[test]
@@ -212,14 +277,16 @@ mod tests {
         std::fs::write(module.join("config"), "").unwrap();
         std::fs::write(module.join("HEAD"), "ref: refs/heads/main\n").unwrap();
         let paths = paths_of(&protected_paths(&root, &[]));
-        assert!(paths.contains(&module.join("config")), "{paths:?}");
-        assert!(paths.contains(&module.join("hooks")), "{paths:?}");
+        for file in control_files(&module) {
+            assert!(paths.contains(&file), "{paths:?}");
+        }
     }
 
     #[test]
     fn a_git_file_is_protected_itself() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
+        // It names no directory that exists: only the file itself is protected.
         std::fs::write(root.join(".git"), "gitdir: ../elsewhere\n").unwrap();
         assert_eq!(
             paths_of(&protected_paths(&root, &[])),
@@ -236,15 +303,9 @@ mod tests {
         let root = real.join("proj");
         let extra = ProtectedPath::new(&real.join("alias/gone/deeper"), "x");
         assert_eq!(extra.path, root.join("gone/deeper"));
-        assert_eq!(
-            paths_of(&protected_paths(&root, &[extra])),
-            vec![
-                root.join(".git/config"),
-                root.join(".git/hooks"),
-                root.join(".wright"),
-                root.join("gone/deeper"),
-            ]
-        );
+        let mut expected = control_files(&root.join(".git"));
+        expected.extend([root.join(".wright"), root.join("gone/deeper")]);
+        assert_eq!(paths_of(&protected_paths(&root, &[extra])), expected);
     }
 
     #[test]
@@ -254,7 +315,7 @@ mod tests {
         let root = home.join("proj");
         std::fs::create_dir(&root).unwrap();
         let extra = ProtectedPath::existing(&home, "x").unwrap();
-        assert_eq!(protected_paths(&root, &[extra]).len(), 3);
+        assert_eq!(protected_paths(&root, &[extra]).len(), GIT_CONTROL_FILES.len() + 1);
     }
 
     #[test]

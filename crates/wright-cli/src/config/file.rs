@@ -204,7 +204,7 @@ impl FileConfig {
     }
 
     /// Refuses counts of zero that would make wright do nothing: no model call in a round,
-    /// no attempt at a call. Said, not silently raised to one.
+    /// no attempt at a call, no time for one. Said, not silently raised to one.
     fn check_counts(&self, path: &Path) -> Result<(), ConfigError> {
         let zero = |key: &'static str, expected: &str| ConfigError::Setting {
             path: path.to_path_buf(),
@@ -221,6 +221,12 @@ impl FileConfig {
             return Err(zero(
                 "max_attempts",
                 "would never call the model; expected 1 or more, the first attempt included (default 5)",
+            ));
+        }
+        if self.request_timeout_secs == Some(0) {
+            return Err(zero(
+                "request_timeout_secs",
+                "would end every model call at once; expected 1 or more seconds (default 600)",
             ));
         }
         Ok(())

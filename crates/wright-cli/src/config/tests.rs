@@ -435,12 +435,13 @@ fn sandbox_and_extra_roots_come_from_every_file_with_paths_expanded() {
 }
 
 #[test]
-fn zero_steps_or_attempts_are_errors_naming_the_setting_and_the_file() {
+fn zero_steps_attempts_or_request_time_are_errors_naming_the_setting_and_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
     for (text, key) in [
         ("max_steps = 0", "max_steps"),
         ("max_attempts = 0", "max_attempts"),
+        ("request_timeout_secs = 0", "request_timeout_secs"),
     ] {
         std::fs::write(&path, text).unwrap();
         let error = FileConfig::load(&path).unwrap_err();
@@ -455,7 +456,11 @@ fn zero_steps_or_attempts_are_errors_naming_the_setting_and_the_file() {
             "{error}"
         );
     }
-    std::fs::write(&path, "max_steps = 1\nmax_attempts = 1").unwrap();
+    std::fs::write(
+        &path,
+        "max_steps = 1\nmax_attempts = 1\nrequest_timeout_secs = 1",
+    )
+    .unwrap();
     assert!(FileConfig::load(&path).is_ok());
 }
 

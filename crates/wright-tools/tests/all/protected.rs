@@ -193,3 +193,41 @@ async fn the_front_ends_paths_and_the_directories_above_them_stay_put() {
     .await;
     assert_eq!(exit_code(&result), 0, "{}", result.text);
 }
+
+#[tokio::test]
+async fn in_a_worktree_the_main_repositorys_settings_are_protected_too() {
+    let main = repository();
+    let base = tempfile::tempdir().unwrap();
+    let worktree = base.path().canonicalize().unwrap().join("topic");
+    let out = std::process::Command::new("git")
+        .args(["worktree", "add", "-q", "-b", "topic"])
+        .arg(&worktree)
+        .current_dir(main.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let main_config = main.path().join(".git/config");
+    let before = read(&main_config);
+    let ctx = ToolContext::new(&worktree).unwrap();
+    if !protecting(&ctx) {
+        return;
+    }
+    assert_all_fail(
+        &ctx,
+        &[
+            "git config core.fsmonitor 'touch pwned'",
+            "printf x >> \"$(git rev-parse --git-common-dir)/config\"",
+            "printf x > \"$(git rev-parse --git-dir)/commondir\"",
+            "printf 'gitdir: /tmp/evil\\n' > .git",
+        ],
+    )
+    .await;
+    assert_eq!(read(&main_config), before);
+    let result = bash(
+        &ctx,
+        "set -e; echo w >> a.txt; git add a.txt; \
+         git -c user.name=A -c user.email=a@example.com commit -qm in-worktree",
+    )
+    .await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+}
