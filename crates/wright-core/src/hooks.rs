@@ -6,7 +6,7 @@
 //! ```toml
 //! [[hooks.pre_tool]]
 //! tool = "Bash"                 # a regular expression matched against the whole name; "*" = all
-//! command = "./scripts/vet-command.sh"
+//! command = "~/.config/wright/hooks/vet-command.sh"  # outside the project (issue 12)
 //!
 //! [[hooks.post_tool]]
 //! tool = "Write|Edit|MultiEdit"
