@@ -315,7 +315,10 @@ mod tests {
         let root = home.join("proj");
         std::fs::create_dir(&root).unwrap();
         let extra = ProtectedPath::existing(&home, "x").unwrap();
-        assert_eq!(protected_paths(&root, &[extra]).len(), GIT_CONTROL_FILES.len() + 1);
+        assert_eq!(
+            protected_paths(&root, &[extra]).len(),
+            GIT_CONTROL_FILES.len() + 1
+        );
     }
 
     #[test]
