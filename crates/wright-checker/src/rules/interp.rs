@@ -201,17 +201,25 @@ fn tokens(code: &str, language: Language) -> Vec<Token> {
             }
             let name: String = chars[start..i].iter().collect();
             let opener = chars.get(i).copied().and_then(closer);
+            // Quoting forms: a command (`%x{…}`, `qx{…}`) or a string (`%q{…}`, `%Q{…}`,
+            // `q{…}`, `qq{…}`).
+            let percent = start > 0 && chars[start - 1] == '%';
             let quoting = match (language, name.as_str()) {
-                (Language::Ruby, "x") => start > 0 && chars[start - 1] == '%',
-                (Language::Perl, "qx") => true,
-                _ => false,
+                (Language::Ruby, "x") if percent => Some(true),
+                (Language::Ruby, "q" | "Q") if percent => Some(false),
+                (Language::Perl, "qx") => Some(true),
+                (Language::Perl, "q" | "qq") => Some(false),
+                _ => None,
             };
-            if let (true, Some(close)) = (quoting, opener) {
+            if let (Some(runs), Some(close)) = (quoting, opener) {
                 let (text, end) = quoted(&chars, i + 1, close);
                 if language == Language::Ruby {
                     out.pop();
                 }
-                out.push(Token::Command(text));
+                out.push(match runs {
+                    true => Token::Command(text),
+                    false => Token::Str(text),
+                });
                 i = end;
                 continue;
             }
@@ -541,6 +549,18 @@ mod tests {
             vec![Effect::Runs("id".into())]
         );
         assert_eq!(runs("print(`x`)", Language::Python), vec![]);
+    }
+
+    #[test]
+    fn quoting_forms_are_strings() {
+        assert_eq!(
+            runs("system(q{rm -rf /}); system qq(ls);", Language::Perl),
+            vec![Effect::Runs("rm -rf /".into()), Effect::Runs("ls".into())]
+        );
+        assert_eq!(
+            runs("system(%q{rm -rf /})", Language::Ruby),
+            vec![Effect::Runs("rm -rf /".into())]
+        );
     }
 
     #[test]
