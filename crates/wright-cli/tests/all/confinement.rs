@@ -250,3 +250,82 @@ fn a_hook_script_in_the_project_cannot_be_rewritten_before_it_runs() {
     let refused = last_message(&server.requests()[2]);
     assert!(refused.contains("protected"), "{refused}");
 }
+
+/// The uid and gid of `nobody`, under which a test can run wright unprivileged.
+const NOBODY: u32 = 65_534;
+
+#[test]
+fn unprivileged_commands_keep_their_identity_and_see_git_settings_read_only() {
+    // Issue 12 item 3 for a user who is not root: the namespace is made inside a user
+    // namespace. Only root can start a process as another user; elsewhere the tests that run
+    // as the user already cover this path.
+    if unsafe_free_euid() != 0 {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let as_nobody = |program: &str, args: &[&str], cwd: &Path| {
+        std::process::Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", base.join("home"))
+            .env("WRIGHT_HOME", base.join("state"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .uid(NOBODY)
+            .gid(NOBODY)
+            .output()
+            .unwrap()
+    };
+    let made = as_nobody("mkdir", &["-p", "home", "state", "proj"], &base);
+    assert!(made.status.success(), "{made:?}");
+    let project = base.join("proj");
+    let init = as_nobody("git", &["init", "-q"], &project);
+    assert!(init.status.success(), "{init:?}");
+    let config = std::fs::read_to_string(project.join(".git/config")).unwrap();
+    let command = "id -u; printf x >> .git/config; echo a > a; git add a; \
+                   git -c user.name=N -c user.email=n@example.com commit -qm first && echo committed";
+    let output = as_nobody(
+        env!("CARGO_BIN_EXE_wright"),
+        &["tool", "Bash", &json!({ "command": command }).to_string()],
+        &project,
+    );
+    let run = Run::from(output);
+    if run.stdout.contains("not confined") || run.stdout.contains("partly confined") {
+        // The machine allows no user namespaces; the note says so.
+        return;
+    }
+    assert!(
+        run.stdout.contains(&format!("{NOBODY}\n")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Read-only file system"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("committed"), "{}", run.stdout);
+    assert_eq!(
+        std::fs::read_to_string(project.join(".git/config")).unwrap(),
+        config
+    );
+}
+
+/// The effective user id of the tests, read from `/proc/self/status` (no unsafe code).
+fn unsafe_free_euid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))
+                .and_then(|ids| ids.split_whitespace().nth(1).map(str::to_owned))
+        })
+        .and_then(|euid| euid.parse().ok())
+        .unwrap_or(u32::MAX)
+}

@@ -313,7 +313,8 @@ mod platform {
             .cloned()
             .collect();
         let (pins, read_only) = mount_plan(&present, &writable);
-        let namespace = Namespace::new(&pins, &read_only)?;
+        let cwd = command.as_std().get_current_dir().map(PathBuf::from);
+        let namespace = Namespace::new(&pins, &read_only, cwd.as_deref())?;
         restrict_child(command, namespace, ruleset, filter);
         Ok(())
     }

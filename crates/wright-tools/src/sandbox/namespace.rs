@@ -32,13 +32,20 @@ pub(super) struct Namespace {
     binds: Vec<Bind>,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// The directory the command starts in, entered again once the mounts are made.
+    cwd: Option<CString>,
 }
 
 impl Namespace {
-    /// The namespace that pins `pins` and makes `read_only` read-only, in that order; `None`
-    /// when there is nothing to do. Fails when a path cannot be named to the kernel (a NUL
-    /// byte) or its file system cannot be asked for its flags.
-    pub(super) fn new(pins: &[PathBuf], read_only: &[PathBuf]) -> io::Result<Option<Self>> {
+    /// The namespace that pins `pins` and makes `read_only` read-only, in that order, for a
+    /// command that starts in `cwd`; `None` when there is nothing to do. Fails when a path
+    /// cannot be named to the kernel (a NUL byte) or its file system cannot be asked for its
+    /// flags.
+    pub(super) fn new(
+        pins: &[PathBuf],
+        read_only: &[PathBuf],
+        cwd: Option<&Path>,
+    ) -> io::Result<Option<Self>> {
         if pins.is_empty() && read_only.is_empty() {
             return Ok(None);
         }
@@ -64,6 +71,7 @@ impl Namespace {
             binds,
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            cwd: cwd.map(c_path).transpose()?,
         }))
     }
 
@@ -83,9 +91,15 @@ impl Namespace {
             if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
                 return Err(io::Error::last_os_error());
             }
-            write_proc(c"/proc/self/setgroups", b"deny")?;
-            write_proc(c"/proc/self/uid_map", &self.uid_map)?;
-            write_proc(c"/proc/self/gid_map", &self.gid_map)?;
+            // wright is non-dumpable (issue 12), which makes its `/proc/self` files root's:
+            // the id maps could not be written. Dumpable only for these writes; `execve` makes
+            // the command dumpable anyway.
+            unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) };
+            let written = write_proc(c"/proc/self/setgroups", b"deny")
+                .and_then(|()| write_proc(c"/proc/self/uid_map", &self.uid_map))
+                .and_then(|()| write_proc(c"/proc/self/gid_map", &self.gid_map));
+            unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+            written?;
         }
         mount(None, c"/", libc::MS_REC | libc::MS_SLAVE)?;
         for bind in &self.binds {
@@ -94,6 +108,14 @@ impl Namespace {
                 let remount = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | flags;
                 mount(None, &bind.path, remount)?;
             }
+        }
+        // The working directory was entered before the mounts were made (the child changes
+        // to it before it runs this), so it is the directory under any mount made above it,
+        // where the read-only mounts below are not seen: enter it again by its path.
+        if let Some(cwd) = &self.cwd
+            && unsafe { libc::chdir(cwd.as_ptr()) } != 0
+        {
+            return Err(io::Error::last_os_error());
         }
         Ok(())
     }
@@ -106,7 +128,7 @@ pub(super) fn probe() -> Result<(), String> {
     let dir = std::env::temp_dir()
         .canonicalize()
         .map_err(|err| format!("the temporary directory cannot be used: {err}"))?;
-    let namespace = Namespace::new(&[], &[dir])
+    let namespace = Namespace::new(&[], &[dir], None)
         .map_err(|err| err.to_string())?
         .ok_or("nothing to probe")?;
     // SAFETY: the child only makes the system calls of `enter` and `_exit`, which are

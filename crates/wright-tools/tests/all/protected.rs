@@ -231,3 +231,33 @@ async fn in_a_worktree_the_main_repositorys_settings_are_protected_too() {
     .await;
     assert_eq!(exit_code(&result), 0, "{}", result.text);
 }
+
+#[tokio::test]
+async fn a_protected_path_beside_the_project_leaves_the_projects_own_read_only() {
+    // `$WRIGHT_HOME` beside the project, both in the temporary directory: the directory
+    // holding both is pinned, which must not hide the read-only paths from a command that
+    // starts inside it.
+    let base = tempfile::tempdir().unwrap();
+    let base_path = base.path().canonicalize().unwrap();
+    let state = base_path.join("state");
+    std::fs::create_dir(&state).unwrap();
+    let project = base_path.join("proj");
+    std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+    std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
+    let ctx = ToolContext::new(&project)
+        .unwrap()
+        .with_protected(vec![ProtectedPath::existing(&state, "sessions").unwrap()]);
+    if !protecting(&ctx) {
+        return;
+    }
+    assert_all_fail(
+        &ctx,
+        &[
+            "printf x >> .git/config",
+            "touch ../state/s.jsonl",
+            "cd .. && printf x >> proj/.git/config",
+        ],
+    )
+    .await;
+    assert_eq!(read(&project.join(".git/config")), "[core]\n");
+}
