@@ -41,6 +41,8 @@ pub struct ToolContext {
     /// Paths outside the project's own the agent may not change (see
     /// [`ToolContext::with_protected`]).
     protected: Arc<[ProtectedPath]>,
+    /// The user's global git settings files, protected and read for what they name.
+    git_globals: Arc<[PathBuf]>,
 }
 
 impl ToolContext {
@@ -66,6 +68,13 @@ impl ToolContext {
             extra_roots: Arc::new([]),
             sandbox: Arc::new(Sandbox::new(SandboxPolicy::default())),
             protected: Arc::new([]),
+            git_globals: protect::global_configs(
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map(PathBuf::from)
+                    .as_deref(),
+                home_dir().as_deref(),
+            )
+            .into(),
         })
     }
 
@@ -81,7 +90,12 @@ impl ToolContext {
     /// `.git/hooks` and `.wright/` (those that exist), then the paths given to
     /// [`with_protected`](Self::with_protected).
     pub fn protected_paths(&self) -> Vec<ProtectedPath> {
-        protect::protected_paths(&self.root, &self.protected)
+        protect::protected_paths(
+            &self.root,
+            self.home.as_deref(),
+            &self.git_globals,
+            &self.protected,
+        )
     }
 
     /// Also allows the directories `roots` (`allow_outside_project`) to every tool: paths in

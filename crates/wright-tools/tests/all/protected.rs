@@ -261,3 +261,75 @@ async fn a_protected_path_beside_the_project_leaves_the_projects_own_read_only()
     .await;
     assert_eq!(read(&project.join(".git/config")), "[core]\n");
 }
+
+/// Runs git in `dir` (no system settings), panicking with its output when it fails.
+fn git_in(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[tokio::test]
+async fn hooks_directories_included_settings_and_slashed_submodules_are_protected() {
+    let dir = repository();
+    let root = dir.path().canonicalize().unwrap();
+    // husky's layout, a tracked settings file included by the local settings.
+    std::fs::create_dir(root.join(".husky")).unwrap();
+    std::fs::write(root.join(".husky/pre-commit"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::write(root.join(".gitconfig"), "[alias]\n\tst = status\n").unwrap();
+    git_in(&root, &["config", "core.hooksPath", ".husky"]);
+    git_in(&root, &["config", "include.path", "../.gitconfig"]);
+    // A submodule at a nested path: its git directory is .git/modules/vendor/lib.
+    let lib = repository();
+    git_in(
+        &root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.path().to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    assert!(root.join(".git/modules/vendor/lib/config").is_file());
+    let ctx = ToolContext::new(&root).unwrap();
+    if !protecting(&ctx) {
+        return;
+    }
+    assert_all_fail(
+        &ctx,
+        &[
+            "printf 'touch pwned\\n' >> .husky/pre-commit",
+            "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .gitconfig",
+            "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/modules/vendor/lib/config",
+            "printf 'gitdir: /tmp/evil\\n' > vendor/lib/.git",
+        ],
+    )
+    .await;
+    assert_eq!(read(&root.join(".husky/pre-commit")), "#!/bin/sh\nexit 0\n");
+    assert_eq!(read(&root.join(".gitconfig")), "[alias]\n\tst = status\n");
+    // The file tools refuse them too.
+    let registry = ToolRegistry::builtin();
+    for path in [
+        ".husky/pre-commit",
+        ".gitconfig",
+        ".git/modules/vendor/lib/config",
+    ] {
+        let call = ToolCall {
+            tool: "Write".into(),
+            args: json!({"file_path": path, "content": "x"}),
+        };
+        let result = registry.run(&call, &ctx).await;
+        assert_eq!(
+            result.error.map(|e| e.code),
+            Some(wright_protocol::ErrorCode::Protected),
+            "{path}"
+        );
+    }
+}

@@ -3,10 +3,9 @@
 //!
 //! - the project's `.git/config` and `.git/hooks/` (git runs `core.fsmonitor`, aliases and
 //!   hooks the next time anyone uses git), with `.git/config.worktree` and `.git/commondir`
-//!   (which point git at other settings); the same of each submodule under `.git/modules/`;
-//!   and a `.git` that is a file (it names the git directory, as in a worktree or a
-//!   submodule) together with the settings and hooks of the directory it names and of that
-//!   directory's common one;
+//!   (which point git at other settings), the same of every submodule's and linked
+//!   worktree's git directory, a `.git` file and what it names, and what git's settings point
+//!   at: included settings, `core.hooksPath`, project files a setting runs (see [`git`]);
 //! - the project's `.wright/` (its settings add hooks or turn the sandbox off);
 //! - what the front end adds ([`crate::ToolContext::with_protected`]): the user's settings
 //!   directory, `$WRIGHT_HOME` (sessions), the scripts hooks run.
@@ -21,23 +20,11 @@
 //! paths that exist when they start: a `.wright/` created by a command did not exist when it
 //! started, and neither did a `.git` made by `git init` (`docs/sandbox.md` says so).
 
+mod git;
+
+pub(crate) use git::global_configs;
+
 use std::path::{Path, PathBuf};
-
-use crate::project_file::read_project_file;
-
-/// The files of a git directory that decide what git runs: its settings, the per-worktree
-/// settings, the pointer to the directory whose settings it shares, and the hooks.
-const GIT_CONTROL_FILES: [&str; 4] = ["config", "config.worktree", "commondir", "hooks"];
-
-/// The most read of a `.git` file or a `commondir` file (each holds one path).
-const MAX_POINTER_BYTES: u64 = 4096;
-
-/// How deep submodules are looked for under `.git/modules` (a submodule of a submodule is
-/// `.git/modules/a/modules/b`).
-const MAX_SUBMODULE_DEPTH: usize = 3;
-
-/// At most this many submodules are protected; past it the rest are left as they are.
-const MAX_SUBMODULES: usize = 64;
 
 /// One path the agent may not change, with the reason given when a write is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,86 +77,36 @@ impl ProtectedPath {
     }
 }
 
-/// Why git's files are protected.
-const GIT_WHY: &str = "git's settings and hooks, which run programs outside the sandbox the next \
-                       time anyone uses git";
 /// Why `.wright/` is protected.
 const WRIGHT_WHY: &str = "wright's own settings for this project (allow rules, hooks, the \
                           sandbox)";
 
 /// The protected paths of the project at `root` (canonical), existing or not, followed by
-/// `extra` (the front end's). Extras that hold the project (a `$WRIGHT_HOME` above it) are
-/// dropped: protecting them would protect the whole project.
-pub(crate) fn protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<ProtectedPath> {
+/// `extra` (the front end's). `home` is the user's home directory (`~` in git's settings) and
+/// `git_globals` the user's global git settings files. Extras that hold the project (a
+/// `$WRIGHT_HOME` above it) are dropped: protecting them would protect the whole project.
+/// Each path is listed once.
+pub(crate) fn protected_paths(
+    root: &Path,
+    home: Option<&Path>,
+    git_globals: &[PathBuf],
+    extra: &[ProtectedPath],
+) -> Vec<ProtectedPath> {
     let mut paths = Vec::new();
-    let dot_git = root.join(".git");
-    match std::fs::symlink_metadata(&dot_git) {
-        // A `.git` file names the git directory: rewritten, it points git at settings of the
-        // command's choosing. A link is protected where it leads.
-        Ok(meta) if !meta.is_dir() => {
-            paths.push(ProtectedPath::new(&dot_git, GIT_WHY));
-            linked_git_dir_paths(root, &dot_git, &mut paths);
-        }
-        _ => git_dir_paths(&dot_git, 0, &mut paths),
-    }
+    git::project_git_paths(root, home, git_globals, &mut paths);
     paths.push(ProtectedPath::new(&root.join(".wright"), WRIGHT_WHY));
-    paths.extend(extra.iter().filter(|p| !root.starts_with(&p.path)).cloned());
+    paths.extend(extra.iter().cloned());
+    paths.retain(|p| !root.starts_with(&p.path));
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| seen.insert(p.path.clone()));
     paths
-}
-
-/// The control files of the git directory a `.git` file names (`gitdir: …`, a worktree's or
-/// a submodule's), and of the common directory that one names in its `commondir` (the main
-/// repository of a worktree). Both files are read as the project's own files are: bounded,
-/// regular files only, without following a last link or blocking.
-fn linked_git_dir_paths(root: &Path, dot_git: &Path, paths: &mut Vec<ProtectedPath>) {
-    let Some(git_dir) = pointed_dir(root, dot_git, root, "gitdir:") else {
-        return;
-    };
-    git_dir_paths(&git_dir, MAX_SUBMODULE_DEPTH, paths);
-    if let Some(common) = pointed_dir(&git_dir, &git_dir.join("commondir"), &git_dir, "") {
-        git_dir_paths(&common, MAX_SUBMODULE_DEPTH, paths);
-    }
-}
-
-/// The directory a pointer file names: its first line, after `prefix`, taken from `base` when
-/// relative. `None` when the file cannot be read as a file inside `within`, or names no
-/// directory.
-fn pointed_dir(within: &Path, file: &Path, base: &Path, prefix: &str) -> Option<PathBuf> {
-    let bytes = read_project_file(within, file, MAX_POINTER_BYTES).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let named = text.lines().next()?.strip_prefix(prefix)?.trim();
-    if named.is_empty() {
-        return None;
-    }
-    base.join(named)
-        .canonicalize()
-        .ok()
-        .filter(|dir| dir.is_dir())
-}
-
-/// The control files ([`GIT_CONTROL_FILES`]) of the git directory `git_dir`, and of its
-/// submodules' (below `depth` levels of them).
-fn git_dir_paths(git_dir: &Path, depth: usize, paths: &mut Vec<ProtectedPath>) {
-    for name in GIT_CONTROL_FILES {
-        paths.push(ProtectedPath::new(&git_dir.join(name), GIT_WHY));
-    }
-    if depth >= MAX_SUBMODULE_DEPTH {
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(git_dir.join("modules")) else {
-        return;
-    };
-    for entry in entries.flatten().take(MAX_SUBMODULES) {
-        let path = entry.path();
-        if entry.file_type().is_ok_and(|t| t.is_dir()) && path.join("HEAD").is_file() {
-            git_dir_paths(&path, depth + 1, paths);
-        }
-    }
 }
 
 /// What a command's mount namespace does: the directories to pin (bind onto themselves, so
 /// they cannot be renamed or removed), then the paths to make read-only, parents before
-/// children. Only paths that exist can be bound; the caller leaves the others out. A protected
+/// children. Only paths that exist can be bound; the caller leaves the others out. Each
+/// directory between the outermost writable root that holds a protected path and that path is
+/// pinned, the project root included. A protected
 /// path outside every writable root needs nothing (the sandbox keeps commands from writing
 /// there anyway); one that holds a writable root is skipped, since making it read-only would
 /// make the root read-only too.
@@ -184,10 +121,12 @@ pub(crate) fn mount_plan(
         if writable_roots.iter().any(|root| root.starts_with(path)) {
             continue;
         }
+        // From the outermost writable root holding it, so that no directory above it that a
+        // command could rename is left unpinned (a project inside the temporary directory).
         let Some(root) = writable_roots
             .iter()
             .filter(|root| path.starts_with(root))
-            .max_by_key(|root| root.components().count())
+            .min_by_key(|root| root.components().count())
         else {
             continue;
         };
@@ -220,6 +159,7 @@ pub(crate) fn mount_plan(
 
 #[cfg(test)]
 mod tests {
+    use super::git::GIT_CONTROL_FILES;
     use super::*;
     use pretty_assertions::assert_eq;
 
@@ -247,7 +187,7 @@ mod tests {
         std::fs::create_dir(root.join(".wright")).unwrap();
         let mut expected = control_files(&root.join(".git"));
         expected.push(root.join(".wright"));
-        assert_eq!(paths_of(&protected_paths(&root, &[])), expected);
+        assert_eq!(paths_of(&protected_paths(&root, None, &[], &[])), expected);
     }
 
     #[test]
@@ -263,10 +203,10 @@ mod tests {
         std::fs::create_dir(&root).unwrap();
         std::fs::write(root.join(".git"), format!("gitdir: {}\n", linked.display())).unwrap();
         let mut expected = vec![root.join(".git")];
-        expected.extend(control_files(&linked));
         expected.extend(control_files(&main_git));
+        expected.extend(control_files(&linked));
         expected.push(root.join(".wright"));
-        assert_eq!(paths_of(&protected_paths(&root, &[])), expected);
+        assert_eq!(paths_of(&protected_paths(&root, None, &[], &[])), expected);
     }
 
     #[test]
@@ -276,10 +216,77 @@ mod tests {
         std::fs::create_dir_all(module.join("hooks")).unwrap();
         std::fs::write(module.join("config"), "").unwrap();
         std::fs::write(module.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        let paths = paths_of(&protected_paths(&root, &[]));
+        let paths = paths_of(&protected_paths(&root, None, &[], &[]));
         for file in control_files(&module) {
             assert!(paths.contains(&file), "{paths:?}");
         }
+    }
+
+    #[test]
+    fn submodules_with_slashed_names_and_linked_worktrees_are_found() {
+        let (_dir, root) = project();
+        let nested = root.join(".git/modules/vendor/lib");
+        let deeper = nested.join("modules/third_party/x");
+        let worktree = root.join(".git/worktrees/topic");
+        for dir in [&nested, &deeper, &worktree] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        }
+        let paths = paths_of(&protected_paths(&root, None, &[], &[]));
+        for dir in [&nested, &deeper, &worktree] {
+            for file in control_files(dir) {
+                assert!(paths.contains(&file), "{file:?} not in {paths:?}");
+            }
+        }
+        // `vendor` is not a git directory, only on the way to one.
+        assert!(!paths.contains(&root.join(".git/modules/vendor/config")));
+    }
+
+    #[test]
+    fn submodule_checkouts_git_files_are_protected() {
+        let (_dir, root) = project();
+        std::fs::write(
+            root.join(".gitmodules"),
+            "[submodule \"lib\"]\n\tpath = vendor/lib\n\turl = ../lib\n",
+        )
+        .unwrap();
+        let paths = paths_of(&protected_paths(&root, None, &[], &[]));
+        assert!(paths.contains(&root.join("vendor/lib/.git")), "{paths:?}");
+    }
+
+    #[test]
+    fn what_git_settings_name_is_protected() {
+        let (dir, root) = project();
+        let home = dir.path().canonicalize().unwrap().join("home");
+        std::fs::create_dir_all(root.join("tools")).unwrap();
+        std::fs::write(root.join("tools/watch.sh"), "").unwrap();
+        std::fs::write(
+            root.join("shared.gitconfig"),
+            "[alias]\n\tx = !sh tools/x.sh\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("tools/x.sh"), "").unwrap();
+        std::fs::write(
+            root.join(".git/config"),
+            "[core]\n\thooksPath = .husky\n\tfsmonitor = ./tools/watch.sh\n\
+             [include]\n\tpath = ../shared.gitconfig\n\
+             [includeIf \"gitdir:~/\"]\n\tpath = ~/extra.gitconfig\n\
+             [remote \"origin\"]\n\turl = ../elsewhere\n",
+        )
+        .unwrap();
+        let global = home.join(".gitconfig");
+        let paths = paths_of(&protected_paths(&root, Some(&home), &[global.clone()], &[]));
+        for expected in [
+            root.join(".husky"),
+            root.join("tools/watch.sh"),
+            root.join("shared.gitconfig"),
+            root.join("tools/x.sh"),
+            home.join("extra.gitconfig"),
+            global,
+        ] {
+            assert!(paths.contains(&expected), "{expected:?} not in {paths:?}");
+        }
+        assert!(!paths.iter().any(|p| p.ends_with("elsewhere")), "{paths:?}");
     }
 
     #[test]
@@ -289,7 +296,7 @@ mod tests {
         // It names no directory that exists: only the file itself is protected.
         std::fs::write(root.join(".git"), "gitdir: ../elsewhere\n").unwrap();
         assert_eq!(
-            paths_of(&protected_paths(&root, &[])),
+            paths_of(&protected_paths(&root, None, &[], &[])),
             vec![root.join(".git"), root.join(".wright")]
         );
     }
@@ -305,7 +312,10 @@ mod tests {
         assert_eq!(extra.path, root.join("gone/deeper"));
         let mut expected = control_files(&root.join(".git"));
         expected.extend([root.join(".wright"), root.join("gone/deeper")]);
-        assert_eq!(paths_of(&protected_paths(&root, &[extra])), expected);
+        assert_eq!(
+            paths_of(&protected_paths(&root, None, &[], &[extra])),
+            expected
+        );
     }
 
     #[test]
@@ -316,7 +326,7 @@ mod tests {
         std::fs::create_dir(&root).unwrap();
         let extra = ProtectedPath::existing(&home, "x").unwrap();
         assert_eq!(
-            protected_paths(&root, &[extra]).len(),
+            protected_paths(&root, None, &[], &[extra]).len(),
             GIT_CONTROL_FILES.len() + 1
         );
     }
@@ -333,6 +343,26 @@ mod tests {
             (
                 vec![PathBuf::from("/p/tools"), PathBuf::from("/p/tools/hooks")],
                 vec![PathBuf::from("/p/tools/hooks/vet.sh")]
+            )
+        );
+    }
+
+    #[test]
+    fn the_plan_pins_from_the_outermost_writable_root_the_project_included() {
+        let protected = [ProtectedPath {
+            path: "/tmp/x/proj/.git/config".into(),
+            why: "x".into(),
+        }];
+        let roots = [PathBuf::from("/tmp/x/proj"), PathBuf::from("/tmp")];
+        assert_eq!(
+            mount_plan(&protected, &roots),
+            (
+                vec![
+                    PathBuf::from("/tmp/x"),
+                    PathBuf::from("/tmp/x/proj"),
+                    PathBuf::from("/tmp/x/proj/.git")
+                ],
+                vec![PathBuf::from("/tmp/x/proj/.git/config")]
             )
         );
     }
