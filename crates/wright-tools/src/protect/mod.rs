@@ -275,7 +275,12 @@ mod tests {
         )
         .unwrap();
         let global = home.join(".gitconfig");
-        let paths = paths_of(&protected_paths(&root, Some(&home), &[global.clone()], &[]));
+        let paths = paths_of(&protected_paths(
+            &root,
+            Some(&home),
+            std::slice::from_ref(&global),
+            &[],
+        ));
         for expected in [
             root.join(".husky"),
             root.join("tools/watch.sh"),
