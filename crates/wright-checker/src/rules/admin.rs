@@ -162,7 +162,9 @@ fn service_changes(program: &str, args: &[Word]) -> Option<&'static str> {
     let starts_or_stops = "starts, stops, restarts or disables a system service";
     match program {
         "systemctl" => verb
-            .filter(|v| !SYSTEMCTL_READS.contains(v) && !super::system::POWER_SUBCOMMANDS.contains(v))
+            .filter(|v| {
+                !SYSTEMCTL_READS.contains(v) && !super::system::POWER_SUBCOMMANDS.contains(v)
+            })
             .map(|_| starts_or_stops),
         "service" | "rc-service" => {
             let action = parsed.operands.get(1).map(|w| w.text());
@@ -178,7 +180,9 @@ fn service_changes(program: &str, args: &[Word]) -> Option<&'static str> {
         "rc-update" => verb
             .filter(|v| !matches!(*v, "show" | "-s"))
             .map(|_| "changes which services start at boot"),
-        "chkconfig" => (parsed.operands.len() >= 2).then_some("changes which services start at boot"),
+        "chkconfig" => {
+            (parsed.operands.len() >= 2).then_some("changes which services start at boot")
+        }
         "pkill" | "killall" => {
             let names = split(args, super::system::KILL_VALUE_OPTIONS).operands;
             names

@@ -7,8 +7,6 @@
 //! file is a startup or credential file) and targets that cannot be known (`rm "$f"`). Files in
 //! system directories are `system-write`'s.
 
-use std::path::Path;
-
 use super::system::absolute_paths;
 use super::{Finding, Report, Rule, Site, quote};
 use crate::argv::split;
@@ -101,6 +99,7 @@ mod tests {
     use super::*;
     use crate::script::Cwd;
     use crate::words::synthetic_words as words;
+    use std::path::Path;
 
     #[test]
     fn only_paths_outside_the_project_and_temp_are_outside() {
@@ -111,8 +110,14 @@ mod tests {
         };
         let cwd = Cwd::Known(vec!["/home/ann/proj".into()]);
         let judged = |path: &str| outside(&words(path)[0], &cwd, env);
-        assert_eq!(judged("/home/ann/notes.txt").as_deref(), Some("/home/ann/notes.txt"));
-        assert_eq!(judged("../other/a.db").as_deref(), Some("/home/ann/other/a.db"));
+        assert_eq!(
+            judged("/home/ann/notes.txt").as_deref(),
+            Some("/home/ann/notes.txt")
+        );
+        assert_eq!(
+            judged("../other/a.db").as_deref(),
+            Some("/home/ann/other/a.db")
+        );
         assert_eq!(judged("out.log"), None);
         assert_eq!(judged("/tmp/out.log"), None);
         assert_eq!(judged("/etc/hosts"), None);

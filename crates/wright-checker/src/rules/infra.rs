@@ -69,6 +69,19 @@ const AWS_VALUES: &[&str] = &[
     "--cli-connect-timeout",
 ];
 
+/// `docker exec` / `docker compose exec` options that take a value.
+const EXEC_VALUES: &[&str] = &[
+    "-e",
+    "--env",
+    "--env-file",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--detach-keys",
+    "--index",
+];
+
 /// SQL words after `DROP` that name what holds data.
 const DROPPED_CONTAINERS: &[&str] = &["DATABASE", "SCHEMA", "TABLE", "KEYSPACE", "COLLECTION"];
 
@@ -80,7 +93,11 @@ fn verb<'w>(args: &'w [Word], value_options: &[&str]) -> Option<(&'w str, &'w [W
         if word.dynamic || !word.text().starts_with('-') {
             return Some((word.text(), &args[i + 1..]));
         }
-        i += if value_options.contains(&word.text()) { 2 } else { 1 };
+        i += if value_options.contains(&word.text()) {
+            2
+        } else {
+            1
+        };
     }
     None
 }
@@ -103,7 +120,8 @@ fn destroys(
             let rest = split(rest, &[]);
             let sub = rest.operands.first().map(|w| w.text());
             let destroys = command == "destroy"
-                || (command == "apply" && (rest.has("-destroy", None) || rest.has("--destroy", None)))
+                || (command == "apply"
+                    && (rest.has("-destroy", None) || rest.has("--destroy", None)))
                 || (command == "state" && sub == Some("rm"))
                 || (command == "workspace" && sub == Some("delete"))
                 || (program == "terragrunt" && operand("destroy"));
@@ -115,17 +133,22 @@ fn destroys(
             (matches!(command, "destroy" | "down") || (command == "stack" && sub == Some("rm")))
                 .then_some("destroys the resources of a Pulumi stack")
         }
-        "cdk" | "cdktf" => (verb(args, &[])?.0 == "destroy")
-            .then_some("destroys a deployed CDK stack"),
-        "serverless" | "sls" => (verb(args, &[])?.0 == "remove")
-            .then_some("removes a deployed Serverless service"),
+        "cdk" | "cdktf" => {
+            (verb(args, &[])?.0 == "destroy").then_some("destroys a deployed CDK stack")
+        }
+        "serverless" | "sls" => {
+            (verb(args, &[])?.0 == "remove").then_some("removes a deployed Serverless service")
+        }
         "kubectl" | "oc" | "microk8s.kubectl" => {
             let (command, _) = verb(args, KUBECTL_VALUES)?;
             matches!(command, "delete" | "drain")
                 .then_some("deletes Kubernetes objects (or drains a node)")
         }
-        "helm" => matches!(verb(args, KUBECTL_VALUES)?.0, "uninstall" | "delete" | "del" | "un")
-            .then_some("uninstalls a Helm release"),
+        "helm" => matches!(
+            verb(args, KUBECTL_VALUES)?.0,
+            "uninstall" | "delete" | "del" | "un"
+        )
+        .then_some("uninstalls a Helm release"),
         "aws" => {
             let operands = split(args, AWS_VALUES);
             let service = operands.operands.first().map(|w| w.text());
@@ -157,14 +180,14 @@ fn destroys(
             .iter()
             .any(|w| matches!(w.text(), "apps:destroy" | "pg:reset" | "destroy"))
             .then_some("destroys a Heroku app or resets its database"),
-        "fly" | "flyctl" => operand("destroy")
-            .then_some("destroys a Fly.io app or volume"),
+        "fly" | "flyctl" => operand("destroy").then_some("destroys a Fly.io app or volume"),
         "dropdb" => Some("deletes a database"),
         "mysqladmin" => operand("drop").then_some("deletes a database"),
         "redis-cli" | "valkey-cli" | "keydb-cli" => {
             let flushes = |text: &str| {
-                text.split_whitespace()
-                    .any(|w| w.eq_ignore_ascii_case("flushall") || w.eq_ignore_ascii_case("flushdb"))
+                text.split_whitespace().any(|w| {
+                    w.eq_ignore_ascii_case("flushall") || w.eq_ignore_ascii_case("flushdb")
+                })
             };
             (parsed.operands.iter().any(|w| flushes(w.text())) || stdin.is_some_and(flushes))
                 .then_some("deletes every key of a Redis database")
@@ -205,6 +228,7 @@ fn docker(args: &[Word], from_stdin: bool) -> Option<&'static str> {
             (format!("{command} {sub}"), rest)
         }
         "compose" => return compose(rest),
+        "exec" => return in_container(rest),
         _ => (command.to_string(), rest),
     };
     let parsed = split(rest, &["--filter"]);
@@ -232,9 +256,21 @@ fn docker(args: &[Word], from_stdin: bool) -> Option<&'static str> {
     }
 }
 
-/// `docker compose … down -v` / `--rmi`: the project's volumes or images go too.
+/// `docker exec [OPTIONS] CONTAINER COMMAND…`: the database tools of this module run inside the
+/// container (`docker exec db psql -c 'DROP DATABASE app'`). Only this module's rules look in.
+fn in_container(args: &[Word]) -> Option<&'static str> {
+    let (_, command) = verb(args, EXEC_VALUES)?;
+    let program = command.first().and_then(crate::argv::program)?;
+    destroys(program, &command[1..], None, false)
+}
+
+/// `docker compose … down -v` / `--rmi`: the project's volumes or images go too; `exec` runs
+/// a command in a service's container.
 fn compose(args: &[Word]) -> Option<&'static str> {
     let (command, rest) = verb(args, COMPOSE_VALUES)?;
+    if command == "exec" {
+        return in_container(rest);
+    }
     let parsed = split(rest, &["--rmi", "-t", "--timeout"]);
     (command == "down"
         && (parsed.has("--volumes", Some('v')) || parsed.value_of(&["--rmi"]).is_some()))

@@ -206,9 +206,15 @@ fn config_writes(parsed: &crate::argv::Args<'_>) -> bool {
         Some("get" | "list") => return false,
         _ => {}
     }
-    let reads = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color"]
-        .iter()
-        .any(|o| has(o))
+    let reads = [
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+    ]
+    .iter()
+    .any(|o| has(o))
         || parsed.has("--list", Some('l'))
         || has("--get-colorbool");
     let writes = [
@@ -262,4 +268,3 @@ mod tests {
         assert!(!hit("/etc/profile"));
     }
 }
-
