@@ -61,7 +61,9 @@
 //!   not the words of an `-exec` command);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
-//! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, …;
+//! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, and `pkill`/
+//!   `killall` of every process (`pkill -f .`, `pkill -u ann`, `pkill -v x`; a developer's
+//!   `pkill -f 'node server.js'` names what it stops and is allowed), …;
 //! - `pipe-to-shell`: downloaded or decoded text run as code (`curl … | sh`, `bash <(curl …)`,
 //!   `eval "$(wget -O- …)"`, `base64 -d | sh`);
 //! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, `/var/log`,
@@ -75,10 +77,34 @@
 //!   `git reset --soft`, switching or creating branches, `git stash pop` stay allowed);
 //! - `system-admin`: administering the machine — the firewall (`iptables -F`, `nft flush
 //!   ruleset`), kernel modules and settings (`insmod`, `modprobe`, `sysctl -w`), users and
-//!   passwords (`userdel`, `passwd`), mounts and swap (`mount`, `umount`, `swapoff`). Without
+//!   passwords (`userdel`, `passwd`), mounts and swap (`mount`, `umount`, `swapoff`), services
+//!   (`systemctl stop|disable|mask|restart|kill|isolate|start|enable`, `service X stop`,
+//!   `/etc/init.d/X restart`, `launchctl unload`; `status`, `show`, `cat`, `is-active`,
+//!   `list-units` are allowed) and the system's daemons by name (`killall sshd`,
+//!   `pkill dockerd`). Without
 //!   root they fail; when wright runs as root (in a container) they change the whole system, so
 //!   they are asked about whoever runs wright; their reading forms (`iptables -L`, `mount`)
 //!   are allowed;
+//! - `infra-destroy`: destroying infrastructure and data outside the project — Docker volumes
+//!   and every container or image at once (`docker volume prune`, `docker system prune -a`,
+//!   `docker rm -f $(docker ps -aq)`, `docker compose down -v`), `terraform destroy`/`apply
+//!   -destroy`, `pulumi destroy`, `kubectl delete`/`drain`, `helm uninstall`, cloud storage and
+//!   resources (`aws s3 rm`/`rb`, `aws … delete-*`/`terminate-*`, `gsutil rm`, `gcloud …
+//!   delete`, `az … delete`), databases (`dropdb`, `DROP`/`TRUNCATE`/`DELETE FROM` without
+//!   `WHERE` given to `psql`/`mysql`/`sqlite3`/… as options or on stdin, also through `docker
+//!   exec`), `redis-cli flushall`, MongoDB's `dropDatabase()`. Their neighbours stay allowed:
+//!   `docker compose down`, removing one named container or image, plain `docker system prune`,
+//!   `terraform plan`, `kubectl get`/`apply`;
+//! - `persistence`: writing (redirection, `tee`, `cp`/`mv`/`ln`/`install` onto, `sed -i`, …)
+//!   shell startup files (`~/.bashrc`, `~/.profile`, `~/.zshrc`, fish's config), anything in
+//!   `~/.ssh`, `~/.aws`, `~/.gnupg`, autostart and user-service directories, credentials and
+//!   user-wide settings (`~/.gitconfig`, `~/.npmrc`, `~/.pypirc`, `~/.netrc`,
+//!   `~/.docker/config.json`, `~/.config/wright/`); `git config --global`/`--system` writes
+//!   (reads are allowed); installing a crontab. Reading them, `mkdir -p ~/.ssh` and `chmod`
+//!   are allowed;
+//! - `file-destroy`: destroying single files outside the project and the temporary directory —
+//!   `shred`/`srm`/`wipe` (of anything but project files), `truncate`, non-recursive `rm` and
+//!   `unlink`, overwriting with `>` (appending with `>>` is allowed) — and `history -c`/`-d`;
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
@@ -96,7 +122,8 @@
 //! points; `rm -rf link` only removes the link): a link created by the same command, or changed
 //! before it runs, is not seen. `$TMPDIR` is taken to be the temporary directory unless the
 //! command could set it. Commands run elsewhere (`ssh host …`, `docker run … sh -c …`) are not
-//! checked.
+//! checked, except that `docker exec`/`docker compose exec` of a database tool is read by the
+//! `infra-destroy` rule.
 
 mod argv;
 mod parse;

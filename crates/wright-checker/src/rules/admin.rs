@@ -1,5 +1,6 @@
 //! Administering the machine: the firewall, kernel modules and settings, users and passwords,
-//! mounts and swap. Without root these commands fail; when wright itself runs as root (as in a
+//! mounts and swap, system services (`systemctl stop`, `service nginx restart`) and the
+//! system's own daemons (`killall sshd`). Without root these commands fail; when wright itself runs as root (as in a
 //! container) they change the whole system. They are asked about whoever runs wright: nothing
 //! an ordinary developer runs day to day is among them, so the rule needs no root flag and has
 //! no false alarms, while their reading forms (`iptables -L`, `mount`, `sysctl -a`) are allowed.
@@ -52,8 +53,167 @@ const USER_TOOLS: &[&str] = &[
 /// Programs that load or unload kernel modules.
 const MODULE_TOOLS: &[&str] = &["insmod", "rmmod", "modprobe"];
 
+/// `systemctl` subcommands that only read; every other one (`stop`, `disable`, `mask`,
+/// `restart`, `kill`, `isolate`, `enable`, `start`, …) changes what runs. The power ones
+/// (`poweroff`, `reboot`) are the `power` rule's.
+const SYSTEMCTL_READS: &[&str] = &[
+    "status",
+    "show",
+    "cat",
+    "help",
+    "list-units",
+    "list-unit-files",
+    "list-sockets",
+    "list-timers",
+    "list-jobs",
+    "list-dependencies",
+    "list-machines",
+    "list-automounts",
+    "list-paths",
+    "is-active",
+    "is-enabled",
+    "is-failed",
+    "is-system-running",
+    "get-default",
+    "show-environment",
+];
+
+/// `systemctl` options that take a value.
+const SYSTEMCTL_VALUES: &[&str] = &[
+    "-t",
+    "--type",
+    "-p",
+    "--property",
+    "-s",
+    "--signal",
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "-n",
+    "--lines",
+    "-o",
+    "--output",
+    "--state",
+    "--root",
+    "--kill-whom",
+    "--job-mode",
+];
+
+/// `launchctl` subcommands that load, start, stop or remove jobs.
+const LAUNCHCTL_CHANGES: &[&str] = &[
+    "load",
+    "unload",
+    "bootstrap",
+    "bootout",
+    "enable",
+    "disable",
+    "kickstart",
+    "kill",
+    "start",
+    "stop",
+    "remove",
+    "submit",
+    "config",
+];
+
+/// Daemons the system (or the desktop) runs: signalling them by name (`killall sshd`,
+/// `pkill -9 dockerd`) takes down logins, containers, networking or the session.
+const SYSTEM_DAEMONS: &[&str] = &[
+    "init",
+    "systemd",
+    "launchd",
+    "sshd",
+    "dockerd",
+    "containerd",
+    "kubelet",
+    "dbus-daemon",
+    "dbus-broker",
+    "NetworkManager",
+    "wpa_supplicant",
+    "systemd-journald",
+    "systemd-logind",
+    "systemd-udevd",
+    "systemd-resolved",
+    "systemd-networkd",
+    "rsyslogd",
+    "syslogd",
+    "cron",
+    "crond",
+    "udevd",
+    "polkitd",
+    "Xorg",
+    "Xwayland",
+    "gnome-shell",
+    "plasmashell",
+    "gdm",
+    "sddm",
+    "lightdm",
+    "agetty",
+    "getty",
+    "WindowServer",
+    "loginwindow",
+];
+
+/// What a service manager command would change, if it changes something.
+fn service_changes(program: &str, args: &[Word]) -> Option<&'static str> {
+    let parsed = split(args, SYSTEMCTL_VALUES);
+    let verb = parsed.operands.first().map(|w| w.text());
+    let starts_or_stops = "starts, stops, restarts or disables a system service";
+    match program {
+        "systemctl" => verb
+            .filter(|v| {
+                !SYSTEMCTL_READS.contains(v) && !super::system::POWER_SUBCOMMANDS.contains(v)
+            })
+            .map(|_| starts_or_stops),
+        "service" | "rc-service" => {
+            let action = parsed.operands.get(1).map(|w| w.text());
+            action.filter(|a| *a != "status").map(|_| starts_or_stops)
+        }
+        "sv" => verb
+            .filter(|v| !matches!(*v, "status" | "s" | "check"))
+            .map(|_| starts_or_stops),
+        "launchctl" => verb
+            .filter(|v| LAUNCHCTL_CHANGES.contains(v))
+            .map(|_| "loads, starts, stops or removes a launchd job"),
+        "update-rc.d" => verb.map(|_| "changes which services start at boot"),
+        "rc-update" => verb
+            .filter(|v| !matches!(*v, "show" | "-s"))
+            .map(|_| "changes which services start at boot"),
+        "chkconfig" => {
+            (parsed.operands.len() >= 2).then_some("changes which services start at boot")
+        }
+        "pkill" | "killall" => {
+            let names = split(args, super::system::KILL_VALUE_OPTIONS).operands;
+            names
+                .iter()
+                .any(|w| {
+                    let name = w.text().trim_start_matches('^').trim_end_matches('$');
+                    !w.dynamic && SYSTEM_DAEMONS.contains(&name)
+                })
+                .then_some("stops a daemon the system runs")
+        }
+        _ => None,
+    }
+}
+
+/// An init script run with an action (`/etc/init.d/nginx stop`).
+fn init_script_changes(argv: &[Word]) -> Option<&'static str> {
+    let script = argv.first()?;
+    let is_init_script = !script.dynamic
+        && ["/etc/init.d/", "/etc/rc.d/"]
+            .iter()
+            .any(|dir| script.text().starts_with(dir));
+    let action = argv.get(1)?;
+    (is_init_script && !action.is("status"))
+        .then_some("starts, stops, restarts or disables a system service")
+}
+
 /// What a machine-administration command would change, if it changes something.
 fn changes(program: &str, args: &[Word]) -> Option<&'static str> {
+    if let Some(what) = service_changes(program, args) {
+        return Some(what);
+    }
     let parsed = split(args, &[]);
     let has = |long: &str, short: Option<char>| parsed.has(long, short);
     let operand = |word: &str| parsed.operands.iter().any(|w| w.is(word));
@@ -104,7 +264,8 @@ fn changes(program: &str, args: &[Word]) -> Option<&'static str> {
 
 /// Reports a command that administers the machine (see the module doc).
 pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
-    if let Some(what) = changes(program, site.args()) {
+    let what = changes(program, site.args()).or_else(|| init_script_changes(site.invocation.argv));
+    if let Some(what) = what {
         site.find(
             report,
             Rule::SystemAdmin,

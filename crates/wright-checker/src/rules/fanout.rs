@@ -111,7 +111,20 @@ fn commands(fan_out: &FanOut<'_>, template: &[Word], value: &str) -> Vec<String>
 /// The inputs a command reads on standard input, one per line: known when they come from a
 /// heredoc, a here-string, `echo` or `printf`.
 fn from_stdin(site: &Site<'_>) -> Vec<Input> {
-    let text = match &site.command.stdin {
+    match stdin_text(site) {
+        Some(text) => text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| Input::Known(l.to_string()))
+            .collect(),
+        None => vec![Input::Unknown],
+    }
+}
+
+/// The text a command reads on standard input, when it can be known: a heredoc, a here-string,
+/// or what `echo`/`printf` pipe into it.
+pub(super) fn stdin_text(site: &Site<'_>) -> Option<String> {
+    match &site.command.stdin {
         Some(stdin) if !stdin.dynamic => Some(stdin.text().to_string()),
         Some(_) => None,
         None => site
@@ -119,14 +132,6 @@ fn from_stdin(site: &Site<'_>) -> Vec<Input> {
             .pipe_from
             .and_then(|i| site.script.commands.get(i))
             .and_then(|producer| printed(&producer.argv)),
-    };
-    match text {
-        Some(text) => text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| Input::Known(l.to_string()))
-            .collect(),
-        None => vec![Input::Unknown],
     }
 }
 

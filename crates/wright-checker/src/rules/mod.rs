@@ -7,12 +7,15 @@
 
 mod admin;
 mod delete;
+mod destroy;
 mod exec;
 mod fanout;
 mod git;
 mod git_work;
 mod globs;
+mod infra;
 mod interp;
+mod persistence;
 mod system;
 
 use super::CommandPolicy;
@@ -42,7 +45,8 @@ pub(crate) enum Rule {
     RecursivePermissions,
     /// Formatting or partitioning something that is not a device (an image file).
     DiskFormat,
-    /// Shutting down, rebooting, suspending, or signalling every process.
+    /// Shutting down, rebooting, suspending, or signalling every process (`kill -9 -1`,
+    /// `pkill -f .`, `pkill -u ann`).
     Power,
     /// Running downloaded (or decoded) text as code (`curl … | sh`).
     PipeToShell,
@@ -53,9 +57,20 @@ pub(crate) enum Rule {
     /// Throwing away local git work: uncommitted changes (`git reset --hard`,
     /// `git checkout -- f`), untracked files (`git clean -f`), stashes, branches, the reflog.
     DiscardGitWork,
-    /// Administering the machine: firewall, kernel modules and settings, users, mounts, swap
-    /// (`iptables -F`, `modprobe`, `userdel`, `sysctl -w`, `mount`, `swapoff`).
+    /// Administering the machine: firewall, kernel modules and settings, users, mounts, swap,
+    /// system services and daemons (`iptables -F`, `modprobe`, `userdel`, `sysctl -w`,
+    /// `mount`, `swapoff`, `systemctl stop`, `killall sshd`).
     SystemAdmin,
+    /// Destroying infrastructure or data outside the project: Docker volumes, Terraform and
+    /// Pulumi stacks, Kubernetes objects, cloud storage and resources, databases
+    /// (`docker volume prune`, `terraform destroy`, `kubectl delete`, `DROP TABLE`).
+    InfraDestroy,
+    /// Writing what the user's tools later run or trust on their own: shell startup files,
+    /// SSH keys, credentials, autostart entries, `git config --global`, a crontab.
+    Persistence,
+    /// Destroying a single file outside the project: `shred`, `truncate`, `rm ~/file`,
+    /// `> ~/file`, clearing the shell's history.
+    FileDestroy,
     /// Running as another user (`sudo`, `doas`, `su`).
     Privilege,
     /// Command strings nested deeper than the checker follows.
@@ -86,6 +101,9 @@ impl Rule {
             Rule::ForcePush => "force-push",
             Rule::DiscardGitWork => "discard-git-work",
             Rule::SystemAdmin => "system-admin",
+            Rule::InfraDestroy => "infra-destroy",
+            Rule::Persistence => "persistence",
+            Rule::FileDestroy => "file-destroy",
             Rule::Privilege => "privilege",
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
@@ -144,6 +162,18 @@ impl Rule {
             Rule::SystemAdmin => {
                 "leave the machine's configuration to the user: give them the command to run \
                  themselves"
+            }
+            Rule::InfraDestroy => {
+                "leave destroying infrastructure and data to the user: give them the command to \
+                 run themselves (and work on a local or throwaway copy meanwhile)"
+            }
+            Rule::Persistence => {
+                "keep settings inside the project (e.g. `.envrc`, `.git/config`, `.npmrc` in the \
+                 project); give the user the line to add to their own files"
+            }
+            Rule::FileDestroy => {
+                "write inside the project or under /tmp; leave files outside the project to the \
+                 user"
             }
             Rule::Privilege => {
                 "run the command without sudo; if it really needs root, give the user the command \
@@ -295,6 +325,8 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
     }
     for redirect in &script.redirects {
         system::redirect(redirect, &mut report);
+        persistence::redirect(redirect, env, &mut report);
+        destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
     report
@@ -336,14 +368,20 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
                 git::push(site, &command, report);
                 git::aliases(site, &command, report);
                 git_work::discard(site, &command, report);
+                persistence::git_config(site, &command, report);
             }
         }
         _ => {}
     }
     system::command(site, program, report);
     admin::command(site, program, report);
+    infra::command(site, program, report);
+    persistence::command(site, program, report);
+    destroy::command(site, program, report);
     exec::command(site, program, report);
 }
 
 #[cfg(test)]
 mod tests_issue12;
+#[cfg(test)]
+mod tests_more;

@@ -46,7 +46,7 @@ const DESTRUCTIVE_SUBCOMMANDS: &[&str] = &[
 const POWER_COMMANDS: &[&str] = &["shutdown", "reboot", "halt", "poweroff", "killall5"];
 
 /// `systemctl` / `loginctl` subcommands that change the power state.
-const POWER_SUBCOMMANDS: &[&str] = &[
+pub(super) const POWER_SUBCOMMANDS: &[&str] = &[
     "poweroff",
     "reboot",
     "halt",
@@ -62,17 +62,7 @@ const POWER_SUBCOMMANDS: &[&str] = &[
 
 /// Where a write lands, and what that means.
 fn judge_write(site_text: &str, word: &Word, cwd: &Cwd) -> Option<(Rule, String)> {
-    if word.dynamic {
-        return None;
-    }
-    let paths = word.values.iter().flat_map(|value| -> Vec<PathBuf> {
-        match cwd {
-            _ if value.starts_with('/') => vec![normalize(Path::new("/"), value)],
-            Cwd::Known(dirs) => dirs.iter().map(|dir| normalize(dir, value)).collect(),
-            Cwd::Unknown => Vec::new(),
-        }
-    });
-    for path in paths {
+    for path in absolute_paths(word, cwd) {
         if is_disk_device(&path) {
             return Some((
                 Rule::DiskWipe,
@@ -96,6 +86,24 @@ fn judge_write(site_text: &str, word: &Word, cwd: &Cwd) -> Option<(Rule, String)
         }
     }
     None
+}
+
+/// The absolute paths a word may name, run in `cwd`: none when it cannot be known (a dynamic
+/// word, a relative path in an unknown directory).
+pub(super) fn absolute_paths(word: &Word, cwd: &Cwd) -> Vec<PathBuf> {
+    if word.dynamic {
+        return Vec::new();
+    }
+    word.values
+        .iter()
+        .flat_map(|value| -> Vec<PathBuf> {
+            match cwd {
+                _ if value.starts_with('/') => vec![normalize(Path::new("/"), value)],
+                Cwd::Known(dirs) => dirs.iter().map(|dir| normalize(dir, value)).collect(),
+                Cwd::Unknown => Vec::new(),
+            }
+        })
+        .collect()
 }
 
 /// `> FILE`, `>> FILE`, `&> FILE` into a system location or a disk.
@@ -123,7 +131,7 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
 }
 
 /// The files a command writes, deletes or changes, as far as its arguments say.
-fn written(program: &str, args: &[Word]) -> Vec<Word> {
+pub(super) fn written(program: &str, args: &[Word]) -> Vec<Word> {
     let operands = |value_options: &[&str]| -> Vec<Word> {
         split(args, value_options)
             .operands
@@ -294,6 +302,13 @@ fn power(site: &Site<'_>, program: &str, report: &mut Report) {
             ),
         );
     }
+    if let Some(whom) = kills_broadly(program, args) {
+        site.find(
+            report,
+            Rule::Power,
+            format!("{} signals {whom}.", site.quoted()),
+        );
+    }
     if program == "kill" && kills_everything(args) {
         site.find(
             report,
@@ -305,6 +320,79 @@ fn power(site: &Site<'_>, program: &str, report: &mut Report) {
         );
     }
 }
+
+/// Whom `pkill ARGS` / `killall ARGS` signal when that is every process (of a user): a
+/// pattern that matches every name (`pkill -f .`, `killall -r '.*'`), no pattern but a user,
+/// group, session or terminal (`pkill -u ann`, `killall -u ann`), or `pkill -v` (every process
+/// but the ones named). A developer's `pkill -f 'node server.js'` names what it stops and is
+/// not flagged; stopping system daemons by name is `system-admin`.
+fn kills_broadly(program: &str, args: &[Word]) -> Option<&'static str> {
+    if !matches!(program, "pkill" | "killall") {
+        return None;
+    }
+    let parsed = split(args, KILL_VALUE_OPTIONS);
+    let selects_owner = parsed.value_of(KILL_OWNER_OPTIONS).is_some();
+    let regex = program == "pkill" || parsed.has("--regexp", Some('r'));
+    let matches_all = parsed
+        .operands
+        .iter()
+        .any(|w| !w.dynamic && regex && MATCH_ALL_PATTERNS.contains(&w.text()));
+    if program == "pkill" && parsed.has("--inverse", Some('v')) {
+        Some("every process but the ones it names")
+    } else if matches_all {
+        Some("every process it may signal (its pattern matches any name)")
+    } else if parsed.operands.is_empty() && selects_owner {
+        Some("every process of a user, group, session or terminal")
+    } else {
+        None
+    }
+}
+
+/// `pkill` and `killall` options that take a value.
+pub(super) const KILL_VALUE_OPTIONS: &[&str] = &[
+    "-u",
+    "-U",
+    "-g",
+    "-G",
+    "-P",
+    "-s",
+    "-t",
+    "-F",
+    "-o",
+    "-y",
+    "--euid",
+    "--uid",
+    "--user",
+    "--pgroup",
+    "--group",
+    "--parent",
+    "--session",
+    "--terminal",
+    "--pidfile",
+    "--signal",
+    "--ns",
+    "--nslist",
+    "--older-than",
+    "--younger-than",
+];
+
+/// `pkill`/`killall` options that select processes by owner, group, session or terminal.
+const KILL_OWNER_OPTIONS: &[&str] = &[
+    "-u",
+    "-U",
+    "-g",
+    "-G",
+    "-t",
+    "--euid",
+    "--uid",
+    "--user",
+    "--pgroup",
+    "--group",
+    "--terminal",
+];
+
+/// Regular expressions that match every process name.
+const MATCH_ALL_PATTERNS: &[&str] = &["", ".", ".*", ".+", "^", "$", "^.*$", "^.*", ".*$"];
 
 /// Whether `kill ARGS` targets pid -1 or 1. The first option is the signal; after it (or after
 /// `--`) a negative number is a process group, and -1 means every process.
