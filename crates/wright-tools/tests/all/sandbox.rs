@@ -16,11 +16,9 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use wright_protocol::{ErrorCode, ToolResult};
+use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::CommandPolicy;
-use wright_tools::{SandboxPolicy, SandboxStatus, ToolContext};
-
-use crate::common::run;
+use wright_tools::{SandboxPolicy, SandboxStatus, ToolContext, ToolRegistry};
 
 fn project() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -53,8 +51,19 @@ async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     bash_with(ctx, json!({"command": command, "timeout_ms": 20_000})).await
 }
 
+/// Runs a Bash call as if the user approved it: the checker's questions are waived (a write
+/// outside the project is asked about), so only the sandbox stands in the way. A call the
+/// checker refuses outright comes back refused.
 async fn bash_with(ctx: &ToolContext, args: Value) -> ToolResult {
-    run(ctx, "Bash", args).await
+    let call = ToolCall {
+        tool: "Bash".into(),
+        args,
+    };
+    let registry = ToolRegistry::builtin();
+    match registry.prepare(&call, ctx) {
+        Ok(prepared) => prepared.run(ctx).await,
+        Err(refused) => *refused,
+    }
 }
 
 fn exit_code(result: &ToolResult) -> i64 {
