@@ -1,7 +1,8 @@
 //! Confinement of Bash commands (issue 6): on Linux, Landlock limits where a command may write,
 //! a mount namespace makes the protected paths read-only ([`crate::protect`], issue 12), and a
-//! seccomp filter keeps commands from typing into a terminal (issue 12), from undoing the
-//! namespace, and can take the network away; elsewhere commands run unconfined and say so.
+//! seccomp filter (`seccomp`) keeps commands from typing into a terminal (issue 12), from
+//! undoing or going around the namespace, and can take the network away; elsewhere commands run
+//! unconfined and say so.
 //!
 //! Only Bash is confined here. The file tools run inside wright and are kept to the project by
 //! path resolution ([`crate::ToolContext::resolve`]); `docs/sandbox.md` says what is and is not
@@ -14,6 +15,8 @@
 
 #[cfg(target_os = "linux")]
 mod namespace;
+#[cfg(target_os = "linux")]
+mod seccomp;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -134,8 +137,9 @@ impl Sandbox {
     /// Makes `command` run confined: it may write only under `roots` (the project, the extra
     /// roots, the temporary directory), the policy's writable paths and the devices every
     /// command needs (`/dev/null`, ttys, …), and not to the `protected` paths there; it cannot
-    /// push input into a terminal, and uses the network only if the policy allows it. Does
-    /// nothing when the policy is disabled.
+    /// make device nodes, push input into a terminal, change mounts or open files by handle,
+    /// and uses the network only if the policy allows it. Does nothing when the policy is
+    /// disabled.
     pub(crate) fn confine(
         &self,
         command: &mut Command,
@@ -165,22 +169,19 @@ fn probe(policy: &SandboxPolicy) -> SandboxStatus {
 
 #[cfg(target_os = "linux")]
 mod platform {
-    use std::collections::BTreeMap;
     use std::io;
     use std::os::fd::{AsRawFd, OwnedFd};
     use std::path::PathBuf;
 
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+        ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
         RulesetCreatedAttr, path_beneath_rules,
     };
-    use seccompiler::{
-        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-        SeccompRule, TargetArch,
-    };
+    use seccompiler::{BpfProgram, TargetArch};
     use tokio::process::Command;
 
     use super::namespace::{self, Namespace};
+    use super::seccomp::command_filter;
     use super::{SandboxError, SandboxPolicy, SandboxStatus};
     use crate::protect::{ProtectedPath, mount_plan};
 
@@ -190,29 +191,6 @@ mod platform {
     const FS_ABI: ABI = ABI::V3;
     /// The network rights handled when the network is off: TCP bind and connect (ABI 4).
     const NET_ABI: ABI = ABI::V4;
-    /// The `ioctl` requests that put input into a terminal, refused to every confined command
-    /// (issue 12: a command must not type into the shell that started wright). `TIOCSTI`
-    /// pushes a byte into a terminal's input; `TIOCLINUX` can paste a virtual console's
-    /// selection into it.
-    // `libc::Ioctl` is `c_ulong` with glibc but `c_int` with musl, so the casts are needed there.
-    #[allow(clippy::unnecessary_cast)]
-    const TERMINAL_INPUT_IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
-    /// The system calls that change mounts or join another namespace: a confined command may
-    /// not make them (issue 12: the read-only paths of its mount namespace must stay so; root
-    /// could otherwise unmount them, or join wright's namespace with `setns`).
-    const MOUNT_CALLS: [libc::c_long; 11] = [
-        libc::SYS_mount,
-        libc::SYS_umount2,
-        libc::SYS_pivot_root,
-        libc::SYS_move_mount,
-        libc::SYS_open_tree,
-        libc::SYS_fsopen,
-        libc::SYS_fsconfig,
-        libc::SYS_fsmount,
-        libc::SYS_fspick,
-        libc::SYS_mount_setattr,
-        libc::SYS_setns,
-    ];
     /// Devices (and device directories) a command needs to write whatever the policy:
     /// redirections to `/dev/null`, terminals, random numbers, POSIX shared memory.
     const DEVICES: &[&str] = &[
@@ -342,67 +320,17 @@ mod platform {
             .create()?
             .add_rules(path_beneath_rules(["/"], AccessFs::from_read(FS_ABI)))?
             // Missing paths are skipped; files (the devices) get only the file rights.
-            .add_rules(path_beneath_rules(writable, AccessFs::from_all(FS_ABI)))?;
+            .add_rules(path_beneath_rules(writable, writable_access()))?;
         Ok(created.into())
     }
 
-    /// The seccomp program every confined command runs under. `ioctl` fails with `EPERM` for
-    /// the requests in [`TERMINAL_INPUT_IOCTLS`], so a command cannot type into a terminal it
-    /// can open (issue 12). Only the low 32 bits of the request are compared, as the kernel
-    /// reads them, so setting high bits does not slip past.
-    ///
-    /// With `network` off, `socket` and `socketpair` also fail with `EPERM` for every family
-    /// but `AF_UNIX`, and so does `io_uring_setup` (io_uring can open sockets without the
-    /// `socket` call). Without an inet socket there is nothing to connect, bind or send with,
-    /// loopback included.
-    ///
-    /// Every call that changes mounts or enters another process's namespaces fails with `EPERM`
-    /// too (see [`MOUNT_CALLS`]), so a command cannot undo the read-only paths of its
-    /// namespace, even as root.
-    ///
-    /// A call made for another architecture (the 32-bit ABI) kills the process, so the filter
-    /// cannot be side-stepped that way.
-    fn command_filter(arch: TargetArch, network: bool) -> Result<BpfProgram, SandboxError> {
-        let request_is = |request: u64| -> Result<SeccompRule, SandboxError> {
-            Ok(SeccompRule::new(vec![SeccompCondition::new(
-                1,
-                SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Eq,
-                request,
-            )?])?)
-        };
-        let mut rules = BTreeMap::from([(
-            libc::SYS_ioctl,
-            TERMINAL_INPUT_IOCTLS
-                .iter()
-                .map(|&request| request_is(request))
-                .collect::<Result<Vec<_>, _>>()?,
-        )]);
-        for call in MOUNT_CALLS {
-            // No condition: every call matches.
-            rules.insert(call, vec![]);
-        }
-        if !network {
-            let not_unix = || -> Result<SeccompRule, SandboxError> {
-                Ok(SeccompRule::new(vec![SeccompCondition::new(
-                    0,
-                    SeccompCmpArgLen::Dword,
-                    SeccompCmpOp::Ne,
-                    libc::AF_UNIX as u64,
-                )?])?)
-            };
-            rules.insert(libc::SYS_socket, vec![not_unix()?]);
-            rules.insert(libc::SYS_socketpair, vec![not_unix()?]);
-            // No condition: every call matches.
-            rules.insert(libc::SYS_io_uring_setup, vec![]);
-        }
-        let filter = SeccompFilter::new(
-            rules,
-            SeccompAction::Allow,
-            SeccompAction::Errno(libc::EPERM as u32),
-            arch,
-        )?;
-        Ok(filter.try_into()?)
+    /// The rights granted under the writable paths: every handled right but making character
+    /// and block devices (issue 12: root could make a node for a disk in the project or the
+    /// temporary directory and write the raw device past every other rule). Both stay handled,
+    /// so no confined command can make a device node anywhere. Nothing ordinary needs them:
+    /// FIFOs, sockets, files, directories and symlinks are rights of their own.
+    fn writable_access() -> BitFlags<AccessFs> {
+        AccessFs::from_all(FS_ABI) & !(AccessFs::MakeChar | AccessFs::MakeBlock)
     }
 
     /// Has the child restrict itself between fork and exec: it enters its mount namespace

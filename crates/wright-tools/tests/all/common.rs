@@ -28,6 +28,16 @@ pub async fn run(ctx: &ToolContext, tool: &str, args: Value) -> ToolResult {
     ToolRegistry::builtin().run(&call, ctx).await
 }
 
+/// Whether `python3` runs here and can `import` each of `modules` (a comma-separated list, as
+/// in an `import` statement); tests that drive system calls through ctypes skip without it.
+pub fn python3_has(modules: &str) -> bool {
+    std::process::Command::new("python3")
+        .arg("-c")
+        .arg(format!("import {modules}"))
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
 /// The error code of a result, if it failed.
 pub fn code(result: &ToolResult) -> Option<ErrorCode> {
     result.error.as_ref().map(|e| e.code)

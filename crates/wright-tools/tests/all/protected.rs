@@ -129,6 +129,56 @@ async fn commands_cannot_change_git_settings_or_hooks_but_git_keeps_working() {
     std::fs::write(root.join(".git/hooks/post-commit"), "#!/bin/sh\n").unwrap();
 }
 
+/// Issue 12: `open_by_handle_at` opens a file by its handle through any mount of the same file
+/// system, so root could open `.git/config` for writing through the writable project above its
+/// read-only bind; the seccomp filter refuses the call with `EPERM`. Without root the kernel
+/// refuses it anyway (it needs `CAP_DAC_READ_SEARCH`), so there is nothing to check then, nor
+/// on a file system that gives no handles.
+#[tokio::test]
+async fn root_cannot_open_a_protected_file_by_its_handle() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: only root may call open_by_handle_at");
+        return;
+    }
+    if !crate::common::python3_has("ctypes") {
+        eprintln!("skipped: python3 with ctypes is needed");
+        return;
+    }
+    let dir = repository();
+    let root = dir.path().canonicalize().unwrap();
+    let ctx = ToolContext::new(&root).unwrap();
+    if !protecting(&ctx) {
+        return;
+    }
+    let script = r#"
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+class FileHandle(ctypes.Structure):
+    _fields_ = [("handle_bytes", ctypes.c_uint), ("handle_type", ctypes.c_int),
+                ("f_handle", ctypes.c_ubyte * 128)]
+handle = FileHandle(handle_bytes=128)
+mount_id = ctypes.c_int()
+AT_FDCWD = -100
+if libc.name_to_handle_at(AT_FDCWD, b".git/config", ctypes.byref(handle),
+                          ctypes.byref(mount_id), 0) != 0:
+    print("name_to_handle_at=" + errno.errorcode[ctypes.get_errno()])
+else:
+    # The project directory lies on the writable mount, not on the read-only bind.
+    mount_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    fd = libc.open_by_handle_at(mount_fd, ctypes.byref(handle), os.O_WRONLY)
+    print("open_by_handle_at=" + ("opened" if fd >= 0 else errno.errorcode[ctypes.get_errno()]))
+"#;
+    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
+    let result = bash(&ctx, &command).await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    let stdout = result.data["stdout"].as_str().unwrap();
+    if stdout.starts_with("name_to_handle_at=") {
+        eprintln!("skipped: this file system gives no handles ({stdout})");
+        return;
+    }
+    assert_eq!(stdout, "open_by_handle_at=EPERM\n", "{}", result.text);
+}
+
 #[tokio::test]
 async fn commands_cannot_change_the_projects_wright_directory() {
     let dir = tempfile::tempdir().unwrap();

@@ -20,6 +20,8 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use wright_tools::CommandPolicy;
 use wright_tools::{SandboxPolicy, SandboxStatus, ToolContext, ToolRegistry};
 
+use crate::common::python3_has;
+
 fn project() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
@@ -366,12 +368,7 @@ async fn the_status_note_comes_once_per_context_at_most() {
 /// would fail with something other than `EPERM`.
 #[tokio::test]
 async fn commands_cannot_push_input_into_a_terminal() {
-    if std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import ctypes, termios")
-        .status()
-        .map_or(true, |status| !status.success())
-    {
+    if !python3_has("ctypes, termios") {
         eprintln!("skipped: python3 with ctypes and termios is needed");
         return;
     }
@@ -403,6 +400,68 @@ os.waitpid(child, 0)
     assert_eq!(exit_code(&result), 0, "{}", result.text);
     assert_eq!(
         result.data["stdout"], "TIOCSCTTY=ok TIOCSTI=EPERM TIOCSTI_HIGH=EPERM TIOCLINUX=EPERM\n",
+        "{}",
+        result.text
+    );
+}
+
+/// Issue 12: no confined command may create a device node, not even root in the project or the
+/// temporary directory (a node for the disk, `b 7 0` here, would let it write the raw device
+/// past every other rule), while FIFOs are still made. Only root can make device nodes at all,
+/// so elsewhere there is nothing to check.
+#[tokio::test]
+async fn root_cannot_create_device_nodes_but_can_make_fifos() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: only root can create device nodes");
+        return;
+    }
+    let dir = project();
+    let scratch = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path(), SandboxPolicy::default());
+    let in_project = bash(&ctx, "mknod disk b 7 0").await;
+    if !confined(&ctx, &in_project) {
+        return;
+    }
+    assert_denied(&in_project);
+    let in_temporary = scratch.path().join("disk");
+    assert_denied(&bash(&ctx, &format!("mknod {} b 7 0", quoted(&in_temporary))).await);
+    assert_denied(&bash(&ctx, "mknod tty c 5 0").await);
+    assert!(!dir.path().join("disk").exists());
+    assert!(!in_temporary.exists());
+
+    let fifo = bash(&ctx, "mkfifo pipe && test -p pipe").await;
+    assert_eq!(exit_code(&fifo), 0, "{}", fifo.text);
+}
+
+/// Issue 12: on x86_64 a system call numbered with the x32 bit (`0x4000_0000`) is refused with
+/// `EPERM`, so the x32 numbers of `ioctl` (514), `socket` or `mount` cannot slip past the
+/// filter's rules, which compare plain numbers. Most kernels, this one perhaps too, have x32
+/// turned off and answer `ENOSYS`; the filter must answer `EPERM` before the kernel looks,
+/// whichever it is. (The filter's unit tests check the rule itself.)
+#[cfg(target_arch = "x86_64")]
+#[tokio::test]
+async fn x32_system_calls_are_refused() {
+    if !python3_has("ctypes") {
+        eprintln!("skipped: python3 with ctypes is needed");
+        return;
+    }
+    let script = r#"
+import ctypes, errno
+libc = ctypes.CDLL(None, use_errno=True)
+X32 = 0x40000000
+def call(number, *args):
+    done = libc.syscall(ctypes.c_long(X32 | number), *(ctypes.c_long(a) for a in args))
+    return "ok" if done >= 0 else errno.errorcode[ctypes.get_errno()]
+# getpid, and TIOCSTI on standard input (/dev/null) through x32's own ioctl number.
+print("getpid=%s ioctl=%s" % (call(39), call(514, 0, 0x5412, 0)))
+"#;
+    let dir = project();
+    let ctx = context(dir.path(), SandboxPolicy::default());
+    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
+    let result = bash(&ctx, &command).await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    assert_eq!(
+        result.data["stdout"], "getpid=EPERM ioctl=EPERM\n",
         "{}",
         result.text
     );
