@@ -17,9 +17,11 @@
 //! directory above it, each directory between a writable root and a protected path is pinned:
 //! it stays writable but cannot be renamed or removed while the command runs.
 //!
-//! The file tools refuse these paths whether they exist or not. Commands can only be kept from
-//! paths that exist when they start: a `.wright/` created by a command did not exist when it
-//! started, and neither did a `.git` made by `git init` (`docs/sandbox.md` says so).
+//! The file tools refuse these paths whether they exist or not. The binds cover only paths that
+//! exist when a command starts, and of a path that is a symbolic link only its target: what a
+//! command creates or swaps there, the guard ([`crate::guard`]) moves aside once it has ended.
+//! A `.git` made by `git init` in a project without one is left alone (`docs/sandbox.md` says
+//! so).
 
 use std::path::{Path, PathBuf};
 
@@ -101,19 +103,53 @@ const WRIGHT_WHY: &str = "wright's own settings for this project (allow rules, h
 /// `extra` (the front end's). Extras that hold the project (a `$WRIGHT_HOME` above it) are
 /// dropped: protecting them would protect the whole project.
 pub(crate) fn protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<ProtectedPath> {
+    let mut paths: Vec<ProtectedPath> = project_paths(root)
+        .into_iter()
+        .map(|(path, why)| ProtectedPath::new(&path, why))
+        .collect();
+    paths.extend(extras(root, extra));
+    paths
+}
+
+/// The same paths as [`protected_paths`], named as they are reached rather than where they
+/// lead: the directories above each are resolved, its last component is not. A protected path
+/// that is a symbolic link (`.git/hooks -> ../githooks`) is the link here, the target there.
+/// For the guard ([`crate::guard`]), which watches the links themselves.
+pub(crate) fn named_protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<ProtectedPath> {
+    let mut paths: Vec<ProtectedPath> = project_paths(root)
+        .into_iter()
+        .map(|(path, why)| ProtectedPath {
+            path,
+            why: why.to_string(),
+        })
+        .collect();
+    paths.extend(extras(root, extra));
+    paths
+}
+
+/// The front end's protected paths that do not hold the project.
+fn extras<'a>(
+    root: &'a Path,
+    extra: &'a [ProtectedPath],
+) -> impl Iterator<Item = ProtectedPath> + 'a {
+    extra.iter().filter(|p| !root.starts_with(&p.path)).cloned()
+}
+
+/// The project's own protected paths with the reason for each, as named: `root` is canonical
+/// and so is every git directory found, so only a last component can be a link.
+fn project_paths(root: &Path) -> Vec<(PathBuf, &'static str)> {
     let mut paths = Vec::new();
     let dot_git = root.join(".git");
     match std::fs::symlink_metadata(&dot_git) {
         // A `.git` file names the git directory: rewritten, it points git at settings of the
         // command's choosing. A link is protected where it leads.
         Ok(meta) if !meta.is_dir() => {
-            paths.push(ProtectedPath::new(&dot_git, GIT_WHY));
+            paths.push((dot_git.clone(), GIT_WHY));
             linked_git_dir_paths(root, &dot_git, &mut paths);
         }
         _ => git_dir_paths(&dot_git, 0, &mut paths),
     }
-    paths.push(ProtectedPath::new(&root.join(".wright"), WRIGHT_WHY));
-    paths.extend(extra.iter().filter(|p| !root.starts_with(&p.path)).cloned());
+    paths.push((root.join(".wright"), WRIGHT_WHY));
     paths
 }
 
@@ -121,7 +157,7 @@ pub(crate) fn protected_paths(root: &Path, extra: &[ProtectedPath]) -> Vec<Prote
 /// a submodule's), and of the common directory that one names in its `commondir` (the main
 /// repository of a worktree). Both files are read as the project's own files are: bounded,
 /// regular files only, without following a last link or blocking.
-fn linked_git_dir_paths(root: &Path, dot_git: &Path, paths: &mut Vec<ProtectedPath>) {
+fn linked_git_dir_paths(root: &Path, dot_git: &Path, paths: &mut Vec<(PathBuf, &'static str)>) {
     let Some(git_dir) = pointed_dir(root, dot_git, root, "gitdir:") else {
         return;
     };
@@ -149,9 +185,9 @@ fn pointed_dir(within: &Path, file: &Path, base: &Path, prefix: &str) -> Option<
 
 /// The control files ([`GIT_CONTROL_FILES`]) of the git directory `git_dir`, and of its
 /// submodules' (below `depth` levels of them).
-fn git_dir_paths(git_dir: &Path, depth: usize, paths: &mut Vec<ProtectedPath>) {
+fn git_dir_paths(git_dir: &Path, depth: usize, paths: &mut Vec<(PathBuf, &'static str)>) {
     for name in GIT_CONTROL_FILES {
-        paths.push(ProtectedPath::new(&git_dir.join(name), GIT_WHY));
+        paths.push((git_dir.join(name), GIT_WHY));
     }
     if depth >= MAX_SUBMODULE_DEPTH {
         return;
