@@ -13,7 +13,9 @@
 //!
 //! On Linux the command is confined by the context's sandbox ([`crate::sandbox`]): it may write
 //! only to the project, the extra roots, the temporary directory and the configured paths, and
-//! the network can be off. Where that is not possible the first result says so, once.
+//! the network can be off. Where that is not possible the first result says so, once. Around
+//! each command the guard ([`crate::guard`]) undoes what the sandbox cannot stop: protected
+//! paths created or swapped by the command, or by what it left running.
 
 use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
@@ -31,6 +33,7 @@ use wright_protocol::{ErrorCode, ToolError, ToolResult};
 
 use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{BashData, to_value};
+use crate::guard::{self, Moment};
 use crate::process_group;
 use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 
@@ -161,6 +164,8 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         }
         ms => ms,
     };
+    // What changed since the last command returned is undone before this one is confined.
+    notes.extend(guard::check(ctx, Moment::BeforeCommand));
 
     let mut command = Command::new("bash");
     command
@@ -236,6 +241,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     // group that ignored SIGTERM, or everything at once on Ctrl-C.
     group.kill();
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, running.finish()).await;
+    let guarded = guard::check(ctx, Moment::AfterCommand);
 
     let (stdout, stdout_chars) = running.out.shown();
     let (stderr, stderr_chars) = running.err.shown();
@@ -277,6 +283,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         notes.push(result.text);
     }
     notes.push(report);
+    notes.extend(guarded);
     notes.extend(hint);
     result.text = notes.join("\n");
     Ok(result)

@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
+use crate::guard;
 use crate::protect::{self, ProtectedPath};
 use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
 use wright_checker::CommandPolicy;
@@ -43,6 +44,9 @@ pub struct ToolContext {
     protected: Arc<[ProtectedPath]>,
     /// The user's global git settings files, protected and read for what they name.
     git_globals: Arc<[PathBuf]>,
+    /// The protected paths as the guard last recorded them ([`crate::guard`]), for the check
+    /// after a command and before the next one.
+    guard_snapshot: Arc<Mutex<Option<guard::Snapshot>>>,
 }
 
 impl ToolContext {
@@ -75,6 +79,7 @@ impl ToolContext {
                 home_dir().as_deref(),
             )
             .into(),
+            guard_snapshot: Arc::default(),
         })
     }
 
@@ -96,6 +101,24 @@ impl ToolContext {
             &self.git_globals,
             &self.protected,
         )
+    }
+
+    /// The protected paths with a last symbolic link not followed (the link itself), for the
+    /// guard.
+    pub(crate) fn named_protected_paths(&self) -> Vec<ProtectedPath> {
+        protect::named_protected_paths(
+            &self.root,
+            self.home.as_deref(),
+            &self.git_globals,
+            &self.protected,
+        )
+    }
+
+    /// The guard's last record, shared by the clones of this context.
+    pub(crate) fn last_guard_snapshot(&self) -> MutexGuard<'_, Option<guard::Snapshot>> {
+        self.guard_snapshot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Also allows the directories `roots` (`allow_outside_project`) to every tool: paths in

@@ -32,6 +32,7 @@ mod edit;
 pub mod fuzzing;
 mod glob;
 mod grep;
+mod guard;
 mod ls;
 mod matching;
 mod multi_edit;

@@ -13,7 +13,6 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::ProtectedPath;
 use crate::project_file::read_project_file;
 
 /// The files of a git directory that decide what git runs: its settings, the per-worktree
@@ -23,6 +22,9 @@ pub(super) const GIT_CONTROL_FILES: [&str; 4] = ["config", "config.worktree", "c
 /// Why git's files are protected.
 pub(super) const GIT_WHY: &str = "git's settings and hooks, which run programs outside the \
                                   sandbox the next time anyone uses git";
+
+/// Why the user's global git settings are protected.
+const GLOBAL_WHY: &str = "your git settings";
 
 /// Why a file git's settings name is protected.
 const NAMED_WHY: &str = "a file git's settings name (an included settings file, the hooks \
@@ -50,7 +52,7 @@ pub(super) fn project_git_paths(
     root: &Path,
     home: Option<&Path>,
     globals: &[PathBuf],
-    paths: &mut Vec<ProtectedPath>,
+    paths: &mut Vec<(PathBuf, &'static str)>,
 ) {
     let mut git_dirs = Vec::new();
     let dot_git = root.join(".git");
@@ -58,7 +60,7 @@ pub(super) fn project_git_paths(
         // A `.git` file names the git directory: rewritten, it points git at settings of the
         // command's choosing. A link is protected where it leads.
         Ok(meta) if !meta.is_dir() => {
-            paths.push(ProtectedPath::new(&dot_git, GIT_WHY));
+            paths.push((dot_git.clone(), GIT_WHY));
             if let Some(git_dir) = pointed_dir(root, &dot_git, root, "gitdir:") {
                 if let Some(common) =
                     pointed_dir(&git_dir, &git_dir.join("commondir"), &git_dir, "")
@@ -78,14 +80,14 @@ pub(super) fn project_git_paths(
     let mut configs = Vec::new();
     for git_dir in &all_dirs {
         for name in GIT_CONTROL_FILES {
-            paths.push(ProtectedPath::new(&git_dir.join(name), GIT_WHY));
+            paths.push((git_dir.join(name), GIT_WHY));
         }
         configs.push(git_dir.join("config"));
         configs.push(git_dir.join("config.worktree"));
     }
     submodule_checkouts(root, paths);
     for global in globals {
-        paths.push(ProtectedPath::new(global, "your git settings"));
+        paths.push((global.clone(), GLOBAL_WHY));
         configs.push(global.clone());
     }
     named_by_settings(&configs, root, home, paths);
@@ -137,7 +139,7 @@ fn subdirectories(dir: &Path, budget: &mut usize) -> Vec<PathBuf> {
 
 /// The `.git` files of the submodule checkouts `.gitmodules` lists (`path = lib`): rewritten,
 /// one points git at settings of the command's choosing when it recurses into the submodule.
-fn submodule_checkouts(root: &Path, paths: &mut Vec<ProtectedPath>) {
+fn submodule_checkouts(root: &Path, paths: &mut Vec<(PathBuf, &'static str)>) {
     let Ok(bytes) = read_project_file(root, &root.join(".gitmodules"), MAX_POINTER_BYTES) else {
         return;
     };
@@ -149,7 +151,7 @@ fn submodule_checkouts(root: &Path, paths: &mut Vec<ProtectedPath>) {
         if key.trim().eq_ignore_ascii_case("path") {
             let path = value.trim().trim_matches('"');
             if !path.is_empty() {
-                paths.push(ProtectedPath::new(&root.join(path).join(".git"), GIT_WHY));
+                paths.push((root.join(path).join(".git"), GIT_WHY));
             }
         }
     }
@@ -178,7 +180,7 @@ fn named_by_settings(
     configs: &[PathBuf],
     root: &Path,
     home: Option<&Path>,
-    paths: &mut Vec<ProtectedPath>,
+    paths: &mut Vec<(PathBuf, &'static str)>,
 ) {
     let mut pending: Vec<PathBuf> = configs.to_vec();
     let mut seen: HashSet<PathBuf> = HashSet::new();
@@ -196,12 +198,12 @@ fn named_by_settings(
             match setting.kind() {
                 SettingKind::Include => {
                     let included = expand(&setting.value, dir, home);
-                    paths.push(ProtectedPath::new(&included, NAMED_WHY));
+                    paths.push((included.clone(), NAMED_WHY));
                     pending.push(included);
                 }
                 SettingKind::HooksPath => {
                     let hooks = expand(&setting.value, root, home);
-                    paths.push(ProtectedPath::new(&hooks, NAMED_WHY));
+                    paths.push((hooks, NAMED_WHY));
                 }
                 SettingKind::Other => {
                     for word in shlex::split(&setting.value).unwrap_or_default() {
@@ -211,7 +213,7 @@ fn named_by_settings(
                             && named.starts_with(root)
                             && named.is_file()
                         {
-                            paths.push(ProtectedPath::new(&named, NAMED_WHY));
+                            paths.push((named, NAMED_WHY));
                         }
                     }
                 }

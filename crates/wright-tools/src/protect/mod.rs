@@ -16,9 +16,11 @@
 //! directory above it, each directory between a writable root and a protected path is pinned:
 //! it stays writable but cannot be renamed or removed while the command runs.
 //!
-//! The file tools refuse these paths whether they exist or not. Commands can only be kept from
-//! paths that exist when they start: a `.wright/` created by a command did not exist when it
-//! started, and neither did a `.git` made by `git init` (`docs/sandbox.md` says so).
+//! The file tools refuse these paths whether they exist or not. The binds cover only paths that
+//! exist when a command starts, and of a path that is a symbolic link only its target: what a
+//! command creates or swaps there, the guard ([`crate::guard`]) moves aside once it has ended.
+//! A `.git` made by `git init` in a project without one is left alone (`docs/sandbox.md` says
+//! so).
 
 mod git;
 
@@ -85,20 +87,63 @@ const WRIGHT_WHY: &str = "wright's own settings for this project (allow rules, h
 /// `extra` (the front end's). `home` is the user's home directory (`~` in git's settings) and
 /// `git_globals` the user's global git settings files. Extras that hold the project (a
 /// `$WRIGHT_HOME` above it) are dropped: protecting them would protect the whole project.
-/// Each path is listed once.
+/// Each path is listed once, canonical (where a link leads), for the binds and the file tools.
 pub(crate) fn protected_paths(
     root: &Path,
     home: Option<&Path>,
     git_globals: &[PathBuf],
     extra: &[ProtectedPath],
 ) -> Vec<ProtectedPath> {
-    let mut paths = Vec::new();
-    git::project_git_paths(root, home, git_globals, &mut paths);
-    paths.push(ProtectedPath::new(&root.join(".wright"), WRIGHT_WHY));
+    let paths = project_paths(root, home, git_globals)
+        .into_iter()
+        .map(|(path, why)| ProtectedPath::new(&path, why))
+        .collect();
+    with_extras(root, paths, extra)
+}
+
+/// The same paths as [`protected_paths`], named as they are reached rather than where they
+/// lead: a protected path that is a symbolic link (`.git/hooks -> ../githooks`) is the link
+/// here, the target there. For the guard ([`crate::guard`]), which watches the links
+/// themselves.
+pub(crate) fn named_protected_paths(
+    root: &Path,
+    home: Option<&Path>,
+    git_globals: &[PathBuf],
+    extra: &[ProtectedPath],
+) -> Vec<ProtectedPath> {
+    let paths = project_paths(root, home, git_globals)
+        .into_iter()
+        .map(|(path, why)| ProtectedPath {
+            path,
+            why: why.to_string(),
+        })
+        .collect();
+    with_extras(root, paths, extra)
+}
+
+/// `paths` and the front end's `extra`, without those that hold the project, each once.
+fn with_extras(
+    root: &Path,
+    mut paths: Vec<ProtectedPath>,
+    extra: &[ProtectedPath],
+) -> Vec<ProtectedPath> {
     paths.extend(extra.iter().cloned());
     paths.retain(|p| !root.starts_with(&p.path));
     let mut seen = std::collections::HashSet::new();
     paths.retain(|p| seen.insert(p.path.clone()));
+    paths
+}
+
+/// The project's own protected paths with the reason for each, as named: `root` is canonical
+/// and so is every git directory found, so mostly only a last component can be a link.
+fn project_paths(
+    root: &Path,
+    home: Option<&Path>,
+    git_globals: &[PathBuf],
+) -> Vec<(PathBuf, &'static str)> {
+    let mut paths = Vec::new();
+    git::project_git_paths(root, home, git_globals, &mut paths);
+    paths.push((root.join(".wright"), WRIGHT_WHY));
     paths
 }
 

@@ -134,6 +134,13 @@ impl Sandbox {
         (!self.noted.swap(true, Ordering::Relaxed)).then_some(note)
     }
 
+    /// Whether commands get the existing protected paths bound read-only (the policy confines
+    /// and this machine gives mount namespaces): then a command cannot change them, only
+    /// create those that are missing or swap a symbolic link ([`crate::guard`]).
+    pub(crate) fn binds_protected_paths(&self) -> bool {
+        self.policy.enabled && platform::namespaces_work()
+    }
+
     /// Makes `command` run confined: it may write only under `roots` (the project, the extra
     /// roots, the temporary directory), the policy's writable paths and the devices every
     /// command needs (`/dev/null`, ttys, …), and not to the `protected` paths there; it cannot
@@ -151,7 +158,7 @@ impl Sandbox {
         }
         // The probe, run once, says whether read-only paths can be had here; the status says
         // so when they cannot.
-        let protected = match platform::namespaces_work() {
+        let protected = match self.binds_protected_paths() {
             true => protected,
             false => &[],
         };

@@ -12,6 +12,7 @@ mod corpus_robustness;
 mod edit;
 mod glob;
 mod grep;
+mod guard;
 mod ls;
 mod multi_edit;
 mod preview;

@@ -14,7 +14,7 @@ use wright_tools::{ProtectedPath, SandboxStatus, ToolContext, ToolRegistry};
 
 /// Runs `command` as if the user approved it: the checker's questions are waived, so only the
 /// kernel stands in the way. A command the checker refuses outright is a mistake of the test.
-async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
+pub(crate) async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     let call = ToolCall {
         tool: "Bash".into(),
         args: json!({"command": command, "timeout_ms": 30_000}),
@@ -26,7 +26,7 @@ async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     prepared.run(ctx).await
 }
 
-fn exit_code(result: &ToolResult) -> i64 {
+pub(crate) fn exit_code(result: &ToolResult) -> i64 {
     result.data["exit_code"].as_i64().unwrap()
 }
 
@@ -43,7 +43,7 @@ fn protecting(ctx: &ToolContext) -> bool {
 }
 
 /// A git repository with one commit, as a user would have it.
-fn repository() -> tempfile::TempDir {
+pub(crate) fn repository() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
@@ -69,7 +69,7 @@ fn repository() -> tempfile::TempDir {
     dir
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
