@@ -297,8 +297,17 @@ fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<Strin
             sandbox.status(),
             crate::SandboxStatus::Confined | crate::SandboxStatus::Partial { .. }
         );
-    let write_denied =
-        stderr.contains("Permission denied") || stderr.contains("Read-only file system");
+    // The last three are how a protected path refuses: git renames `config.lock` over the
+    // bound `.git/config` ("Device or resource busy") and says it "could not lock config file".
+    let write_denied = [
+        "Permission denied",
+        "Read-only file system",
+        "Device or resource busy",
+        "could not lock config file",
+        "Invalid cross-device link",
+    ]
+    .iter()
+    .any(|sign| stderr.contains(sign));
     let network_denied = !sandbox.policy().network && stderr.contains("Operation not permitted");
     if !confining || !(write_denied || network_denied) {
         return None;
@@ -311,9 +320,10 @@ fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<Strin
     Some(format!(
         "Note: commands run in a sandbox: they may write only inside the project, the temporary \
          directory and the paths in `[sandbox] writable`{network}, and never to git's settings \
-         and hooks (.git/config, .git/hooks) or wright's own files (.wright/). If this command \
-         needs more, do not work around it: tell the user what it needs, which they can allow \
-         in .wright/config.toml or do themselves."
+         and hooks (.git/config, .git/hooks, so `git config`, `git remote add`, `git branch -m` \
+         and `git submodule update --init` fail) or wright's own files (.wright/). If this \
+         command needs more, do not work around it: tell the user what it needs, which they can \
+         allow in .wright/config.toml or do themselves."
     ))
 }
 

@@ -10,17 +10,15 @@
 //! So before a command starts, the state of each protected path under a writable directory is
 //! recorded without following a last link: absent; a link and where it points; or what else it
 //! is, with its device and inode. Once the command has ended, however it ended, each is looked
-//! at again. What appeared, what replaced or re-pointed a link, and what replaced a path the
-//! command could change is renamed aside to `<name>.refused-by-wright` (nothing is deleted), a
+//! at again. What appeared, and what replaced or re-pointed a link, is renamed aside to `<name>.refused-by-wright` (nothing is deleted), a
 //! link is put back as it was, and the result says so. The last record is kept in the context,
 //! and the same look is taken before the next command: a process the command left running may
 //! have made the change after it returned.
 //!
 //! A path whose directory is missing is not watched: a `.git` made by `git init` is the user's
-//! new repository. The guard runs whether or not the sandbox confines commands (the file tools
-//! refuse these paths either way); without the binds it also catches a path swapped for a new
-//! file (`git config` writes one and renames it over), but not a change made in place.
-//! `docs/sandbox.md` says what it cannot do.
+//! new repository. A path that was there is never moved (git replaces `.git/config` itself when
+//! it changes a setting). With the sandbox turned off the guard does nothing: the user lets
+//! commands do anything. `docs/sandbox.md` says what it cannot do.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -84,8 +82,6 @@ pub(crate) enum Change {
     LinkReplaced { target: PathBuf },
     /// It was a link to `target` and points to `now` instead.
     LinkRetargeted { target: PathBuf, now: PathBuf },
-    /// Something else is there than what was (another inode, or another kind).
-    Replaced,
 }
 
 /// What was done about a change.
@@ -119,6 +115,10 @@ pub(crate) struct Finding {
 /// anew for the command about to run (or the next one), and returns a note for each change.
 /// The first call of a context only records.
 pub(crate) fn check(ctx: &ToolContext, moment: Moment) -> Vec<String> {
+    // With the sandbox off the user lets commands do anything; the file tools still refuse.
+    if !ctx.sandbox_policy().enabled {
+        return Vec::new();
+    }
     let mut writable = ctx.writable_roots();
     writable.extend(ctx.sandbox_policy().writable.iter().cloned());
     let binds = ctx.sandbox().binds_protected_paths();
@@ -214,10 +214,10 @@ pub(crate) fn change(before: &Watched, now: &PathState) -> Option<Change> {
         (PathState::Link { target }, PathState::Entry { .. }) => Some(Change::LinkReplaced {
             target: target.clone(),
         }),
-        (PathState::Entry { .. }, PathState::Absent) => None,
-        (PathState::Entry { .. }, _) if before.read_only => None,
-        (was @ PathState::Entry { .. }, now) if was == now => None,
-        (PathState::Entry { .. }, _) => Some(Change::Replaced),
+        // A path that was there is never moved: where commands see it read-only, a
+        // replacement came from outside them (the user's own `git config`); where they do not,
+        // git itself replaces `.git/config` whenever it changes a setting.
+        (PathState::Entry { .. }, _) => None,
     }
 }
 
@@ -247,7 +247,7 @@ fn repair(path: &Path, change: &Change) -> io::Result<Repair> {
         _ => Some(move_aside(path)?),
     };
     let link_restored = match change {
-        Change::Appeared | Change::Replaced => false,
+        Change::Appeared => false,
         Change::LinkRemoved { target }
         | Change::LinkReplaced { target }
         | Change::LinkRetargeted { target, .. } => {
@@ -350,7 +350,6 @@ pub(crate) fn note(finding: &Finding, moment: Moment, display: impl Fn(&Path) ->
             now.display(),
             target.display()
         ),
-        Change::Replaced => format!("replaced {path}"),
     };
     let who = match moment {
         Moment::AfterCommand => "this command",
@@ -451,14 +450,11 @@ mod tests {
     }
 
     #[test]
-    fn a_new_inode_is_a_change_only_where_commands_could_write() {
+    fn a_path_that_was_there_is_never_moved() {
+        // Not bound: git's own `git config` renames a new file over `.git/config`.
         let writable = watched(entry(Kind::File, 7), false);
         assert_eq!(change(&writable, &entry(Kind::File, 7)), None);
-        assert_eq!(
-            change(&writable, &entry(Kind::File, 8)),
-            Some(Change::Replaced)
-        );
-        assert_eq!(change(&writable, &link("x")), Some(Change::Replaced));
+        assert_eq!(change(&writable, &entry(Kind::File, 8)), None);
         // Bound read-only: the user's own `git config` in another terminal.
         let read_only = watched(entry(Kind::File, 7), true);
         assert_eq!(change(&read_only, &entry(Kind::File, 8)), None);

@@ -171,17 +171,23 @@ async fn what_a_command_left_running_creates_is_caught_before_the_next_command()
 }
 
 #[tokio::test]
-async fn the_guard_runs_with_the_sandbox_off_too() {
+async fn with_the_sandbox_off_the_guard_leaves_commands_alone() {
+    // The user turned confinement off: commands may do anything, `git config` included.
     let dir = repository();
     let root = dir.path().canonicalize().unwrap();
     let ctx = context(&root).with_sandbox(SandboxPolicy {
         enabled: false,
         ..SandboxPolicy::default()
     });
-    let result = bash(&ctx, "echo /tmp/evil > .git/commondir").await;
+    let result = bash(
+        &ctx,
+        "git config core.editor vi && echo x > .git/config.worktree",
+    )
+    .await;
     assert_eq!(exit_code(&result), 0, "{}", result.text);
-    assert!(!root.join(".git/commondir").exists());
-    assert!(root.join(".git/commondir.refused-by-wright").exists());
+    assert_eq!(refusal_notes(&result), Vec::<&str>::new());
+    assert!(root.join(".git/config.worktree").exists());
+    assert!(read(&root.join(".git/config")).contains("editor = vi"));
 }
 
 #[tokio::test]

@@ -125,6 +125,15 @@ async fn commands_cannot_change_git_settings_or_hooks_but_git_keeps_working() {
     assert_eq!(exit_code(&result), 0, "{}", result.text);
     assert!(result.text.contains("\n2\n"), "{}", result.text);
 
+    // A command that needs to change git's settings is told to ask the user.
+    let result = bash(&ctx, "git remote add origin https://example.com/r.git").await;
+    assert_ne!(exit_code(&result), 0, "{}", result.text);
+    assert!(
+        result.text.contains("git remote add") && result.text.contains("tell the user"),
+        "{}",
+        result.text
+    );
+
     // Only the command's view is read-only: wright and the user can still change them.
     std::fs::write(root.join(".git/hooks/post-commit"), "#!/bin/sh\n").unwrap();
 }
