@@ -106,6 +106,17 @@
 //!   `shred`/`srm`/`wipe` (of anything but project files), `truncate`, non-recursive `rm` and
 //!   `unlink`, overwriting with `>` (appending with `>>` is allowed) — and `history -c`/`-d`;
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
+//! - `exfiltration`: sending secrets over the network — a sender (`curl -d/-F/-T/--data*`,
+//!   `wget --post-file/--post-data`, `nc`, `socat`, `telnet`, `ssh` fed on stdin, `scp`/`rsync`/
+//!   `rclone`/`aws s3 cp` to another machine, `gh gist create`, DNS lookups) given a secret
+//!   file (`~/.ssh` keys, `~/.aws`, `~/.netrc`, `~/.docker/config.json`, `~/.kube/config`,
+//!   `/etc/shadow`, `/proc/*/environ`, the project's `.env`, …), the environment (`env`,
+//!   `printenv`, `set`), a token command's output (`gh auth token`) or a secret-named variable
+//!   (`$OPENAI_API_KEY`) as its payload or in its URL, by argument, redirection, pipe or `$(…)`;
+//!   and reverse shells (`nc -e /bin/sh`, `bash -i >& /dev/tcp/…`, `socat exec:… tcp:…`, a
+//!   socket joined to a shell in interpreter code). Credentials where services expect them
+//!   stay allowed: headers (`-H "Authorization: Bearer $TOKEN"`), `-u`, the user part of a URL;
+//!   so do public keys (`cat ~/.ssh/id_rsa.pub | ssh host …`) and `env | grep PATH`;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
 //! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow

@@ -320,6 +320,8 @@ impl<'a> Walker<'a> {
             cwd: scope.cwd.clone(),
             text: self.text(node).to_string(),
             stdin: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
             upstream: None,
             pipe_from: None,
             pipeline: None,

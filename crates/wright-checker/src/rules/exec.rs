@@ -110,6 +110,7 @@ fn shell_use(args: &[Word]) -> ShellUse<'_> {
 fn interpreter_code(site: &Site<'_>, code: &Word, language: Language, report: &mut Report) {
     fork_loop(site, code, report);
     for value in &code.values {
+        super::exfil::interpreter_code(site, value, report);
         for effect in interp::effects(value, language) {
             match effect {
                 Effect::Runs(command) => {
