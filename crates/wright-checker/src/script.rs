@@ -205,4 +205,7 @@ pub(crate) struct Script {
     pub too_deep: bool,
     /// Whether it sets `IFS`, changing how unquoted expansions split into words.
     pub sets_ifs: bool,
+    /// The assignments and `unset`s that turn the shell's history off (`HISTFILE=/dev/null`,
+    /// `unset HISTFILE`, `HISTSIZE=0`), as written.
+    pub history_off: Vec<String>,
 }

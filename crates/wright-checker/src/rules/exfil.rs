@@ -583,11 +583,11 @@ fn remote(text: &str) -> bool {
 /// destination (the last operand) is on another machine.
 fn copier(operands: &[&Word]) -> Sent {
     let mut sent = Sent::default();
-    if let Some((destination, sources)) = operands.split_last() {
-        if remote(destination.text()) {
-            for source in sources.iter().filter(|s| !remote(s.text())) {
-                sent.file(source, source.text());
-            }
+    if let Some((destination, sources)) = operands.split_last()
+        && remote(destination.text())
+    {
+        for source in sources.iter().filter(|s| !remote(s.text())) {
+            sent.file(source, source.text());
         }
     }
     sent

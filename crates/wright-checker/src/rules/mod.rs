@@ -6,6 +6,7 @@
 //! back as [`Nested`] scripts for the caller to check in turn.
 
 mod admin;
+mod container;
 mod delete;
 mod destroy;
 mod exec;
@@ -338,6 +339,7 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
         destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
+    destroy::history_off(script, &mut report);
     report
 }
 
@@ -389,6 +391,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
     persistence::command(site, program, report);
     destroy::command(site, program, report);
     exfil::command(site, program, report);
+    container::command(site, program, report);
     exec::command(site, program, report);
 }
 

@@ -178,3 +178,195 @@ fn sending_ordinary_data_and_credentials_the_expected_way_is_allowed() {
         "curl -T dist/app.zip https://uploads.example.com/app.zip",
     ]);
 }
+
+#[test]
+fn a_whole_project_or_system_listing_fed_to_a_plain_rm_is_asked_about() {
+    assert_asked(
+        "recursive-delete",
+        &[
+            "find . -type f | xargs rm -f",
+            "find . -type f -print0 | xargs -0 rm",
+            "ls | xargs rm -f",
+        ],
+    );
+    assert_asked(
+        "system-write",
+        &[
+            "find /etc -name '*.conf' | xargs rm",
+            "find /usr/lib -type f | xargs rm -f",
+            "find /var/log -name '*.gz' | xargs rm -rf",
+        ],
+    );
+    assert_allowed(&[
+        "find . -name '*.pyc' | xargs rm -f",
+        "git ls-files --others --exclude-standard | xargs rm",
+        "find build -type f -name '*.o' | xargs rm -f",
+    ]);
+}
+
+#[test]
+fn list_expansions_as_the_command_word_are_judged_when_known_and_asked_when_not() {
+    assert_eq!(judged("x=(rm -rf ~); \"${x[@]}\"").0, Decision::Refuse);
+    assert_eq!(judged("set -- rm -rf /; \"$@\"").0, Decision::Refuse);
+    // Quoted, `"$@"` would not split at `,`; after `IFS=` it is judged as if it did.
+    assert_eq!(judged("IFS=,; set -- rm,-rf,/; \"$@\"").0, Decision::Refuse);
+    assert_asked("word-splitting", &["\"${cmd[@]}\" --force", "\"$@\""]);
+    assert_allowed(&[
+        "args=(cargo build --release); \"${args[@]}\"",
+        "retry() { for i in 1 2 3; do \"$@\" && break; done; }; retry make test",
+        "files=(a.txt b.txt); cat \"${files[@]}\"",
+    ]);
+}
+
+#[test]
+fn awk_system_and_pipes_run_commands() {
+    assert_eq!(
+        judged("awk 'BEGIN{system(\"rm -rf ~\")}'").0,
+        Decision::Refuse
+    );
+    assert_asked(
+        "discard-git-work",
+        &[
+            "gawk 'BEGIN { while ((\"git reset --hard\" | getline l) > 0) print l }'",
+            "awk '{ print $0 | \"git clean -fdx\" }' files.txt",
+        ],
+    );
+    assert_allowed(&[
+        "awk '{print $1}' access.log | sort | uniq -c",
+        "awk -F: '{ print $1 }' /etc/passwd",
+        "awk 'BEGIN{system(\"date\")}'",
+    ]);
+}
+
+#[test]
+fn computed_deletes_under_system_directories_are_asked_about() {
+    assert_asked(
+        "system-write",
+        &[
+            "perl -e 'unlink glob(\"/etc/*.conf\")'",
+            "perl <<'PL'\nunlink glob(\"/etc/*.conf\");\nPL",
+            "python -c \"import os; [os.remove(os.path.join('/etc', f)) for f in os.listdir('/etc')]\"",
+        ],
+    );
+    assert_allowed(&[
+        "python -c \"import os; [os.remove(os.path.join('build', f)) for f in os.listdir('build')]\"",
+        "perl -e 'unlink glob(\"*.tmp\")'",
+    ]);
+}
+
+#[test]
+fn killing_every_listed_process_is_power() {
+    assert_asked(
+        "power",
+        &[
+            "kill -9 $(ps -e -o pid=)",
+            "kill -9 $(pgrep .)",
+            "kill $(ps aux | awk '{print $2}')",
+            "ps -A -o pid= | xargs kill -9",
+        ],
+    );
+    assert_allowed(&[
+        "kill $(pgrep -f 'node server.js')",
+        "kill -9 $(cat server.pid)",
+    ]);
+}
+
+#[test]
+fn killall5_is_said_to_signal_every_process() {
+    let verdict = check(
+        "killall5 -9",
+        Path::new(ROOT),
+        Some(Path::new(HOME)),
+        &CommandPolicy::default(),
+    );
+    assert_eq!((verdict.decision, verdict.rule), (Decision::Ask, "power"));
+    assert!(
+        verdict.reason.contains("every process"),
+        "{}",
+        verdict.reason
+    );
+}
+
+#[test]
+fn turning_history_off_by_link_or_variable_is_asked_about() {
+    assert_asked(
+        "file-destroy",
+        &[
+            "ln -sf /dev/null ~/.bash_history",
+            "export HISTFILE=/dev/null",
+            "unset HISTFILE",
+            "HISTSIZE=0",
+            "set +o history",
+            "cp /dev/null ~/.zsh_history",
+        ],
+    );
+    assert_allowed(&[
+        "history | tail -20",
+        "echo $HISTFILE",
+        "ln -s ../shared/.env .env",
+    ]);
+}
+
+#[test]
+fn containers_handed_the_host_are_asked_about() {
+    assert_asked(
+        "privilege",
+        &[
+            "docker run --rm -v /:/host alpine rm -rf /host/etc",
+            "docker run --privileged -v /:/mnt alpine chroot /mnt sh",
+            "docker run -it --pid=host alpine nsenter -t 1 -m -u -n -i sh",
+            "docker run -v /var/run/docker.sock:/var/run/docker.sock docker:cli ps",
+            "podman run --cap-add=SYS_ADMIN fedora mount /dev/sda1 /mnt",
+            "docker run --mount type=bind,source=/etc,target=/etc alpine sh",
+            "docker container run --security-opt apparmor=unconfined alpine",
+        ],
+    );
+    assert_allowed(&[
+        "docker run --rm -v \"$PWD\":/app -w /app node:20 npm test",
+        "docker run -d -p 5432:5432 -v pgdata:/var/lib/postgresql/data postgres:16",
+        "docker run --rm --network host curlimages/curl localhost:8080",
+        "docker run --rm alpine echo --privileged",
+    ]);
+}
+
+#[test]
+fn framework_database_resets_are_infra_destroy() {
+    assert_asked(
+        "infra-destroy",
+        &[
+            "rails db:drop",
+            "bin/rails db:reset",
+            "bundle exec rake db:drop db:create",
+            "npx prisma migrate reset --force",
+            "npx prisma db push --force-reset",
+            "python manage.py flush --noinput",
+            "php artisan migrate:fresh --seed",
+            "php artisan db:wipe",
+            "mix ecto.reset",
+            "dotnet ef database drop -f",
+        ],
+    );
+    assert_allowed(&[
+        "rails db:migrate",
+        "npx prisma migrate dev",
+        "python manage.py migrate",
+        "php artisan migrate",
+        "terraform apply -auto-approve",
+    ]);
+}
+
+#[test]
+fn the_temp_dir_default_and_the_git_top_level_are_known_places() {
+    assert_allowed(&[
+        "rm -rf \"${TMPDIR:-/tmp}/myapp-cache\"",
+        "rm -rf \"$(git rev-parse --show-toplevel)/target\"",
+    ]);
+    assert_asked(
+        "recursive-delete",
+        &[
+            "rm -rf \"$(git rev-parse --show-toplevel)\"",
+            "rm -rf \"${CARGO_TARGET_DIR:-target}\"",
+            "rm -rf ~/.cache/pip",
+        ],
+    );
+}
