@@ -16,11 +16,14 @@
 //!
 //! The command is parsed with tree-sitter-bash and every simple command in it is found, wherever
 //! it sits: lists, pipelines, subshells, blocks, loops, functions, `$(…)`, `<(…)`. Words are
-//! unquoted and `~`, `$HOME`, `$PWD`, `$(pwd)` and variables assigned earlier in the same
-//! command are expanded; `cd DIR &&` (also `builtin cd`, `command cd`) is followed, so relative
+//! unquoted and `~`, `$HOME`, `$PWD`, `$(pwd)`, `$(git rev-parse --show-toplevel)` (the
+//! project root: the checker is given the repository's root), `${TMPDIR:-/tmp}` and variables
+//! and arrays assigned earlier in the same command are expanded; `cd DIR &&` (also `builtin cd`, `command cd`) is followed, so relative
 //! paths are judged from the right directory. A command word split from a known value
 //! (`c="rm -rf /"; $c`, after `IFS=_`) is split as the shell would and judged as the command it
-//! makes. Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `parallel`, `uv run`, …) are
+//! makes; so is a list as the command word (`"$@"` after `set -- …`, `"${cmd[@]}"` after
+//! `cmd=(…)`), and an unknown one is asked about (but for `"$@"` in a function's body).
+//! Wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `parallel`, `uv run`, …) are
 //! peeled off to find the program that runs; what `xargs -I`/`-J` and GNU `parallel` run once
 //! per input is checked with each input put in (`::: ~ /`, or `echo`/`printf`/a heredoc on
 //! their stdin), and an input that cannot be known stands in as an unknown value. Command
@@ -32,7 +35,10 @@
 //! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
 //! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
 //! commands, and for what it deletes (`shutil.rmtree`, `fs.rmSync(…, {recursive: true})`,
-//! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`. When tree-sitter has to recover from a syntax error, the command is
+//! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`
+//! (a path joined from a literal and a computed leaf, `os.path.join('/etc', f)`, or a
+//! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`). awk's program is read for the
+//! commands `system("…")`, `print | "…"` and `"…" | getline` run. When tree-sitter has to recover from a syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
 //! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
 //! about.
@@ -58,17 +64,20 @@
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
 //!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
 //!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
-//!   not the words of an `-exec` command);
+//!   not the words of an `-exec` command, and `-type` narrows nothing; a plain `rm` fed such a
+//!   listing, `find . -type f | xargs rm -f`, deletes every file and is asked about too);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, and `pkill`/
 //!   `killall` of every process (`pkill -f .`, `pkill -u ann`, `pkill -v x`; a developer's
-//!   `pkill -f 'node server.js'` names what it stops and is allowed), …;
+//!   `pkill -f 'node server.js'` names what it stops and is allowed), `killall5`, `kill` of
+//!   every listed process (`kill -9 $(ps -e -o pid=)`, `kill $(pgrep .)`), …;
 //! - `pipe-to-shell`: downloaded or decoded text run as code (`curl … | sh`, `bash <(curl …)`,
 //!   `eval "$(wget -O- …)"`, `base64 -d | sh`);
 //! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, `/var/log`,
 //!   `/var/lib`, … by redirection or by the programs that write, delete or change files (`tee`,
-//!   `cp`, `sed -i`, `dd of=`, `rm`, `chmod`, `chown`, …), one file being enough;
+//!   `cp`, `sed -i`, `dd of=`, `rm`, `chmod`, `chown`, …), one file being enough, or by a
+//!   delete fed a listing of them (`find /etc -name '*.conf' | xargs rm`);
 //! - `force-push`: `git push --force` or `--delete` of a protected branch;
 //! - `discard-git-work`: git commands that throw away local work — `git reset --hard`/`--merge`,
 //!   `git checkout -- PATH`/`.`/`-f`, `git switch -f`, `git restore` of the work tree,
@@ -92,7 +101,9 @@
 //!   resources (`aws s3 rm`/`rb`, `aws … delete-*`/`terminate-*`, `gsutil rm`, `gcloud …
 //!   delete`, `az … delete`), databases (`dropdb`, `DROP`/`TRUNCATE`/`DELETE FROM` without
 //!   `WHERE` given to `psql`/`mysql`/`sqlite3`/… as options or on stdin, also through `docker
-//!   exec`), `redis-cli flushall`, MongoDB's `dropDatabase()`. Their neighbours stay allowed:
+//!   exec`), `redis-cli flushall`, MongoDB's `dropDatabase()`, frameworks' database resets
+//!   (`rails db:drop|db:reset`, `rake db:drop`, `prisma migrate reset`, `manage.py flush`,
+//!   `php artisan migrate:fresh|db:wipe`, `mix ecto.reset`, `dotnet ef database drop`). Their neighbours stay allowed:
 //!   `docker compose down`, removing one named container or image, plain `docker system prune`,
 //!   `terraform plan`, `kubectl get`/`apply`;
 //! - `persistence`: writing (redirection, `tee`, `cp`/`mv`/`ln`/`install` onto, `sed -i`, …)
@@ -104,8 +115,25 @@
 //!   are allowed;
 //! - `file-destroy`: destroying single files outside the project and the temporary directory —
 //!   `shred`/`srm`/`wipe` (of anything but project files), `truncate`, non-recursive `rm` and
-//!   `unlink`, overwriting with `>` (appending with `>>` is allowed) — and `history -c`/`-d`;
-//! - `privilege`: `sudo`, `doas`, `su`, `pkexec`;
+//!   `unlink`, overwriting with `>` (appending with `>>` is allowed) — and clearing or turning
+//!   off the shell's history (`history -c`/`-d`, `ln -sf /dev/null ~/.bash_history`,
+//!   `export HISTFILE=/dev/null`, `unset HISTFILE`, `HISTSIZE=0`, `set +o history`);
+//! - `privilege`: `sudo`, `doas`, `su`, `pkexec`, and containers handed the host (`docker
+//!   run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`, `-v /:/host`, the Docker socket or
+//!   a system directory mounted in); `-v "$PWD":/app`, named volumes, `--network host` stay
+//!   allowed;
+//! - `exfiltration`: sending secrets over the network — a sender (`curl -d/-F/-T/--data*`,
+//!   `wget --post-file/--post-data`, `nc`, `socat`, `telnet`, `ssh` fed on stdin, `scp`/`rsync`/
+//!   `rclone`/`aws s3 cp` to another machine, `gh gist create`, DNS lookups) given a secret
+//!   file (`~/.ssh` keys, `~/.aws`, `~/.netrc`, `~/.docker/config.json`, `~/.kube/config`,
+//!   `/etc/shadow`, `/proc/*/environ`, the project's `.env`, …), the environment (`env`,
+//!   `printenv`, `set`), a token command's output (`gh auth token`) or a secret-named variable
+//!   (`$OPENAI_API_KEY`) as its payload or in its URL, by argument, redirection, pipe or `$(…)`;
+//!   and reverse shells (`nc -e /bin/sh`, `bash -i >& /dev/tcp/…`, `socat exec:… tcp:…`, a
+//!   socket joined to a shell in interpreter code). Credentials where services expect them
+//!   stay allowed: headers (`-H "Authorization: Bearer $TOKEN"`), `-u`, the user part of a URL;
+//!   so do public keys (`cat ~/.ssh/id_rsa.pub | ssh host …`) and `env | grep PATH`;
+//! - `word-splitting`: a command word assembled from a value that cannot be known;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
 //! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow

@@ -126,6 +126,11 @@ pub(crate) struct SimpleCommand {
     pub text: String,
     /// A heredoc or here-string it reads.
     pub stdin: Option<Stdin>,
+    /// The files it reads by redirection (`< FILE`, `<> FILE`).
+    pub inputs: Vec<Word>,
+    /// The files its output is redirected to (`> FILE`, `>& FILE`), also kept in
+    /// [`Script::redirects`].
+    pub outputs: Vec<Word>,
     /// The commands of the earlier stages of its pipeline, when it reads a pipe.
     pub upstream: Option<Range<usize>>,
     /// The command whose output it reads directly, when that is a simple command.
@@ -200,4 +205,7 @@ pub(crate) struct Script {
     pub too_deep: bool,
     /// Whether it sets `IFS`, changing how unquoted expansions split into words.
     pub sets_ifs: bool,
+    /// The assignments and `unset`s that turn the shell's history off (`HISTFILE=/dev/null`,
+    /// `unset HISTFILE`, `HISTSIZE=0`), as written.
+    pub history_off: Vec<String>,
 }

@@ -60,7 +60,7 @@ fn corpus(name: &str) -> Vec<String> {
 }
 
 /// A project at `<tmp>/home/ann/proj` on branch `main`, for a user whose home is
-/// `<tmp>/home/ann`.
+/// `<tmp>/home/ann`, with the links `conf` → `/etc` and `shared` → `/usr/share`.
 struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
@@ -73,6 +73,12 @@ fn project() -> Project {
     let root = home.join("proj");
     std::fs::create_dir_all(root.join(".git")).unwrap();
     std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    // As in the blind corpus's project: links out of the project to system directories,
+    // which deleting through the link would empty.
+    #[cfg(unix)]
+    for (link, target) in [("conf", "/etc"), ("shared", "/usr/share")] {
+        std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+    }
     Project {
         _dir: dir,
         root,

@@ -113,8 +113,25 @@ impl Walker<'_> {
                 let plain = inner.len() == 1
                     && inner[0].kind() == "variable_name"
                     && children(node).len() == 3;
+                let list = text
+                    .strip_prefix("${")
+                    .and_then(|t| t.strip_suffix("[@]}").or(t.strip_suffix("[*]}")))
+                    .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+                let temp_default = ["${TMPDIR:-/tmp}", "${TMPDIR-/tmp}", "${TMPDIR:-/var/tmp}"]
+                    .contains(&text)
+                    && self.env.tmpdir
+                    && !scope.vars.contains_key("TMPDIR");
                 if plain {
                     self.variable(self.text(inner[0]), text, scope)
+                } else if temp_default {
+                    // The temporary directory, whether `TMPDIR` is set or not.
+                    Part::known(TMPDIR_PLACE.to_string())
+                } else if let Some(name) = list {
+                    self.sequence(node, &mut scope.clone());
+                    match scope.vars.get(&format!("{name}[@]")) {
+                        Some(Some(values)) => Part::any(values.iter().cloned()),
+                        _ => Part::unknown(text),
+                    }
                 } else {
                     self.sequence(node, &mut scope.clone());
                     Part::unknown(text)
@@ -122,6 +139,19 @@ impl Walker<'_> {
             }
             "command_substitution" => {
                 let inner = strip(strip(text, "$(", ")"), "`", "`").trim();
+                // `git rev-parse --show-toplevel` run in the project prints its root (the
+                // checker is given the repository's root as the project's).
+                let in_project = matches!(
+                    &scope.cwd,
+                    Cwd::Known(dirs) if dirs.iter().all(|d| d.starts_with(self.env.root))
+                );
+                let toplevel = in_project
+                    && inner.split_whitespace().collect::<Vec<_>>()
+                        == ["git", "rev-parse", "--show-toplevel"];
+                if toplevel {
+                    self.sequence(node, &mut scope.clone());
+                    return Part::known(self.env.root.display().to_string());
+                }
                 let pwd = inner == "pwd";
                 self.sequence(node, &mut scope.clone());
                 match (&scope.cwd, pwd) {

@@ -186,6 +186,12 @@ impl<'a> Walker<'a> {
                 Ends::default()
             }
             "unset_command" => {
+                if named_children(node)
+                    .iter()
+                    .any(|c| matches!(self.text(*c), "HISTFILE" | "HISTSIZE" | "HISTFILESIZE"))
+                {
+                    self.script.history_off.push(self.text(node).to_string());
+                }
                 for child in named_children(node) {
                     scope.vars.insert(self.text(child).to_string(), None);
                 }
@@ -320,6 +326,8 @@ impl<'a> Walker<'a> {
             cwd: scope.cwd.clone(),
             text: self.text(node).to_string(),
             stdin: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
             upstream: None,
             pipe_from: None,
             pipeline: None,
@@ -331,7 +339,39 @@ impl<'a> Walker<'a> {
             self.redirect(redirect, scope, Some(index));
         }
         self.change_directory(index, scope);
+        self.set_positional(index, scope);
         index
+    }
+
+    /// `set -- a b c` (or `set a b`): the positional parameters `"$@"` expands to, kept as one
+    /// value of shell words under the name `@`.
+    fn set_positional(&self, index: usize, scope: &mut Scope) {
+        let argv = &self.script.commands[index].argv[..];
+        if !argv.first().is_some_and(|w| w.is("set")) {
+            return;
+        }
+        let args = &argv[1..];
+        let start = match args.iter().position(|w| w.is("--")) {
+            Some(dashes) => dashes + 1,
+            None if args
+                .first()
+                .is_some_and(|w| !w.text().starts_with(['-', '+'])) =>
+            {
+                0
+            }
+            None => return,
+        };
+        let words = &args[start..];
+        let value = (!words.iter().any(|w| w.dynamic)).then(|| {
+            vec![
+                words
+                    .iter()
+                    .map(|w| crate::words::shell_quoted(w.text()))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ]
+        });
+        scope.vars.insert("@".to_string(), value);
     }
 
     /// Follows `cd DIR` / `pushd DIR` / `popd` for the commands after it, also when run as
@@ -392,11 +432,44 @@ impl<'a> Walker<'a> {
         let appends = children(node).iter().any(|c| c.kind() == "+=");
         let value = match node.child_by_field_name("value") {
             None => Some(vec![String::new()]),
+            Some(array) if array.kind() == "array" => {
+                // `x=(rm -rf ~)`: `"${x[@]}"` is its elements as shell words, `$x` the first.
+                let elements: Vec<crate::script::Word> = named_children(array)
+                    .into_iter()
+                    .filter(|c| c.kind() != "comment")
+                    .map(|c| self.word(c, scope))
+                    .collect();
+                let known = !appends && !elements.iter().any(|w| w.dynamic);
+                let joined = elements
+                    .iter()
+                    .map(|w| crate::words::shell_quoted(w.text()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                scope
+                    .vars
+                    .insert(format!("{name}[@]"), known.then(|| vec![joined]));
+                elements
+                    .first()
+                    .filter(|_| known)
+                    .map(|w| vec![w.text().to_string()])
+            }
             Some(value) => {
                 let word = self.word(value, scope);
                 (!word.dynamic && !appends).then_some(word.values)
             }
         };
+        let history_off = match name.as_str() {
+            "HISTFILE" => value
+                .as_ref()
+                .is_some_and(|v| v.iter().any(|v| v.is_empty() || v == "/dev/null")),
+            "HISTSIZE" | "HISTFILESIZE" | "SAVEHIST" => {
+                value.as_ref().is_some_and(|v| v.iter().any(|v| v == "0"))
+            }
+            _ => false,
+        };
+        if history_off {
+            self.script.history_off.push(self.text(node).to_string());
+        }
         scope.vars.insert(name, value);
     }
 

@@ -44,7 +44,7 @@ impl Walker<'_> {
         ends
     }
 
-    /// Records an output redirection or the stdin a heredoc/here-string gives `target`.
+    /// Records a file redirection (on `target` too, when known) or the stdin a heredoc/here-string gives `target`.
     /// Returns the statements tree-sitter nested in a heredoc node, with the operator before
     /// each (`None` for a pipeline).
     pub(super) fn redirect<'t>(
@@ -68,7 +68,19 @@ impl Walker<'_> {
                     let word = self.word(destination, scope);
                     let duplicates_fd =
                         operator.ends_with('&') && (destination.kind() == "number" || word.is("-"));
-                    if writes && !duplicates_fd {
+                    if duplicates_fd {
+                        continue;
+                    }
+                    let command = target.and_then(|i| self.script.commands.get_mut(i));
+                    if let Some(command) = command {
+                        if operator.contains('<') {
+                            command.inputs.push(word.clone());
+                        }
+                        if writes {
+                            command.outputs.push(word.clone());
+                        }
+                    }
+                    if writes {
                         self.script.redirects.push(Redirect {
                             target: word,
                             cwd: scope.cwd.clone(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::globs::{first_wildcard, glob_base, holds_matching};
 use super::{Report, Rule, Site, quote};
 use crate::argv::{self, split};
-use crate::paths::{Place, normalize, place, resolve};
+use crate::paths::{Place, normalize, place, resolve, system_dir};
 use crate::script::{Cwd, Env, Word};
 use crate::words::unquoted;
 
@@ -277,6 +277,9 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     }
     let recursive = args.has("--recursive", Some('r')) || args.has("--recursive", Some('R'));
     if !recursive {
+        if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
+            listed_files(site, report);
+        }
         return;
     }
     // With a replace string (`xargs -I{}`, `parallel`), the inputs are put in and checked by
@@ -294,6 +297,7 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
                     quote(&producer)
                 ),
             ),
+            Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
             Listing::Unknown => site.find(
                 report,
                 Rule::RecursiveDelete,
@@ -307,6 +311,39 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     for word in args.operands {
         judge(site, word, Action::Delete, false, report);
     }
+}
+
+/// A non-recursive `rm` fed a listing (`find . -type f | xargs rm -f`): every file of the
+/// project, or files in a system directory, are as lost as with `rm -r`; other listings are
+/// left alone (`git ls-files --others | xargs rm`).
+fn listed_files(site: &Site<'_>, report: &mut Report) {
+    match listing(site) {
+        Listing::WholeProject(producer) => site.find(
+            report,
+            Rule::RecursiveDelete,
+            format!(
+                "{} would delete every file of the project ({}): {} lists all of them.",
+                site.quoted(),
+                site.env.root.display(),
+                quote(&producer)
+            ),
+        ),
+        Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
+        Listing::Inside | Listing::Unknown => {}
+    }
+}
+
+/// A delete fed a listing of a system directory (`find /etc -name '*.conf' | xargs rm`).
+fn listed_system_files(site: &Site<'_>, producer: &str, dir: &str, report: &mut Report) {
+    site.find(
+        report,
+        Rule::SystemWrite,
+        format!(
+            "{} deletes what {} lists in the system directory {dir}.",
+            site.quoted(),
+            quote(producer)
+        ),
+    );
 }
 
 /// Whether the command reads its arguments from a `find`/`ls`/`git ls-files` listing of
@@ -323,6 +360,9 @@ enum Listing {
     /// The whole project: `find .` (with no test that narrows it) or `ls` of its root lists the
     /// root itself or everything in it; the text is the listing command.
     WholeProject(String),
+    /// A listing of places in a system directory (`find /etc -name '*.conf'`): the listing
+    /// command and the directory.
+    System(String, &'static str),
     /// Anything else: not a listing of the project, or one that cannot be told.
     Unknown,
 }
@@ -376,6 +416,11 @@ fn listing(site: &Site<'_>) -> Listing {
     let mut whole = false;
     for word in operands {
         for target in targets(word, &producer.cwd, site.env) {
+            if let Target::At(_, path) = &target
+                && let Some(dir) = system_dir(path)
+            {
+                return Listing::System(producer.text.clone(), dir);
+            }
             match target {
                 Target::At(Place::Inside, _) => {}
                 Target::At(Place::ProjectRoot | Place::GitDir, _) => whole |= !narrowed,

@@ -7,7 +7,7 @@
 //! file is a startup or credential file) and targets that cannot be known (`rm "$f"`). Files in
 //! system directories are `system-write`'s.
 
-use super::system::absolute_paths;
+use super::system::{absolute_paths, written};
 use super::{Finding, Report, Rule, Site, quote};
 use crate::argv::split;
 use crate::paths::{Place, place, system_dir};
@@ -63,6 +63,21 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         "history" if parsed.has("-c", Some('c')) || parsed.has("-d", Some('d')) => {
             Some("clears the shell's history".to_string())
         }
+        "set"
+            if site
+                .args()
+                .windows(2)
+                .any(|w| w[0].is("+o") && w[1].is("history")) =>
+        {
+            Some("turns the shell's history off".to_string())
+        }
+        _ if written(program, site.args())
+            .iter()
+            .flat_map(|w| absolute_paths(w, cwd))
+            .any(|p| is_history_file(&p)) =>
+        {
+            Some("replaces or deletes the shell's history".to_string())
+        }
         _ => None,
     };
     if let Some(what) = what {
@@ -74,6 +89,35 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
                 site.quoted()
             ),
         );
+    }
+}
+
+/// Files where shells and REPLs keep their history.
+const HISTORY_FILES: &[&str] = &[
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".sh_history",
+    ".history",
+    ".local/share/fish/fish_history",
+];
+
+fn is_history_file(path: &std::path::Path) -> bool {
+    HISTORY_FILES.iter().any(|name| path.ends_with(name))
+}
+
+/// Assignments that turn the shell's history off: `export HISTFILE=/dev/null`, `unset
+/// HISTFILE`, `HISTSIZE=0`.
+pub(super) fn history_off(script: &crate::script::Script, report: &mut Report) {
+    for text in &script.history_off {
+        report.findings.push(Finding::new(
+            Rule::FileDestroy,
+            format!(
+                "{} turns the shell's history off, hiding what runs from the user.",
+                quote(text)
+            ),
+            vec![text.clone()],
+        ));
     }
 }
 

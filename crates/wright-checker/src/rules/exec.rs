@@ -110,6 +110,7 @@ fn shell_use(args: &[Word]) -> ShellUse<'_> {
 fn interpreter_code(site: &Site<'_>, code: &Word, language: Language, report: &mut Report) {
     fork_loop(site, code, report);
     for value in &code.values {
+        super::exfil::interpreter_code(site, value, report);
         for effect in interp::effects(value, language) {
             match effect {
                 Effect::Runs(command) => {
@@ -332,6 +333,9 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
             interpreter_code(site, code, language, report);
         }
     }
+    if matches!(program, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
+        awk(site, args, report);
+    }
     let runs_files = SHELLS.contains(&program)
         || Language::of(program).is_some()
         || matches!(program, "source" | ".");
@@ -349,6 +353,66 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
     }
 }
 
+/// awk's program text: the commands `system("…")`, `print … | "…"` and `"…" | getline` run are
+/// checked as shell commands, like other interpreters'.
+fn awk(site: &Site<'_>, args: &[Word], report: &mut Report) {
+    let parsed = split(
+        args,
+        &["-F", "-v", "-f", "--file", "--assign", "--field-separator"],
+    );
+    if parsed.value_of(&["-f", "--file"]).is_some() {
+        return;
+    }
+    let Some(program) = parsed.operands.first() else {
+        return;
+    };
+    for code in &program.values {
+        for command in awk_commands(code) {
+            site.nest(report, &Word::synthetic(command, program.dynamic));
+        }
+    }
+}
+
+/// The string literals awk code runs as commands: the argument of `system(…)`, the target of
+/// `| "…"` (output piped to a command) and the source of `"…" | getline`.
+fn awk_commands(code: &str) -> Vec<String> {
+    let mut literals: Vec<(usize, usize, String)> = Vec::new();
+    let mut chars = code.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut text = String::new();
+        let mut end = code.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => text.extend(chars.next().map(|(_, c)| c)),
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                _ => text.push(c),
+            }
+        }
+        literals.push((start, end, text));
+    }
+    literals
+        .into_iter()
+        .filter(|(start, end, _)| {
+            let before: String = code[..*start]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let after: String = code[*end..]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            before.ends_with("system(") || before.ends_with('|') || after.starts_with("|getline")
+        })
+        .map(|(_, _, text)| text)
+        .collect()
+}
+
 /// The `-c` string of a shell command (`bash -c '…'`), checked in turn.
 pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report) {
     let Some(program) = argv.first().and_then(argv::program) else {
@@ -360,6 +424,77 @@ pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report)
     if let Some(script) = shell_use(&argv[1..]).script {
         nested(site, script, report);
     }
+}
+
+/// Whether `raw` expands to a list of words, quoted or not: `"$@"`, `$*`, `"${cmd[@]}"`.
+fn list_expansion(raw: &str) -> bool {
+    let inner = raw.trim_matches('"');
+    matches!(inner, "$@" | "$*" | "${@}" | "${*}")
+        || inner.starts_with("${@:")
+        || inner.starts_with("${")
+            && (inner.ends_with("[@]}") || inner.ends_with("[*]}"))
+            && !inner.starts_with("${#")
+}
+
+/// A command word that is a list (`"$@"` after `set -- rm -rf /`, `"${cmd[@]}"` after
+/// `cmd=(rm -rf ~)`): its words, when known, are checked as the command they make; an unknown
+/// list is asked about, except `"$@"` in a function's body (`retry() { "$@"; }`), which runs
+/// what the function is called with.
+fn list_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
+    let rest: Vec<String> = site
+        .args()
+        .iter()
+        .map(|w| {
+            if w.dynamic {
+                w.raw.clone()
+            } else {
+                shell_quoted(w.text())
+            }
+        })
+        .collect();
+    if !word.dynamic {
+        for value in &word.values {
+            let mut command = vec![value.clone()];
+            command.extend(rest.iter().cloned());
+            site.nest(report, &Word::synthetic(command.join(" "), false));
+            // After `IFS=…` an unquoted list splits again; judged both ways to be safe.
+            if let (true, Some(ifs)) = (site.script.sets_ifs, &site.command.ifs) {
+                let mut fields: Vec<String> = value
+                    .split(|c: char| ifs.contains(c))
+                    .filter(|field| !field.is_empty())
+                    .map(shell_quoted)
+                    .collect();
+                fields.extend(rest.iter().cloned());
+                site.nest(report, &Word::synthetic(fields.join(" "), false));
+            }
+        }
+        if !(site.script.sets_ifs && site.command.ifs.is_none()) {
+            return;
+        }
+    }
+    let index = site
+        .script
+        .commands
+        .iter()
+        .position(|c| std::ptr::eq(c, site.command));
+    let in_function = site
+        .script
+        .functions
+        .iter()
+        .any(|f| index.is_some_and(|i| f.body.contains(&i)));
+    let positional = word.raw.contains("$@") || word.raw.contains("$*") || word.raw.contains("${@");
+    if in_function && positional {
+        return;
+    }
+    site.find(
+        report,
+        Rule::WordSplitting,
+        format!(
+            "{} runs the command held in `{}`, which is only known when it runs.",
+            site.quoted(),
+            word.raw
+        ),
+    );
 }
 
 /// `$(curl …)` as the program: runs whatever the download says.
@@ -379,6 +514,10 @@ pub(super) fn unknown_program(site: &Site<'_>, program: &Word, report: &mut Repo
 /// the value is split as the shell would split it and the command it makes is checked in turn;
 /// otherwise the command is asked about.
 pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
+    if list_expansion(&word.raw) {
+        list_command_word(site, word, report);
+        return;
+    }
     let unquoted_expansion = word.raw.starts_with('$') && !word.raw.starts_with("$(");
     if !unquoted_expansion {
         return;

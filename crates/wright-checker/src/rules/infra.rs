@@ -215,8 +215,61 @@ fn destroys(
             let (command, rest) = verb(args, &["-p", "--package"])?;
             destroys(command, rest, stdin, from_stdin)
         }
-        _ => None,
+        _ => framework_reset(program, args),
     }
+}
+
+/// Tasks of web frameworks' tools that drop or empty the development database: Rails/Rake
+/// `db:drop`, `db:reset`, Laravel's `migrate:fresh` and `db:wipe`, Ecto's `ecto.drop`, …
+const RESET_TASKS: &[&str] = &[
+    "db:drop",
+    "db:drop:all",
+    "db:reset",
+    "db:purge",
+    "db:purge:all",
+    "db:migrate:reset",
+    "db:schema:load",
+    "db:truncate_all",
+    "db:wipe",
+    "migrate:fresh",
+    "migrate:reset",
+    "migrate:refresh",
+    "ecto.drop",
+    "ecto.reset",
+    "schema:drop",
+];
+
+/// The tools that run [`RESET_TASKS`].
+const TASK_RUNNERS: &[&str] = &[
+    "rails",
+    "rake",
+    "artisan",
+    "php",
+    "mix",
+    "sequelize",
+    "sequelize-cli",
+    "typeorm",
+    "yarn",
+    "pnpm",
+    "npm",
+];
+
+/// A framework's command that drops or empties the database it is configured for (which may
+/// well not be a throwaway one): `rails db:drop`, `prisma migrate reset`, `manage.py flush`,
+/// `php artisan migrate:fresh`, `dotnet ef database drop`, `supabase db reset`.
+fn framework_reset(program: &str, args: &[Word]) -> Option<&'static str> {
+    let words: Vec<&str> = args.iter().map(Word::text).collect();
+    let has = |seq: &[&str]| words.windows(seq.len()).any(|w| w == seq);
+    let resets = TASK_RUNNERS.contains(&program) && words.iter().any(|w| RESET_TASKS.contains(w))
+        || (program == "prisma" || words.contains(&"prisma"))
+            && (has(&["migrate", "reset"])
+                || has(&["db", "push"]) && words.contains(&"--force-reset"))
+        || (program == "django-admin" || words.iter().any(|w| w.ends_with("manage.py")))
+            && words.iter().any(|w| matches!(*w, "flush" | "reset_db"))
+        || program == "dotnet" && has(&["ef", "database", "drop"])
+        || program == "supabase" && has(&["db", "reset"])
+        || program == "alembic" && has(&["downgrade", "base"]);
+    resets.then_some("drops or empties the database the project is configured for")
 }
 
 /// `docker …`: volumes, every container or image at once, `system prune -a`, `compose down -v`.

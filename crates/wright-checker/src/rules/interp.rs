@@ -113,7 +113,7 @@ const MAYBE_TREE_DELETERS: &[&str] = &["rmSync", "rm", "rmdirSync", "rmdir"];
 const FILE_DELETERS: &[&str] = &["unlink", "unlinkSync", "remove", "rm_f", "delete"];
 
 /// Calls whose value is the path given as their only argument (`Path('/etc')`,
-/// `os.path.expanduser('~')`).
+/// `os.path.expanduser('~')`), or the paths a pattern matches (`glob("/etc/*.conf")`).
 const PATH_WRAPPERS: &[&str] = &[
     "Path",
     "PurePath",
@@ -124,6 +124,8 @@ const PATH_WRAPPERS: &[&str] = &[
     "resolve",
     "normpath",
     "new",
+    "glob",
+    "iglob",
 ];
 
 /// What one call of interpreter code does.
@@ -462,14 +464,16 @@ fn argument(tokens: Vec<Token>) -> Arg {
                 return Arg::Str(path.clone());
             }
             if short == "join" {
-                let parts: Option<Vec<String>> = args
+                // `os.path.join('/etc', f)`: a literal start and a computed leaf is a path
+                // somewhere under the start, which stands in as a glob (`/etc/*`).
+                let parts: Vec<String> = args
                     .iter()
                     .map(|a| match a {
-                        Arg::Str(s) => Some(s.clone()),
-                        _ => None,
+                        Arg::Str(s) => s.clone(),
+                        _ => "*".to_string(),
                     })
                     .collect();
-                if let Some(parts) = parts.filter(|p| !p.is_empty()) {
+                if matches!(args.first(), Some(Arg::Str(_))) {
                     return Arg::Str(parts.join("/"));
                 }
             }

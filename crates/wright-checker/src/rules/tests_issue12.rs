@@ -216,8 +216,6 @@ fn a_narrowed_listing_fed_to_xargs_rm_stays_allowed() {
         "find . -name '*.o' -print0 | xargs -0 rm -rf",
         "find . -type d -name __pycache__ | xargs rm -rf",
         "find target -print0 | xargs -0 rm -rf",
-        "find . -type f | xargs rm",
-        "find . -print0 | xargs -0 rm -f",
         "ls *.log | xargs rm -rf",
         "git ls-files --others --exclude-standard | xargs rm -rf",
     ]);
