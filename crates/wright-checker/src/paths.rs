@@ -228,6 +228,28 @@ pub(crate) fn is_harmless_device(path: &Path) -> bool {
         || HARMLESS_DEVICE_DIRS
             .iter()
             .any(|d| path.starts_with(d) && path != Path::new(d))
+        || is_loopback_socket(path)
+}
+
+/// Whether `path` is bash's `/dev/tcp/HOST/PORT` (or `/dev/udp/…`) to this machine: a
+/// connection to a local server, not a file. Other hosts are for the exfiltration rule.
+fn is_loopback_socket(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    let Some(rest) = text
+        .strip_prefix("/dev/tcp/")
+        .or_else(|| text.strip_prefix("/dev/udp/"))
+    else {
+        return false;
+    };
+    is_loopback_host(rest.split('/').next().unwrap_or(""))
+}
+
+/// Whether `host` names this machine: `localhost`, `127.x.x.x`, `::1`.
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host == "[::1]"
 }
 
 #[cfg(test)]

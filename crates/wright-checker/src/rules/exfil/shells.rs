@@ -91,13 +91,18 @@ pub(super) fn reverse_shell(site: &Site<'_>, program: &str, report: &mut Report)
     }
 }
 
-/// Whether the command's input or output is a `/dev/tcp` or `/dev/udp` connection.
+/// Whether the command's input or output is a `/dev/tcp` or `/dev/udp` connection to another
+/// machine. Loopback (`/dev/tcp/127.0.0.1/5432`, `localhost`) stays on this one: waiting for a
+/// local server's port that way is an everyday idiom.
 fn redirects_to_socket(command: &SimpleCommand) -> bool {
-    command
-        .inputs
-        .iter()
-        .chain(&command.outputs)
-        .any(|w| w.text().starts_with("/dev/tcp/") || w.text().starts_with("/dev/udp/"))
+    command.inputs.iter().chain(&command.outputs).any(|w| {
+        let text = w.text();
+        let host = text
+            .strip_prefix("/dev/tcp/")
+            .or_else(|| text.strip_prefix("/dev/udp/"))
+            .map(|rest| rest.split('/').next().unwrap_or(""));
+        host.is_some_and(|host| w.dynamic || !crate::paths::is_loopback_host(host))
+    })
 }
 
 /// `exec 5<>/dev/tcp/host/80`: the shell itself keeps a connection open, to read commands from
