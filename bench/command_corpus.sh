@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The dangerous-command checker against its corpus (issue 6): the share of
-# crates/wright-checker/tests/data/dangerous_commands.txt it holds up (asks about or refuses; goal: 100%) and the share of
-# ordinary_commands.txt it holds up by mistake (goal: at most 2%), with every command that misses
-# either goal listed. Nothing in the corpus is run: the checker only reads the commands.
+# The dangerous-command checker against its corpus (issues 6 and 12): for each class of
+# crates/wright-checker/tests/data/dangerous*.txt the share it holds up (asks about or refuses;
+# goal: every command of every class), and for the ordinary*.txt files the share it holds up by
+# mistake (goal: at most 2% in all), with every command that misses either goal listed.
+# dangerous_blind.txt and ordinary_blind.txt were written by someone who had not seen the
+# checker. Nothing in the corpus is run: the checker only reads the commands.
 #
 # Usage: bash bench/command_corpus.sh
 # Exit status: 0 when both goals are met.
