@@ -115,7 +115,7 @@ pub(crate) fn named_protected_paths(
         .into_iter()
         .map(|(path, why)| ProtectedPath {
             path,
-            why: why.to_string(),
+            why: why.into(),
         })
         .collect();
     with_extras(root, paths, extra)
