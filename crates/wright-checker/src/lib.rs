@@ -30,7 +30,8 @@
 //! strings another shell runs — `bash -c '…'`, `sh -c`,
 //! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
 //! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
-//! deep. Interpreter code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
+//! deep, with the unknown values pasted into them standing as unknown code. Interpreter
+//! code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
 //! interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … | node`) —
 //! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
 //! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
@@ -38,7 +39,9 @@
 //! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`
 //! (a path joined from a literal and a computed leaf, `os.path.join('/etc', f)`, or a
 //! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`). awk's program is read for the
-//! commands `system("…")`, `print | "…"` and `"…" | getline` run. When tree-sitter has to recover from a syntax error, the command is
+//! commands `system("…")`, `print | "…"` and `"…" | getline` run (a computed
+//! value in `system("rm -rf " $0)` stays unknown). When tree-sitter has to recover from a
+//! syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
 //! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
 //! about.
@@ -134,6 +137,14 @@
 //!   stay allowed: headers (`-H "Authorization: Bearer $TOKEN"`), `-u`, the user part of a URL;
 //!   so do public keys (`cat ~/.ssh/id_rsa.pub | ssh host …`) and `env | grep PATH`;
 //! - `word-splitting`: a command word assembled from a value that cannot be known;
+//! - `unknown-code`: command text only known when it runs, run as code — an unknown value
+//!   pasted into a command string (`eval "$X"`, `bash -c "$c"`, also from the environment),
+//!   a command word holding text read from a file or input (`c=$(cat cmd.txt); $c`, `read -r
+//!   c; $c`, `$(cat cmd.txt)`, `mapfile`), awk's `system()` of a computed value, unknown lines
+//!   fed to `parallel` or `xargs -I{} {}`. A program the environment names (`$CC -o x x.c`,
+//!   `"$EDITOR" f`) or a program prints (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`)
+//!   is trusted like running it; `printf -v c FORMAT ARGS` with known arguments is judged as
+//!   the text it makes;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
 //! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow
@@ -300,6 +311,7 @@ pub fn check(
     checker.script(
         command,
         Cwd::Known(vec![project_root.to_path_buf()]),
+        &[],
         0,
         true,
     );
@@ -315,9 +327,10 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// Checks `text` running in `cwd`, `depth` command strings deep. `fallback`: also check its
-    /// pieces when the parse had to recover from an error.
-    fn script(&mut self, text: &str, cwd: Cwd, depth: usize, fallback: bool) {
+    /// Checks `text` running in `cwd`, `depth` command strings deep, with the unknown values
+    /// `spliced` into it by the shell that handed it over. `fallback`: also check its pieces
+    /// when the parse had to recover from an error.
+    fn script(&mut self, text: &str, cwd: Cwd, spliced: &[String], depth: usize, fallback: bool) {
         self.scripts += 1;
         if depth > MAX_NESTING || self.scripts > MAX_SCRIPTS {
             self.findings.push(Finding::new(
@@ -331,7 +344,10 @@ impl Checker<'_> {
             return;
         }
         let script = match parse::parse(text, self.env, Scope::at(cwd.clone())) {
-            Ok(script) => script,
+            Ok(script) => Script {
+                spliced: spliced.to_vec(),
+                ..script
+            },
             Err(error) => {
                 self.findings.push(Finding::new(
                     Rule::Unparsable,
@@ -352,12 +368,12 @@ impl Checker<'_> {
         let report = rules::check(&script, self.env, self.policy);
         self.findings.extend(report.findings);
         for nested in report.nested {
-            self.script(&nested.text, nested.cwd, depth + 1, true);
+            self.script(&nested.text, nested.cwd, &nested.spliced, depth + 1, true);
         }
         if script.has_error && fallback {
             for piece in pieces(text) {
                 if piece.trim() != text.trim() {
-                    self.script(piece, cwd.clone(), depth, false);
+                    self.script(piece, cwd.clone(), spliced, depth, false);
                 }
             }
         }

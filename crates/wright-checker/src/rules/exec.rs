@@ -370,7 +370,110 @@ fn awk(site: &Site<'_>, args: &[Word], report: &mut Report) {
         for command in awk_commands(code) {
             site.nest(report, &Word::synthetic(command, program.dynamic));
         }
+        for command in awk_computed_commands(code) {
+            site.nest(report, &Word::synthetic(command, true));
+        }
     }
+}
+
+/// What stands for a value awk computes (a field, a variable) in a command it runs.
+const AWK_VALUE: &str = "\"$AWK_VALUE\"";
+
+/// The commands `system(…)` runs when its argument is not one string literal: the literals
+/// kept and every computed value (`$0`, `x`) an unknown value, so `system("rm -rf " $0)` is
+/// `rm -rf "$AWK_VALUE"` and `system($0)` runs unknown code.
+fn awk_computed_commands(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            i += 2;
+            continue;
+        }
+        if c == '"' {
+            in_string = !in_string;
+        }
+        let call = !in_string
+            && chars[i..].starts_with(&['s', 'y', 's', 't', 'e', 'm'])
+            && (i == 0 || !chars[i - 1].is_alphanumeric() && chars[i - 1] != '_');
+        if !call {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 6;
+        while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+            j += 1;
+        }
+        if chars.get(j) != Some(&'(') {
+            i += 1;
+            continue;
+        }
+        let (pieces, end) = awk_argument(&chars, j + 1);
+        i = end;
+        let literal_only = matches!(pieces.as_slice(), [Some(_)]);
+        if pieces.is_empty() || literal_only {
+            continue;
+        }
+        let mut command = String::new();
+        for piece in pieces {
+            match piece {
+                Some(text) => command.push_str(&text),
+                None if command.ends_with(AWK_VALUE) => {}
+                None => command.push_str(AWK_VALUE),
+            }
+        }
+        out.push(command);
+    }
+    out
+}
+
+/// The pieces of an awk call's argument from `start` up to its closing parenthesis: string
+/// literals as `Some(text)`, each computed value as `None`; and the index after it.
+fn awk_argument(chars: &[char], start: usize) -> (Vec<Option<String>>, usize) {
+    let mut pieces = Vec::new();
+    let mut depth = 0usize;
+    let mut i = start;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '"' => {
+                let mut text = String::new();
+                i += 1;
+                while let Some(&c) = chars.get(i) {
+                    match c {
+                        '\\' => {
+                            text.extend(chars.get(i + 1));
+                            i += 2;
+                            continue;
+                        }
+                        '"' => break,
+                        _ => text.push(c),
+                    }
+                    i += 1;
+                }
+                pieces.push(Some(text));
+            }
+            '(' => depth += 1,
+            ')' if depth == 0 => return (pieces, i + 1),
+            ')' => depth -= 1,
+            c if c.is_alphanumeric() || c == '$' || c == '_' => {
+                if pieces.last().is_none_or(Option::is_some) {
+                    pieces.push(None);
+                }
+                while chars
+                    .get(i + 1)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (pieces, i)
 }
 
 /// The string literals awk code runs as commands: the argument of `system(…)`, the target of
@@ -563,6 +666,142 @@ pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Repo
             ),
         );
     }
+}
+
+/// The variable expansions (`$X`, `${c}`, `$1`) in `raw` outside single quotes, as written:
+/// what a shell pastes into a command string it hands over (`bash -c "$X"`). Command
+/// substitutions are left out: the nested script reads them again, and judges what they print.
+pub(super) fn spliced_variables(raw: &str) -> Vec<String> {
+    let chars: Vec<char> = raw.chars().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut double = false;
+    let mut i = 0;
+    // The index just after the bracket closing the one opened at `i` (`{`→`}`, `(`→`)`).
+    let closing = |i: usize, open: char, close: char| -> usize {
+        let mut depth = 0usize;
+        let mut j = i;
+        while let Some(&c) = chars.get(j) {
+            if c == open {
+                depth += 1;
+            } else if c == close {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            j += 1;
+        }
+        chars.len()
+    };
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 2,
+            '\'' if !double => {
+                i += 1;
+                while chars.get(i).is_some_and(|&c| c != '\'') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            '"' => {
+                double = !double;
+                i += 1;
+            }
+            '`' => {
+                i += 1;
+                while chars.get(i).is_some_and(|&c| c != '`') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            '$' => {
+                let end = match chars.get(i + 1) {
+                    Some('{') => closing(i + 1, '{', '}'),
+                    Some('(') => {
+                        i = closing(i + 1, '(', ')');
+                        continue;
+                    }
+                    Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+                        let mut j = i + 1;
+                        while chars
+                            .get(j)
+                            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        {
+                            j += 1;
+                        }
+                        j
+                    }
+                    Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(*c) => i + 2,
+                    _ => i + 1,
+                };
+                let text: String = chars[i..end].iter().collect();
+                if end > i + 1 && !out.contains(&text) {
+                    out.push(text);
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Whether `raw` starts with the expansion `expansion` (`$c` in `$c -x` but not in `$cmd`).
+fn starts_with_expansion(raw: &str, expansion: &str) -> bool {
+    raw.strip_prefix(expansion).is_some_and(|rest| {
+        expansion.ends_with('}')
+            || !rest
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// A command word that is text only known when it runs, run as code: an unknown value pasted
+/// into a command string (`eval "$X"`, `bash -c "$c"`), a variable holding text read from a
+/// file or input (`read -r c; $c`, `c=$(cat cmd.txt); $c`), or a substitution printing such
+/// text (`$(cat cmd.txt)`). A program named by the environment (`$CC -o x x.c`, `"$EDITOR"
+/// f`) or printed by a program (`eval "$(pyenv init -)"`) is trusted like running it.
+pub(super) fn unknown_code(site: &Site<'_>, word: &Word, report: &mut Report) {
+    if !word.dynamic || list_expansion(&word.raw) {
+        return;
+    }
+    let raw = word.raw.trim_start_matches('"');
+    let spliced = site
+        .script
+        .spliced
+        .iter()
+        .find(|s| starts_with_expansion(raw, s));
+    let input = site.script.input_vars.iter().find(|name| {
+        starts_with_expansion(raw, &format!("${name}"))
+            || starts_with_expansion(raw, &format!("${{{name}}}"))
+            || raw.starts_with(&format!("${{{name}["))
+    });
+    let commands = site.script.commands.get(word.subs.clone()).unwrap_or(&[]);
+    let printed = (raw.starts_with("$(") || raw.starts_with('`'))
+        && (raw.starts_with("$(<") || commands.iter().any(|c| c.prints_input()));
+    let reason = if let Some(value) = spliced {
+        format!(
+            "{} runs `{value}` as code, a value only known when it runs.",
+            site.quoted()
+        )
+    } else if let Some(name) = input {
+        format!(
+            "{} runs the text `${name}` holds, read from a file or input: what runs is only \
+             known when it runs.",
+            site.quoted()
+        )
+    } else if printed {
+        format!(
+            "{} runs the text `{}` prints, read from a file or input: what runs is only known \
+             when it runs.",
+            site.quoted(),
+            word.raw
+        )
+    } else {
+        return;
+    };
+    site.find(report, Rule::UnknownCode, reason);
 }
 
 /// Interpreter code that forks in a loop (`perl -e 'fork while fork'`).
