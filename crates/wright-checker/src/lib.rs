@@ -31,14 +31,18 @@
 //! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
 //! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
 //! deep, with the unknown values pasted into them standing as unknown code. Interpreter
-//! code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
-//! interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … | node`) —
+//! code — `python -c`, `node -e`, `deno eval`, `ruby -e`, `perl -e`, `lua -e`, and code fed
+//! to an interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … |
+//! node`, `deno run -`, `lua -`) —
 //! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
 //! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
 //! commands, and for what it deletes (`shutil.rmtree`, `fs.rmSync(…, {recursive: true})`,
 //! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`
 //! (a path joined from a literal and a computed leaf, `os.path.join('/etc', f)`, or a
-//! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`). awk's program is read for the
+//! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`; a delete of a computed path, as in
+//! `p.unlink()` or `os.remove(os.path.join(r, f))`, in code that names `/`, a system directory
+//! or the home directory — `os.walk('/etc')`, `Path.home().rglob('*')`, `$ENV{HOME}` — is
+//! asked about as `recursive-delete`). awk's program is read for the
 //! commands `system("…")`, `print | "…"` and `"…" | getline` run (a computed
 //! value in `system("rm -rf " $0)` stays unknown). When tree-sitter has to recover from a
 //! syntax error, the command is
@@ -67,8 +71,10 @@
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
 //!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
 //!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
-//!   not the words of an `-exec` command, and `-type` narrows nothing; a plain `rm` fed such a
-//!   listing, `find . -type f | xargs rm -f`, deletes every file and is asked about too);
+//!   not the words of an `-exec` command, and `-type` and `-name '*'` narrow nothing; a plain
+//!   `rm` fed such a listing, `find . -type f | xargs rm -f` or `| parallel -0 rm`, deletes
+//!   every file and is asked about too, and so is any delete fed a listing outside the project,
+//!   `find ~ -type f | xargs rm -f`, as `file-destroy`);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, and `pkill`/

@@ -277,16 +277,25 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     }
     let recursive = args.has("--recursive", Some('r')) || args.has("--recursive", Some('R'));
     if !recursive {
-        if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
+        if site.invocation.args_from_stdin {
             listed_files(site, report);
         }
         return;
     }
-    // With a replace string (`xargs -I{}`, `parallel`), the inputs are put in and checked by
-    // the fan-out rule.
-    if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
+    // With a replace string (`xargs -I{}`, `parallel`), the inputs are also put in and checked
+    // by the fan-out rule; what the listing holds is deleted either way.
+    if site.invocation.args_from_stdin {
         match listing(site) {
             Listing::Inside => {}
+            Listing::Outside(producer) => site.find(
+                report,
+                Rule::RecursiveDelete,
+                format!(
+                    "{} deletes what {} lists outside the project.",
+                    site.quoted(),
+                    quote(&producer)
+                ),
+            ),
             Listing::WholeProject(producer) => site.find(
                 report,
                 Rule::RecursiveDelete,
@@ -298,6 +307,7 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
                 ),
             ),
             Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
+            Listing::Unknown if site.invocation.fan_out.is_some() => {}
             Listing::Unknown => site.find(
                 report,
                 Rule::RecursiveDelete,
@@ -329,6 +339,15 @@ fn listed_files(site: &Site<'_>, report: &mut Report) {
             ),
         ),
         Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
+        Listing::Outside(producer) => site.find(
+            report,
+            Rule::FileDestroy,
+            format!(
+                "{} deletes the files {} lists outside the project.",
+                site.quoted(),
+                quote(&producer)
+            ),
+        ),
         Listing::Inside | Listing::Unknown => {}
     }
 }
@@ -363,7 +382,10 @@ enum Listing {
     /// A listing of places in a system directory (`find /etc -name '*.conf'`): the listing
     /// command and the directory.
     System(String, &'static str),
-    /// Anything else: not a listing of the project, or one that cannot be told.
+    /// A listing of places outside the project and the temporary directory (`find ~ -type
+    /// f`, `ls ../other`): the listing command.
+    Outside(String),
+    /// Anything else: not a listing, or one whose places cannot be told.
     Unknown,
 }
 
@@ -424,6 +446,9 @@ fn listing(site: &Site<'_>) -> Listing {
             match target {
                 Target::At(Place::Inside, _) => {}
                 Target::At(Place::ProjectRoot | Place::GitDir, _) => whole |= !narrowed,
+                Target::At(Place::Outside | Place::Vital(_), _) => {
+                    return Listing::Outside(producer.text.clone());
+                }
                 _ => return Listing::Unknown,
             }
         }
@@ -490,7 +515,10 @@ fn find_expression(expression: &[Word]) -> FindExpression<'_> {
         if text == "-delete" {
             out.deletes = true;
         } else if NARROWING_PREDICATES.contains(&text) {
-            out.narrowed = true;
+            // `-name '*'` matches everything: it narrows nothing.
+            let everything = text.ends_with("name") || text.ends_with("path");
+            let everything = everything && expression.get(at).is_some_and(|w| w.is("*"));
+            out.narrowed |= !everything;
         } else if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
             let rest = &expression[at..];
             let len = rest

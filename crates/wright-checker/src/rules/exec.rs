@@ -121,6 +121,15 @@ fn interpreter_code(site: &Site<'_>, code: &Word, language: Language, report: &m
                     let command = format!("rm -- {}", shell_quoted(&path));
                     site.nest(report, &Word::synthetic(command, code.dynamic));
                 }
+                Effect::DeletesComputedIn(place) => site.find(
+                    report,
+                    Rule::RecursiveDelete,
+                    format!(
+                        "{} deletes paths it computes, in code that names `{place}`: what it \
+                         deletes there is only known when it runs.",
+                        site.quoted()
+                    ),
+                ),
             }
         }
     }
@@ -169,6 +178,11 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
         return StdinCode::No;
     };
     let code = language.code_options();
+    // `deno run -`: the script operand comes after the subcommand.
+    let args = match (program, args.first()) {
+        ("deno", Some(run)) if run.is("run") => &args[1..],
+        _ => args,
+    };
     let parsed = split(args, code);
     let reads = parsed.value_of(code).is_none()
         && parsed
@@ -329,7 +343,14 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         }
     } else if let Some(language) = Language::of(program) {
         let parsed = split(args, language.code_options());
-        if let Some(code) = parsed.value_of(language.code_options()) {
+        let code = match program {
+            // `deno eval CODE`: the code is the subcommand's operand.
+            "deno" if args.first().is_some_and(|w| w.is("eval")) => {
+                split(&args[1..], &[]).operands.first().copied()
+            }
+            _ => parsed.value_of(language.code_options()),
+        };
+        if let Some(code) = code {
             interpreter_code(site, code, language, report);
         }
     }
@@ -891,6 +912,9 @@ mod tests {
             StdinCode::Interpreter(Language::Ruby)
         );
         assert_eq!(reads("node app.js"), StdinCode::No);
+        assert_eq!(reads("deno run -"), StdinCode::Interpreter(Language::Node));
+        assert_eq!(reads("deno run main.ts"), StdinCode::No);
+        assert_eq!(reads("lua -"), StdinCode::Interpreter(Language::Lua));
         assert_eq!(reads("python3 -m json.tool"), StdinCode::No);
         assert_eq!(reads("jq ."), StdinCode::No);
     }

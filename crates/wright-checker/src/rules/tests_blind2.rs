@@ -125,3 +125,68 @@ fn programs_named_by_the_environment_or_printed_by_a_program_are_trusted() {
         "read -r name; echo \"$name\"",
     ]);
 }
+
+#[test]
+fn interpreter_code_deleting_computed_paths_in_a_dangerous_place_is_asked_about() {
+    assert_asked(
+        "recursive-delete",
+        &[
+            "python3 -c \"import os; [os.remove(os.path.join(r,f)) for r,d,fs in os.walk('/etc') for f in fs]\"",
+            "python3 -c 'import pathlib; [p.unlink() for p in pathlib.Path.home().rglob(\"*\") if p.is_file()]'",
+            "perl -e 'unlink glob \"$ENV{HOME}/.ssh/*\"'",
+            "lua -e 'os.remove(os.getenv(\"HOME\")..\"/.bashrc\")'",
+            "node -e 'for (const f of fs.readdirSync(os.homedir())) fs.unlinkSync(f)'",
+            "python3 -c \"import os,shutil; [shutil.rmtree(d) for d in os.listdir(os.environ['HOME'])]\"",
+        ],
+    );
+    assert_allowed(&[
+        "python3 -c \"import pathlib; [p.unlink() for p in pathlib.Path('build').rglob('*.o')]\"",
+        "python3 -c \"import os; [os.remove(f) for f in os.listdir('.') if f.endswith('.pyc')]\"",
+        "python3 -c \"import os; os.remove(os.path.join('build', 'x.o'))\"",
+    ]);
+}
+
+#[test]
+fn deno_and_lua_code_is_read_like_other_interpreters() {
+    assert_judged(
+        Decision::Refuse,
+        "catastrophic-delete",
+        &[
+            "deno eval 'Deno.removeSync(Deno.env.get(\"HOME\"), {recursive: true})'",
+            "echo 'Deno.removeSync(\"/etc\", {recursive: true})' | deno run -",
+            "echo 'os.execute(\"rm -rf /\")' | lua -",
+        ],
+    );
+    assert_allowed(&[
+        "deno eval \"console.log(Deno.version)\"",
+        "deno run --allow-read main.ts",
+    ]);
+}
+
+#[test]
+fn listings_outside_the_project_or_of_all_of_it_fed_to_a_delete_are_asked_about() {
+    assert_asked(
+        "file-destroy",
+        &[
+            "find ~ -name '*.db' | parallel rm",
+            "find ~ -type f | xargs rm -f",
+            "ls ../other | xargs rm",
+        ],
+    );
+    assert_asked(
+        "recursive-delete",
+        &[
+            "find . -name '*' | xargs -n 100 rm -rf",
+            "find . -type f -print0 | parallel -0 rm",
+            "find ~/Downloads -mtime +30 | xargs rm -rf",
+            "find . | xargs -I{} rm -rf {}",
+        ],
+    );
+    assert_allowed(&[
+        "find . -name '*.pyc' | parallel rm",
+        "find . -name '*.o' | xargs rm -f",
+        "git ls-files --others | xargs rm",
+        "find /tmp/build -name '*.o' | xargs rm",
+        "echo build | xargs -I{} rm -rf {}",
+    ]);
+}
