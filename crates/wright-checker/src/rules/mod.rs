@@ -356,6 +356,7 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
         destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
+    exec::downloaded_then_run(script, &mut report);
     destroy::history_off(script, &mut report);
     report
 }
