@@ -8,7 +8,7 @@ use crate::script::{Script, Word};
 use crate::words::shell_quoted;
 
 /// Shells: they run a `-c` string, a script file, or their standard input.
-const SHELLS: &[&str] = &[
+pub(super) const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash",
 ];
 
@@ -197,7 +197,7 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
 }
 
 /// Whether the command fetches data from the network.
-fn downloads(argv: &[Word]) -> bool {
+pub(super) fn downloads(argv: &[Word]) -> bool {
     let invocation = argv::unwrap(argv);
     invocation
         .argv
@@ -355,7 +355,7 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         }
     }
     if matches!(program, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
-        awk(site, args, report);
+        super::awk::program(site, args, report);
     }
     let runs_files = SHELLS.contains(&program)
         || Language::of(program).is_some()
@@ -374,169 +374,6 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
     }
 }
 
-/// awk's program text: the commands `system("…")`, `print … | "…"` and `"…" | getline` run are
-/// checked as shell commands, like other interpreters'.
-fn awk(site: &Site<'_>, args: &[Word], report: &mut Report) {
-    let parsed = split(
-        args,
-        &["-F", "-v", "-f", "--file", "--assign", "--field-separator"],
-    );
-    if parsed.value_of(&["-f", "--file"]).is_some() {
-        return;
-    }
-    let Some(program) = parsed.operands.first() else {
-        return;
-    };
-    for code in &program.values {
-        for command in awk_commands(code) {
-            site.nest(report, &Word::synthetic(command, program.dynamic));
-        }
-        for command in awk_computed_commands(code) {
-            site.nest(report, &Word::synthetic(command, true));
-        }
-    }
-}
-
-/// What stands for a value awk computes (a field, a variable) in a command it runs.
-const AWK_VALUE: &str = "\"$AWK_VALUE\"";
-
-/// The commands `system(…)` runs when its argument is not one string literal: the literals
-/// kept and every computed value (`$0`, `x`) an unknown value, so `system("rm -rf " $0)` is
-/// `rm -rf "$AWK_VALUE"` and `system($0)` runs unknown code.
-fn awk_computed_commands(code: &str) -> Vec<String> {
-    let chars: Vec<char> = code.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut in_string = false;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\\' {
-            i += 2;
-            continue;
-        }
-        if c == '"' {
-            in_string = !in_string;
-        }
-        let call = !in_string
-            && chars[i..].starts_with(&['s', 'y', 's', 't', 'e', 'm'])
-            && (i == 0 || !chars[i - 1].is_alphanumeric() && chars[i - 1] != '_');
-        if !call {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 6;
-        while chars.get(j).is_some_and(|c| c.is_whitespace()) {
-            j += 1;
-        }
-        if chars.get(j) != Some(&'(') {
-            i += 1;
-            continue;
-        }
-        let (pieces, end) = awk_argument(&chars, j + 1);
-        i = end;
-        let literal_only = matches!(pieces.as_slice(), [Some(_)]);
-        if pieces.is_empty() || literal_only {
-            continue;
-        }
-        let mut command = String::new();
-        for piece in pieces {
-            match piece {
-                Some(text) => command.push_str(&text),
-                None if command.ends_with(AWK_VALUE) => {}
-                None => command.push_str(AWK_VALUE),
-            }
-        }
-        out.push(command);
-    }
-    out
-}
-
-/// The pieces of an awk call's argument from `start` up to its closing parenthesis: string
-/// literals as `Some(text)`, each computed value as `None`; and the index after it.
-fn awk_argument(chars: &[char], start: usize) -> (Vec<Option<String>>, usize) {
-    let mut pieces = Vec::new();
-    let mut depth = 0usize;
-    let mut i = start;
-    while let Some(&c) = chars.get(i) {
-        match c {
-            '"' => {
-                let mut text = String::new();
-                i += 1;
-                while let Some(&c) = chars.get(i) {
-                    match c {
-                        '\\' => {
-                            text.extend(chars.get(i + 1));
-                            i += 2;
-                            continue;
-                        }
-                        '"' => break,
-                        _ => text.push(c),
-                    }
-                    i += 1;
-                }
-                pieces.push(Some(text));
-            }
-            '(' => depth += 1,
-            ')' if depth == 0 => return (pieces, i + 1),
-            ')' => depth -= 1,
-            c if c.is_alphanumeric() || c == '$' || c == '_' => {
-                if pieces.last().is_none_or(Option::is_some) {
-                    pieces.push(None);
-                }
-                while chars
-                    .get(i + 1)
-                    .is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
-                {
-                    i += 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    (pieces, i)
-}
-
-/// The string literals awk code runs as commands: the argument of `system(…)`, the target of
-/// `| "…"` (output piped to a command) and the source of `"…" | getline`.
-fn awk_commands(code: &str) -> Vec<String> {
-    let mut literals: Vec<(usize, usize, String)> = Vec::new();
-    let mut chars = code.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if c != '"' {
-            continue;
-        }
-        let mut text = String::new();
-        let mut end = code.len();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => text.extend(chars.next().map(|(_, c)| c)),
-                '"' => {
-                    end = i + 1;
-                    break;
-                }
-                _ => text.push(c),
-            }
-        }
-        literals.push((start, end, text));
-    }
-    literals
-        .into_iter()
-        .filter(|(start, end, _)| {
-            let before: String = code[..*start]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            let after: String = code[*end..]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            before.ends_with("system(") || before.ends_with('|') || after.starts_with("|getline")
-        })
-        .map(|(_, _, text)| text)
-        .collect()
-}
-
 /// The `-c` string of a shell command (`bash -c '…'`), checked in turn.
 pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report) {
     let Some(program) = argv.first().and_then(argv::program) else {
@@ -551,7 +388,7 @@ pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report)
 }
 
 /// Whether `raw` expands to a list of words, quoted or not: `"$@"`, `$*`, `"${cmd[@]}"`.
-fn list_expansion(raw: &str) -> bool {
+pub(super) fn list_expansion(raw: &str) -> bool {
     let inner = raw.trim_matches('"');
     matches!(inner, "$@" | "$*" | "${@}" | "${*}")
         || inner.starts_with("${@:")
@@ -686,243 +523,6 @@ pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Repo
                 word.raw
             ),
         );
-    }
-}
-
-/// The variable expansions (`$X`, `${c}`, `$1`) in `raw` outside single quotes, as written:
-/// what a shell pastes into a command string it hands over (`bash -c "$X"`). Command
-/// substitutions are left out: the nested script reads them again, and judges what they print.
-pub(super) fn spliced_variables(raw: &str) -> Vec<String> {
-    let chars: Vec<char> = raw.chars().collect();
-    let mut out: Vec<String> = Vec::new();
-    let mut double = false;
-    let mut i = 0;
-    // The index just after the bracket closing the one opened at `i` (`{`→`}`, `(`→`)`).
-    let closing = |i: usize, open: char, close: char| -> usize {
-        let mut depth = 0usize;
-        let mut j = i;
-        while let Some(&c) = chars.get(j) {
-            if c == open {
-                depth += 1;
-            } else if c == close {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return j + 1;
-                }
-            }
-            j += 1;
-        }
-        chars.len()
-    };
-    while let Some(&c) = chars.get(i) {
-        match c {
-            '\\' => i += 2,
-            '\'' if !double => {
-                i += 1;
-                while chars.get(i).is_some_and(|&c| c != '\'') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            '"' => {
-                double = !double;
-                i += 1;
-            }
-            '`' => {
-                i += 1;
-                while chars.get(i).is_some_and(|&c| c != '`') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            '$' => {
-                let end = match chars.get(i + 1) {
-                    Some('{') => closing(i + 1, '{', '}'),
-                    Some('(') => {
-                        i = closing(i + 1, '(', ')');
-                        continue;
-                    }
-                    Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
-                        let mut j = i + 1;
-                        while chars
-                            .get(j)
-                            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
-                        {
-                            j += 1;
-                        }
-                        j
-                    }
-                    Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(*c) => i + 2,
-                    _ => i + 1,
-                };
-                let text: String = chars[i..end].iter().collect();
-                if end > i + 1 && !out.contains(&text) {
-                    out.push(text);
-                }
-                i = end;
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
-/// Whether `raw` starts with the expansion `expansion` (`$c` in `$c -x` but not in `$cmd`).
-fn starts_with_expansion(raw: &str, expansion: &str) -> bool {
-    raw.strip_prefix(expansion).is_some_and(|rest| {
-        expansion.ends_with('}')
-            || !rest
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
-/// A command word that is text only known when it runs, run as code: an unknown value pasted
-/// into a command string (`eval "$X"`, `bash -c "$c"`), a variable holding text read from a
-/// file or input (`read -r c; $c`, `c=$(cat cmd.txt); $c`), or a substitution printing such
-/// text (`$(cat cmd.txt)`). A program named by the environment (`$CC -o x x.c`, `"$EDITOR"
-/// f`) or printed by a program (`eval "$(pyenv init -)"`) is trusted like running it.
-pub(super) fn unknown_code(site: &Site<'_>, word: &Word, report: &mut Report) {
-    if !word.dynamic || list_expansion(&word.raw) {
-        return;
-    }
-    let raw = word.raw.trim_start_matches('"');
-    let spliced = site
-        .script
-        .spliced
-        .iter()
-        .find(|s| starts_with_expansion(raw, s));
-    let input = site.script.input_vars.iter().find(|name| {
-        starts_with_expansion(raw, &format!("${name}"))
-            || starts_with_expansion(raw, &format!("${{{name}}}"))
-            || raw.starts_with(&format!("${{{name}["))
-    });
-    let commands = site.script.commands.get(word.subs.clone()).unwrap_or(&[]);
-    let printed = (raw.starts_with("$(") || raw.starts_with('`'))
-        && (raw.starts_with("$(<") || commands.iter().any(|c| c.prints_input()));
-    let reason = if let Some(value) = spliced {
-        format!(
-            "{} runs `{value}` as code, a value only known when it runs.",
-            site.quoted()
-        )
-    } else if let Some(name) = input {
-        format!(
-            "{} runs the text `${name}` holds, read from a file or input: what runs is only \
-             known when it runs.",
-            site.quoted()
-        )
-    } else if printed {
-        format!(
-            "{} runs the text `{}` prints, read from a file or input: what runs is only known \
-             when it runs.",
-            site.quoted(),
-            word.raw
-        )
-    } else {
-        return;
-    };
-    site.find(report, Rule::UnknownCode, reason);
-}
-
-/// The files a download command writes: `curl -o F`/`--output F`, `curl -O URL` (the URL's
-/// last part), `wget -O F`/`--output-document=F`, `wget URL` (the URL's last part), and its
-/// output redirected (`curl URL > F`).
-fn downloaded_files(command: &crate::script::SimpleCommand) -> Vec<String> {
-    if !downloads(&command.argv) {
-        return Vec::new();
-    }
-    let invocation = argv::unwrap(&command.argv);
-    let program = invocation
-        .argv
-        .first()
-        .and_then(argv::program)
-        .unwrap_or("");
-    let args = &invocation.argv[1..];
-    let values: &[&str] = match program {
-        "wget" => &["-O", "--output-document", "-P", "--header"],
-        _ => &[
-            "-o", "--output", "-H", "--header", "-d", "--data", "-X", "-u",
-        ],
-    };
-    let parsed = split(args, values);
-    let url_leaf = || {
-        parsed
-            .operands
-            .iter()
-            .find(|w| w.text().contains("://"))
-            .and_then(|w| w.text().rsplit('/').next())
-            .filter(|leaf| !leaf.is_empty())
-            .map(str::to_string)
-    };
-    let mut files: Vec<String> = command
-        .outputs
-        .iter()
-        .map(|w| w.text().to_string())
-        .collect();
-    match program {
-        "curl" => {
-            files.extend(
-                parsed
-                    .value_of(&["-o", "--output"])
-                    .map(|w| w.text().to_string()),
-            );
-            if parsed.has("--remote-name", Some('O')) {
-                files.extend(url_leaf());
-            }
-        }
-        "wget" => match parsed.value_of(&["-O", "--output-document"]) {
-            Some(file) => files.push(file.text().to_string()),
-            None => files.extend(url_leaf()),
-        },
-        _ => {}
-    }
-    files.retain(|f| f != "-" && f != "/dev/null");
-    files
-}
-
-/// The same file as written two ways (`./x.sh`, `x.sh`).
-fn same_file(a: &str, b: &str) -> bool {
-    a.trim_start_matches("./") == b.trim_start_matches("./")
-}
-
-/// A file downloaded and then run in the same command (`curl -o x.sh URL && bash x.sh`,
-/// `wget URL -O b && chmod +x b && ./b`): the download runs as code unchecked, as with
-/// `curl … | sh`.
-pub(super) fn downloaded_then_run(script: &Script, report: &mut Report) {
-    let mut downloaded: Vec<String> = Vec::new();
-    for command in &script.commands {
-        let invocation = argv::unwrap(&command.argv);
-        if let Some(first) = invocation.argv.first() {
-            let program = argv::program(first).unwrap_or("");
-            let runs_file = SHELLS.contains(&program)
-                || Language::of(program).is_some()
-                || matches!(program, "source" | ".");
-            let mut run: Vec<&str> = vec![first.text()];
-            if runs_file {
-                run.extend(
-                    invocation.argv[1..]
-                        .iter()
-                        .find(|w| !w.text().starts_with('-'))
-                        .map(Word::text),
-                );
-            }
-            let ran = downloaded
-                .iter()
-                .find(|file| run.iter().any(|r| same_file(r, file)));
-            if let Some(file) = ran {
-                report.findings.push(Finding::new(
-                    Rule::PipeToShell,
-                    format!(
-                        "{} runs `{file}`, which the same command downloads: it cannot be \
-                         checked before it runs.",
-                        quote(&command.text)
-                    ),
-                    vec![command.text.clone()],
-                ));
-            }
-        }
-        downloaded.extend(downloaded_files(command));
     }
 }
 

@@ -6,9 +6,11 @@
 //! back as [`Nested`] scripts for the caller to check in turn.
 
 mod admin;
+mod awk;
 mod container;
 mod delete;
 mod destroy;
+mod download;
 mod exec;
 mod exfil;
 mod fanout;
@@ -19,6 +21,7 @@ mod infra;
 mod interp;
 mod persistence;
 mod system;
+mod unknown;
 
 use super::CommandPolicy;
 use super::argv::{self, Invocation};
@@ -308,7 +311,7 @@ impl Site<'_> {
 
     fn nest(&self, report: &mut Report, word: &Word) {
         let spliced = match word.dynamic {
-            true => exec::spliced_variables(&word.raw),
+            true => unknown::spliced_variables(&word.raw),
             false => Vec::new(),
         };
         for text in &word.values {
@@ -356,7 +359,7 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
         destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
-    exec::downloaded_then_run(script, &mut report);
+    download::downloaded_then_run(script, &mut report);
     destroy::history_off(script, &mut report);
     report
 }
@@ -382,7 +385,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         return;
     };
     exec::split_command_word(site, first, report);
-    exec::unknown_code(site, first, report);
+    unknown::unknown_code(site, first, report);
     let Some(program) = argv::program(first) else {
         exec::unknown_program(site, first, report);
         delete::unknown_program(site, first, report);
