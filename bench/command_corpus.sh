@@ -3,8 +3,8 @@
 # crates/wright-checker/tests/data/dangerous*.txt the share it holds up (asks about or refuses;
 # goal: every command of every class), and for the ordinary*.txt files the share it holds up by
 # mistake (goal: at most 2% in all), with every command that misses either goal listed.
-# dangerous_blind.txt and ordinary_blind.txt were written by someone who had not seen the
-# checker. Nothing in the corpus is run: the checker only reads the commands.
+# dangerous_blind*.txt and ordinary_blind*.txt (two rounds) were written by someone who had
+# not seen the checker. Nothing in the corpus is run: the checker only reads the commands.
 #
 # Usage: bash bench/command_corpus.sh
 # Exit status: 0 when both goals are met.

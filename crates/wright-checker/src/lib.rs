@@ -30,15 +30,22 @@
 //! strings another shell runs — `bash -c '…'`, `sh -c`,
 //! `eval`, `su -c`, `watch`, `alias` bodies, `bash -c "$(cat <<EOF … EOF)"`, a heredoc or
 //! here-string fed to a shell, `echo '…' | sh` — are checked the same way, up to four strings
-//! deep. Interpreter code — `python -c`, `node -e`, `ruby -e`, `perl -e`, and code fed to an
-//! interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … | node`) —
+//! deep, with the unknown values pasted into them standing as unknown code. Interpreter
+//! code — `python -c`, `node -e`, `deno eval`, `ruby -e`, `perl -e`, `lua -e`, and code fed
+//! to an interpreter on stdin (`python3 <<EOF`, `python - <<'PY'`, here-strings, `echo … |
+//! node`, `deno run -`, `lua -`) —
 //! is read for the commands it runs (`os.system`, `subprocess.run([…])`, `execSync`,
 //! `spawnSync('rm', […])`, `system`, backquotes, `%x{}`, `qx{}`), which are checked as shell
 //! commands, and for what it deletes (`shutil.rmtree`, `fs.rmSync(…, {recursive: true})`,
 //! `FileUtils.rm_rf`, `rmtree`, `os.remove`, `unlink`), judged like `rm -rf PATH` or `rm PATH`
 //! (a path joined from a literal and a computed leaf, `os.path.join('/etc', f)`, or a
-//! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`). awk's program is read for the
-//! commands `system("…")`, `print | "…"` and `"…" | getline` run. When tree-sitter has to recover from a syntax error, the command is
+//! `glob("/etc/*.conf")`, is judged as the glob `/etc/*`; a delete of a computed path, as in
+//! `p.unlink()` or `os.remove(os.path.join(r, f))`, in code that names `/`, a system directory
+//! or the home directory — `os.walk('/etc')`, `Path.home().rglob('*')`, `$ENV{HOME}` — is
+//! asked about as `recursive-delete`). awk's program is read for the
+//! commands `system("…")`, `print | "…"` and `"…" | getline` run (a computed
+//! value in `system("rm -rf " $0)` stays unknown). When tree-sitter has to recover from a
+//! syntax error, the command is
 //! also split at every unquoted `;`, `&`, `|` and newline and each piece checked on its own, so
 //! a confused parse cannot hide a command. What nests deeper than the walk follows is asked
 //! about.
@@ -58,14 +65,18 @@
 //! Rules that ask: the user decides, and an `allow` pattern lets the command through without
 //! asking:
 //! - `recursive-delete`: a recursive delete outside the project (deleting strictly inside the
-//!   system temporary directory — `/tmp/x`, `"$TMPDIR"/x`, `"$(mktemp -d)"` — is allowed, as
+//!   system temporary directory — `/tmp/x`, `"$TMPDIR"/x`, `"$(mktemp -d)"`, an entry named by
+//!   a literal start and values that cannot hold a `/` (`/tmp/pytest-of-$USER`, `build-$$`;
+//!   `/tmp/$X` and `/tmp/build-$X` are asked about) — is allowed, as
 //!   the sandbox lets commands write there; `/tmp` itself and `/tmp/*` are not), of the whole
 //!   project, of
 //!   `.git`, or of a target that cannot be known (`rm -rf "$X"/`, `xargs rm -rf` fed by
 //!   anything but a listing inside the project; `find . | xargs rm -rf` and `ls | xargs rm -rf`
 //!   list all of it, as `find . -delete` deletes all of it — only `find`'s own primaries count,
-//!   not the words of an `-exec` command, and `-type` narrows nothing; a plain `rm` fed such a
-//!   listing, `find . -type f | xargs rm -f`, deletes every file and is asked about too);
+//!   not the words of an `-exec` command, and `-type` and `-name '*'` narrow nothing; a plain
+//!   `rm` fed such a listing, `find . -type f | xargs rm -f` or `| parallel -0 rm`, deletes
+//!   every file and is asked about too, and so is any delete fed a listing outside the project,
+//!   `find ~ -type f | xargs rm -f`, as `file-destroy`);
 //! - `recursive-permissions`: `chmod -R`/`chown -R` outside the project;
 //! - `disk-format`: `mkfs` and partitioners on something that is not a device;
 //! - `power`: `shutdown`, `reboot`, `halt`, `systemctl poweroff`, `kill -9 -1`, and `pkill`/
@@ -73,7 +84,9 @@
 //!   `pkill -f 'node server.js'` names what it stops and is allowed), `killall5`, `kill` of
 //!   every listed process (`kill -9 $(ps -e -o pid=)`, `kill $(pgrep .)`), …;
 //! - `pipe-to-shell`: downloaded or decoded text run as code (`curl … | sh`, `bash <(curl …)`,
-//!   `eval "$(wget -O- …)"`, `base64 -d | sh`);
+//!   `eval "$(wget -O- …)"`, `base64 -d | sh`), also a file downloaded and run in the same
+//!   command (`curl -o x.sh URL && bash x.sh`, `wget URL -O b && chmod +x b && ./b`,
+//!   `curl URL > x.sh; sh x.sh`);
 //! - `system-write`: writes into `/etc`, `/boot`, `/usr`, `/bin`, `/dev`, `/var/log`,
 //!   `/var/lib`, … by redirection or by the programs that write, delete or change files (`tee`,
 //!   `cp`, `sed -i`, `dd of=`, `rm`, `chmod`, `chown`, …), one file being enough, or by a
@@ -90,20 +103,24 @@
 //!   (`systemctl stop|disable|mask|restart|kill|isolate|start|enable`, `service X stop`,
 //!   `/etc/init.d/X restart`, `launchctl unload`; `status`, `show`, `cat`, `is-active`,
 //!   `list-units` are allowed) and the system's daemons by name (`killall sshd`,
-//!   `pkill dockerd`). Without
+//!   `pkill dockerd`), and removing system packages (`apt-get remove|purge|autoremove`,
+//!   `dpkg -r|-P`, `dnf|yum remove`, `rpm -e`, `pacman -R`, `apk del`, `zypper rm`; installing
+//!   is allowed, as are `pip|npm|cargo uninstall`). Without
 //!   root they fail; when wright runs as root (in a container) they change the whole system, so
 //!   they are asked about whoever runs wright; their reading forms (`iptables -L`, `mount`)
 //!   are allowed;
 //! - `infra-destroy`: destroying infrastructure and data outside the project — Docker volumes
 //!   and every container or image at once (`docker volume prune`, `docker system prune -a`,
 //!   `docker rm -f $(docker ps -aq)`, `docker compose down -v`), `terraform destroy`/`apply
-//!   -destroy`, `pulumi destroy`, `kubectl delete`/`drain`, `helm uninstall`, cloud storage and
+//!   -destroy`, `pulumi destroy`, `kubectl delete`/`drain`, `kubectl scale --replicas=0`,
+//!   `helm uninstall`, cloud storage and
 //!   resources (`aws s3 rm`/`rb`, `aws … delete-*`/`terminate-*`, `gsutil rm`, `gcloud …
 //!   delete`, `az … delete`), databases (`dropdb`, `DROP`/`TRUNCATE`/`DELETE FROM` without
 //!   `WHERE` given to `psql`/`mysql`/`sqlite3`/… as options or on stdin, also through `docker
 //!   exec`), `redis-cli flushall`, MongoDB's `dropDatabase()`, frameworks' database resets
 //!   (`rails db:drop|db:reset`, `rake db:drop`, `prisma migrate reset`, `manage.py flush`,
-//!   `php artisan migrate:fresh|db:wipe`, `mix ecto.reset`, `dotnet ef database drop`). Their neighbours stay allowed:
+//!   `php artisan migrate:fresh|db:wipe`, `mix ecto.reset`, `dotnet ef database drop`). Their
+//!   neighbours stay allowed:
 //!   `docker compose down`, removing one named container or image, plain `docker system prune`,
 //!   `terraform plan`, `kubectl get`/`apply`;
 //! - `persistence`: writing (redirection, `tee`, `cp`/`mv`/`ln`/`install` onto, `sed -i`, …)
@@ -111,16 +128,24 @@
 //!   `~/.ssh`, `~/.aws`, `~/.gnupg`, autostart and user-service directories, credentials and
 //!   user-wide settings (`~/.gitconfig`, `~/.npmrc`, `~/.pypirc`, `~/.netrc`,
 //!   `~/.docker/config.json`, `~/.config/wright/`); `git config --global`/`--system` writes
-//!   (reads are allowed); installing a crontab. Reading them, `mkdir -p ~/.ssh` and `chmod`
-//!   are allowed;
+//!   (reads are allowed); the repository's settings git runs as programs (`git config
+//!   core.fsmonitor|core.hooksPath|core.sshCommand|core.pager|core.editor|credential.helper`,
+//!   `alias.x '!…'`, `filter.*.smudge|clean|process`, `diff.*.textconv`); installing a
+//!   crontab; letting others write there (`chmod 777 ~/.ssh`); a program from outside the
+//!   project linked or copied into `~/.local/bin` or `~/bin` (`ln -sf /tmp/evil
+//!   ~/.local/bin/git`; installing the project's own build there is allowed). Reading them,
+//!   `mkdir -p ~/.ssh` and tightening `chmod` are allowed;
 //! - `file-destroy`: destroying single files outside the project and the temporary directory —
 //!   `shred`/`srm`/`wipe` (of anything but project files), `truncate`, non-recursive `rm` and
 //!   `unlink`, overwriting with `>` (appending with `>>` is allowed) — and clearing or turning
 //!   off the shell's history (`history -c`/`-d`, `ln -sf /dev/null ~/.bash_history`,
-//!   `export HISTFILE=/dev/null`, `unset HISTFILE`, `HISTSIZE=0`, `set +o history`);
+//!   `export HISTFILE=/dev/null`, `unset HISTFILE`, `HISTSIZE=0`, `set +o history`) or the
+//!   system's journal (`journalctl --vacuum-time=1s`);
 //! - `privilege`: `sudo`, `doas`, `su`, `pkexec`, and containers handed the host (`docker
 //!   run --privileged`, `--pid=host`, `--cap-add=SYS_ADMIN`, `-v /:/host`, the Docker socket or
-//!   a system directory mounted in); `-v "$PWD":/app`, named volumes, `--network host` stay
+//!   a system directory mounted in, `docker exec --privileged`), and the other doors to root:
+//!   `nsenter`, `setcap`, talking to the Docker socket (`curl --unix-socket
+//!   /var/run/docker.sock …`); `-v "$PWD":/app`, named volumes, `--network host` stay
 //!   allowed;
 //! - `exfiltration`: sending secrets over the network — a sender (`curl -d/-F/-T/--data*`,
 //!   `wget --post-file/--post-data`, `nc`, `socat`, `telnet`, `ssh` fed on stdin, `scp`/`rsync`/
@@ -130,10 +155,19 @@
 //!   `printenv`, `set`), a token command's output (`gh auth token`) or a secret-named variable
 //!   (`$OPENAI_API_KEY`) as its payload or in its URL, by argument, redirection, pipe or `$(…)`;
 //!   and reverse shells (`nc -e /bin/sh`, `bash -i >& /dev/tcp/…`, `socat exec:… tcp:…`, a
-//!   socket joined to a shell in interpreter code). Credentials where services expect them
+//!   socket joined to a shell in interpreter code), and `ssh -R` (a port on another machine
+//!   leading back into this one). Credentials where services expect them
 //!   stay allowed: headers (`-H "Authorization: Bearer $TOKEN"`), `-u`, the user part of a URL;
 //!   so do public keys (`cat ~/.ssh/id_rsa.pub | ssh host …`) and `env | grep PATH`;
 //! - `word-splitting`: a command word assembled from a value that cannot be known;
+//! - `unknown-code`: command text only known when it runs, run as code — an unknown value
+//!   pasted into a command string (`eval "$X"`, `bash -c "$c"`, also from the environment),
+//!   a command word holding text read from a file or input (`c=$(cat cmd.txt); $c`, `read -r
+//!   c; $c`, `$(cat cmd.txt)`, `mapfile`), awk's `system()` of a computed value, unknown lines
+//!   fed to `parallel` or `xargs -I{} {}`. A program the environment names (`$CC -o x x.c`,
+//!   `"$EDITOR" f`) or a program prints (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`)
+//!   is trusted like running it; `printf -v c FORMAT ARGS` with known arguments is judged as
+//!   the text it makes;
 //! - `nesting` and `unparsable`: what cannot be checked.
 //!
 //! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow
@@ -144,7 +178,8 @@
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
 //! a Makefile target, or interpreter code beyond the literal arguments of its command-running
 //! and deleting calls (a path held in a variable or computed, `shutil.rmtree(d)`) is not
-//! looked into. Downloading a script to a file and then running it is not refused. Paths are
+//! looked into (but a computed delete in code that names a system or the home directory is
+//! asked about). A script downloaded by an earlier command and run now is not seen. Paths are
 //! judged as written and, for delete targets, also where their symlinks lead on disk when the
 //! command is checked (`rm -rf link/` where `link` points out of the project is judged where it
 //! points; `rm -rf link` only removes the link): a link created by the same command, or changed
@@ -300,6 +335,7 @@ pub fn check(
     checker.script(
         command,
         Cwd::Known(vec![project_root.to_path_buf()]),
+        &[],
         0,
         true,
     );
@@ -315,9 +351,10 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    /// Checks `text` running in `cwd`, `depth` command strings deep. `fallback`: also check its
-    /// pieces when the parse had to recover from an error.
-    fn script(&mut self, text: &str, cwd: Cwd, depth: usize, fallback: bool) {
+    /// Checks `text` running in `cwd`, `depth` command strings deep, with the unknown values
+    /// `spliced` into it by the shell that handed it over. `fallback`: also check its pieces
+    /// when the parse had to recover from an error.
+    fn script(&mut self, text: &str, cwd: Cwd, spliced: &[String], depth: usize, fallback: bool) {
         self.scripts += 1;
         if depth > MAX_NESTING || self.scripts > MAX_SCRIPTS {
             self.findings.push(Finding::new(
@@ -331,7 +368,10 @@ impl Checker<'_> {
             return;
         }
         let script = match parse::parse(text, self.env, Scope::at(cwd.clone())) {
-            Ok(script) => script,
+            Ok(script) => Script {
+                spliced: spliced.to_vec(),
+                ..script
+            },
             Err(error) => {
                 self.findings.push(Finding::new(
                     Rule::Unparsable,
@@ -352,12 +392,12 @@ impl Checker<'_> {
         let report = rules::check(&script, self.env, self.policy);
         self.findings.extend(report.findings);
         for nested in report.nested {
-            self.script(&nested.text, nested.cwd, depth + 1, true);
+            self.script(&nested.text, nested.cwd, &nested.spliced, depth + 1, true);
         }
         if script.has_error && fallback {
             for piece in pieces(text) {
                 if piece.trim() != text.trim() {
-                    self.script(piece, cwd.clone(), depth, false);
+                    self.script(piece, cwd.clone(), spliced, depth, false);
                 }
             }
         }

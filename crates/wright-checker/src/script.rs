@@ -145,6 +145,37 @@ pub(crate) struct SimpleCommand {
     pub ifs: Option<String>,
 }
 
+/// Programs that print the files they are given, or their input, more or less as they are:
+/// what they print is text read from input.
+const INPUT_PRINTERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "sed", "awk", "gawk", "mawk", "cut", "grep", "egrep", "fgrep",
+    "rg", "sort", "uniq", "tr", "jq", "yq", "nl", "paste", "column", "strings", "less", "more",
+    "xargs", "shuf", "fold", "fmt", "rev",
+];
+
+impl SimpleCommand {
+    /// Whether it prints text read from a file or its input (`cat cmd.txt`, `head -1 f`,
+    /// `echo "$X"`) rather than text a program makes (`pyenv init -`): run as code, that text
+    /// is unknown code. `cat` of a heredoc prints known text, which is checked where it is run.
+    pub(crate) fn prints_input(&self) -> bool {
+        let invocation = super::argv::unwrap(&self.argv);
+        let Some(first) = invocation.argv.first() else {
+            return false;
+        };
+        let Some(program) = super::argv::program(first) else {
+            return true;
+        };
+        let args = &invocation.argv[1..];
+        match program {
+            "cat" if self.stdin.is_some() && args.iter().all(|w| w.text().starts_with('-')) => {
+                false
+            }
+            "echo" | "printf" => args.iter().any(|w| w.dynamic),
+            _ => INPUT_PRINTERS.contains(&program),
+        }
+    }
+}
+
 /// An output redirection (`> file`, `>> file`, `&> file`).
 #[derive(Debug, Clone)]
 pub(crate) struct Redirect {
@@ -205,6 +236,12 @@ pub(crate) struct Script {
     pub too_deep: bool,
     /// Whether it sets `IFS`, changing how unquoted expansions split into words.
     pub sets_ifs: bool,
+    /// The unknown values (`$X`) the shell that handed over this script pasted into its text
+    /// (`eval "$X"`, `bash -c "$c"`), as written: run as a command, they are unknown code.
+    pub spliced: Vec<String>,
+    /// The variables that hold text read from a file or input (`read -r c`, `c=$(cat f)`,
+    /// `mapfile -t lines`), or computed from such text: run as a command, unknown code.
+    pub input_vars: Vec<String>,
     /// The assignments and `unset`s that turn the shell's history off (`HISTFILE=/dev/null`,
     /// `unset HISTFILE`, `HISTSIZE=0`), as written.
     pub history_off: Vec<String>,

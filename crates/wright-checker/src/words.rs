@@ -65,6 +65,37 @@ pub(crate) fn shell_quoted(text: &str) -> String {
     }
 }
 
+/// What `printf FORMAT ARGS…` prints: the format's `%s`-like directives replaced by the
+/// arguments (the format reused while arguments remain, as printf does), `%%` by `%`, and its
+/// backslash escapes decoded.
+pub(crate) fn printf(format: &str, args: &[&str]) -> String {
+    let format = ansi_c(format);
+    let mut out = String::new();
+    let mut args = args.iter();
+    loop {
+        let mut used = false;
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            if chars.next_if_eq(&'%').is_some() {
+                out.push('%');
+                continue;
+            }
+            // Flags, width and precision, then the conversion letter.
+            while chars.next_if(|c| "-+ #0123456789.".contains(*c)).is_some() {}
+            chars.next();
+            used = true;
+            out.push_str(args.next().copied().unwrap_or(""));
+        }
+        if !used || args.len() == 0 {
+            return out;
+        }
+    }
+}
+
 /// `text` split at blanks into words with known values, for tests.
 #[cfg(test)]
 pub(crate) fn synthetic_words(text: &str) -> Vec<Word> {
@@ -283,6 +314,13 @@ mod tests {
         assert_eq!(expand_braces("{/,x}"), vec!["/", "x"]);
         assert_eq!(expand_braces("a{b,c{d,e}}"), vec!["ab", "acd", "ace"]);
         assert_eq!(expand_braces("{1..3}"), vec!["{1..3}"]);
+    }
+
+    #[test]
+    fn printf_fills_its_format_with_the_arguments() {
+        assert_eq!(printf("rm -rf %s", &["/home/ann"]), "rm -rf /home/ann");
+        assert_eq!(printf("%s-%5d%%\\n", &["a", "1"]), "a-1%\n");
+        assert_eq!(printf("%s ", &["a", "b"]), "a b ");
     }
 
     #[test]

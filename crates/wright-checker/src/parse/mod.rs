@@ -24,6 +24,12 @@ use super::script::{
 /// recursion could overflow the stack of the thread the Bash tool runs on.
 const MAX_TREE_DEPTH: usize = 100;
 
+/// `read`'s options that take a value (`-a NAME` is read on its own).
+const READ_VALUE_OPTIONS: &[&str] = &["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"];
+
+/// `mapfile`'s options that take a value.
+const MAPFILE_VALUE_OPTIONS: &[&str] = &["-d", "-n", "-O", "-s", "-u", "-C", "-c"];
+
 /// The parser could not be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the bash parser could not be started: {0}")]
@@ -340,7 +346,87 @@ impl<'a> Walker<'a> {
         }
         self.change_directory(index, scope);
         self.set_positional(index, scope);
+        self.read_into_variables(index, scope);
         index
+    }
+
+    /// `read NAME…`, `read -a NAME`, `mapfile NAME`/`readarray NAME` and `printf -v NAME
+    /// FORMAT ARGS…`: the variables they set hold text read from input (unknown, and unknown
+    /// code when run) or, for `printf` with a known format and arguments, the text it makes.
+    fn read_into_variables(&mut self, index: usize, scope: &mut Scope) {
+        let argv = &self.script.commands[index].argv;
+        let Some(program) = argv.first().filter(|w| !w.dynamic).map(|w| w.text()) else {
+            return;
+        };
+        let args = &argv[1..];
+        let (names, arrays, value): (Vec<String>, Vec<String>, Option<Vec<String>>) = match program
+        {
+            "read" => {
+                let parsed = crate::argv::split(args, READ_VALUE_OPTIONS);
+                let mut names: Vec<String> = parsed
+                    .operands
+                    .iter()
+                    .map(|w| w.text().to_string())
+                    .collect();
+                if names.is_empty() {
+                    names.push("REPLY".to_string());
+                }
+                let arrays = parsed
+                    .value_of(&["-a"])
+                    .map(|w| vec![w.text().to_string()])
+                    .unwrap_or_default();
+                if !arrays.is_empty() && parsed.operands.is_empty() {
+                    names.clear();
+                }
+                (names, arrays, None)
+            }
+            "mapfile" | "readarray" => {
+                let parsed = crate::argv::split(args, MAPFILE_VALUE_OPTIONS);
+                let name = parsed
+                    .operands
+                    .last()
+                    .map_or("MAPFILE".to_string(), |w| w.text().to_string());
+                (Vec::new(), vec![name], None)
+            }
+            "printf" if args.first().is_some_and(|w| w.is("-v")) => {
+                let Some(name) = args.get(1) else { return };
+                let rest = &args[2..];
+                let rest: Vec<&crate::script::Word> =
+                    rest.iter().skip_while(|w| w.is("--")).collect();
+                let known = !rest.is_empty() && rest.iter().all(|w| !w.dynamic);
+                let value = known.then(|| {
+                    let format = rest[0].text();
+                    let args: Vec<&str> = rest[1..].iter().map(|w| w.text()).collect();
+                    vec![crate::words::printf(format, &args)]
+                });
+                (vec![name.text().to_string()], Vec::new(), value)
+            }
+            _ => return,
+        };
+        for name in names {
+            if value.is_none() {
+                self.script.input_vars.push(name.clone());
+            }
+            scope.vars.insert(name, value.clone());
+        }
+        for name in arrays {
+            self.script.input_vars.push(name.clone());
+            scope.vars.insert(format!("{name}[@]"), None);
+            scope.vars.insert(name, None);
+        }
+    }
+
+    /// Whether `word` holds text read from input: a command substitution printing a file or
+    /// its input (`$(cat f)`, `$(< f)`), or a variable that holds such text.
+    fn reads_input(&self, word: &crate::script::Word) -> bool {
+        let commands = self.script.commands.get(word.subs.clone()).unwrap_or(&[]);
+        commands
+            .iter()
+            .any(crate::script::SimpleCommand::prints_input)
+            || word.raw.contains("$(<")
+            || self.script.input_vars.iter().any(|name| {
+                word.raw.contains(&format!("${name}")) || word.raw.contains(&format!("${{{name}"))
+            })
     }
 
     /// `set -- a b c` (or `set a b`): the positional parameters `"$@"` expands to, kept as one
@@ -455,6 +541,9 @@ impl<'a> Walker<'a> {
             }
             Some(value) => {
                 let word = self.word(value, scope);
+                if word.dynamic && self.reads_input(&word) {
+                    self.script.input_vars.push(name.clone());
+                }
                 (!word.dynamic && !appends).then_some(word.values)
             }
         };

@@ -258,7 +258,38 @@ fn changes(program: &str, args: &[Word]) -> Option<&'static str> {
         "swapoff" | "swapon" => Some("turns swap space off or on"),
         "setenforce" => Some("switches SELinux enforcement"),
         "crontab" => has("--remove", Some('r')).then_some("deletes every cron job of the user"),
-        _ => None,
+        _ => removes_packages(program, &parsed).then_some("removes system packages"),
+    }
+}
+
+/// Whether a system package manager removes packages (`apt-get remove`, `dpkg --purge`,
+/// `dnf erase`, `rpm -e`, `pacman -R`, `apk del`, `zypper rm`): what the system needs can go
+/// with them. Installing stays allowed (containers do it all the time), and so do language
+/// package managers (`pip uninstall`, `npm uninstall`).
+fn removes_packages(program: &str, parsed: &crate::argv::Args<'_>) -> bool {
+    let verb = parsed.operands.first().map(|w| w.text()).unwrap_or("");
+    let short = |letter: char| {
+        parsed
+            .flags
+            .iter()
+            .any(|f| !f.starts_with("--") && f[1..].contains(letter))
+    };
+    match program {
+        "apt" | "apt-get" | "aptitude" => {
+            matches!(verb, "remove" | "purge" | "autoremove" | "autopurge")
+        }
+        "dpkg" => {
+            parsed.has("--remove", None) || parsed.has("--purge", None) || short('r') || short('P')
+        }
+        "yum" | "dnf" | "microdnf" | "tdnf" => matches!(verb, "remove" | "erase" | "autoremove"),
+        "rpm" => parsed.has("--erase", None) || short('e'),
+        "pacman" => {
+            parsed.has("--remove", None) || parsed.flags.iter().any(|f| f.starts_with("-R"))
+        }
+        "apk" => verb == "del",
+        "zypper" => matches!(verb, "remove" | "rm"),
+        "snap" => verb == "remove",
+        _ => false,
     }
 }
 
@@ -285,6 +316,37 @@ mod tests {
     fn changed(command: &str) -> bool {
         let argv = words(command);
         changes(argv[0].text(), &argv[1..]).is_some()
+    }
+
+    #[test]
+    fn removing_system_packages_is_a_change_and_installing_is_not() {
+        for command in [
+            "apt-get remove -y --purge systemd",
+            "apt purge nginx",
+            "apt-get -y autoremove",
+            "dpkg --purge --force-all libc6",
+            "dpkg -r bash",
+            "yum erase openssh",
+            "dnf remove -y kernel",
+            "rpm -e --nodeps glibc",
+            "pacman -Rns linux",
+            "apk del musl",
+            "zypper rm sudo",
+        ] {
+            assert!(changed(command), "{command}");
+        }
+        for command in [
+            "apt-get install -y curl",
+            "apt update",
+            "dpkg -l",
+            "rpm -qa",
+            "rpm -ivh x.rpm",
+            "pacman -Syu",
+            "apk add git",
+            "dnf install gcc",
+        ] {
+            assert!(!changed(command), "{command}");
+        }
     }
 
     #[test]

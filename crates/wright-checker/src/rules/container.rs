@@ -2,7 +2,10 @@
 //! `--privileged`, the host's process, user or IPC namespace (`--pid=host`), all or the
 //! administrative capabilities, or the host's root, system directories or Docker socket
 //! mounted in (`-v /:/host`, `-v /var/run/docker.sock:/var/run/docker.sock`). Whatever runs
-//! inside is root on the machine, so they are `privilege`'s, like `sudo`.
+//! inside is root on the machine, so they are `privilege`'s, like `sudo`. So are the other
+//! doors to root: `docker exec --privileged`, talking to the Docker socket directly (`curl
+//! --unix-socket /var/run/docker.sock …`), entering another process's namespaces (`nsenter`)
+//! and giving a program capabilities (`setcap cap_setuid+ep …`).
 //!
 //! Ordinary containers stay allowed: the project or a named volume mounted (`-v
 //! "$PWD":/app`, `-v pgdata:/var/lib/postgresql/data`), `--network host`, `-p 8080:80`.
@@ -133,12 +136,34 @@ fn host_place(source: &str) -> bool {
 
 /// The rule for one command: a container run with the host handed to it.
 pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
+    if let Some(what) = host_door(program, site.args()) {
+        site.find(
+            report,
+            Rule::Privilege,
+            format!("{} {what}.", site.quoted()),
+        );
+    }
     if !matches!(program, "docker" | "podman" | "nerdctl") {
         return;
     }
     let args = site.args();
     let parsed = split(args, &["-H", "--host", "-c", "--context", "--config"]);
     let mut operands = parsed.operands.iter();
+    let verb = parsed.operands.first().map(|w| w.text());
+    let exec_at = args.iter().position(|w| w.is("exec"));
+    if let (Some("exec"), Some(at)) = (verb, exec_at) {
+        let exec_args = split(&args[at + 1..], RUN_VALUES);
+        if exec_args.has("--privileged", None) {
+            site.find(
+                report,
+                Rule::Privilege,
+                format!(
+                    "{} runs a command with every capability of the host in the container.",
+                    site.quoted()
+                ),
+            );
+        }
+    }
     let run = match operands.next().map(|w| w.text()) {
         Some("run" | "create") => true,
         Some("container") => matches!(operands.next().map(|w| w.text()), Some("run" | "create")),
@@ -165,6 +190,30 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
             Rule::Privilege,
             format!("{} {what}.", site.quoted()),
         );
+    }
+}
+
+/// Container engines' sockets: whoever talks to them directly commands the engine, as root.
+const ENGINE_SOCKETS: &[&str] = &["docker.sock", "podman.sock", "containerd.sock", "crio.sock"];
+
+/// What a command outside a container engine does that hands out root: entering another
+/// process's namespaces, giving a program capabilities, or talking to an engine's socket.
+fn host_door(program: &str, args: &[crate::script::Word]) -> Option<&'static str> {
+    let parsed = split(args, &["--unix-socket", "-t", "--target"]);
+    match program {
+        "nsenter" => Some("enters the namespaces of another process (the host's, with `-t 1`)"),
+        "setcap" if !parsed.has("-v", None) && !parsed.operands.is_empty() => {
+            Some("gives a program capabilities that let it act as root")
+        }
+        "curl" | "wget" | "http" | "xh" | "socat" | "nc" | "ncat" => {
+            let socket = parsed
+                .value_of(&["--unix-socket"])
+                .into_iter()
+                .chain(parsed.operands.iter().copied())
+                .any(|w| ENGINE_SOCKETS.iter().any(|s| w.text().contains(s)));
+            socket.then_some("talks to the container engine's socket, which commands it as root")
+        }
+        _ => None,
     }
 }
 

@@ -52,6 +52,52 @@ enum Target {
     Unknown(String),
 }
 
+/// Values that cannot hold a `/`: a user's name or id, a process id, a number, a host name.
+const NAME_VALUES: &[&str] = &[
+    "$USER",
+    "${USER}",
+    "$LOGNAME",
+    "${LOGNAME}",
+    "$UID",
+    "${UID}",
+    "$EUID",
+    "${EUID}",
+    "$$",
+    "$PPID",
+    "${PPID}",
+    "$BASHPID",
+    "$RANDOM",
+    "${RANDOM}",
+    "$SECONDS",
+    "$HOSTNAME",
+    "${HOSTNAME}",
+    "$(id -u)",
+    "$(id -un)",
+    "$(whoami)",
+];
+
+/// An entry of the temporary directory named by a literal start and values that cannot hold a
+/// `/` (`/tmp/pytest-of-$USER`, `"${TMPDIR:-/tmp}/build-$$"`): strictly inside it, whatever the
+/// values are. `/tmp/$X` is not: `X` could be empty, or hold `..`.
+fn temp_entry(word: &Word, env: Env<'_>) -> Option<PathBuf> {
+    if !word.dynamic || word.glob || word.values.len() != 1 {
+        return None;
+    }
+    let value = word.text();
+    let (dir, name) = value.rsplit_once('/')?;
+    let entry = place(&Path::new(dir).join("x"), env.root, env.home);
+    if entry != Place::Temp || dir.contains(['$', '`']) {
+        return None;
+    }
+    let literal_start = name.chars().next().is_some_and(|c| !matches!(c, '$' | '`'));
+    let mut rest = name.to_string();
+    for value in NAME_VALUES {
+        rest = rest.replace(value, "x");
+    }
+    let known = !rest.contains(['$', '`']) && rest != "." && rest != "..";
+    (literal_start && known && !dir.contains("..")).then(|| PathBuf::from(value))
+}
+
 /// Whether the text names the home directory (`~`, `$HOME`, `${HOME}`).
 fn mentions_home(raw: &str) -> bool {
     raw.starts_with('~') || raw.contains("$HOME") || raw.contains("${HOME}")
@@ -71,6 +117,9 @@ fn names_a_users_home(raw: &str) -> bool {
 
 /// Where `word` lands when used as a delete target from `cwd`.
 fn targets(word: &Word, cwd: &Cwd, env: Env<'_>) -> Vec<Target> {
+    if let Some(path) = temp_entry(word, env) {
+        return vec![Target::At(Place::Temp, path)];
+    }
     if word.dynamic {
         if names_a_users_home(&word.raw) {
             return vec![Target::At(
@@ -277,16 +326,25 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
     }
     let recursive = args.has("--recursive", Some('r')) || args.has("--recursive", Some('R'));
     if !recursive {
-        if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
+        if site.invocation.args_from_stdin {
             listed_files(site, report);
         }
         return;
     }
-    // With a replace string (`xargs -I{}`, `parallel`), the inputs are put in and checked by
-    // the fan-out rule.
-    if site.invocation.args_from_stdin && site.invocation.fan_out.is_none() {
+    // With a replace string (`xargs -I{}`, `parallel`), the inputs are also put in and checked
+    // by the fan-out rule; what the listing holds is deleted either way.
+    if site.invocation.args_from_stdin {
         match listing(site) {
             Listing::Inside => {}
+            Listing::Outside(producer) => site.find(
+                report,
+                Rule::RecursiveDelete,
+                format!(
+                    "{} deletes what {} lists outside the project.",
+                    site.quoted(),
+                    quote(&producer)
+                ),
+            ),
             Listing::WholeProject(producer) => site.find(
                 report,
                 Rule::RecursiveDelete,
@@ -298,6 +356,7 @@ pub(super) fn rm(site: &Site<'_>, report: &mut Report) {
                 ),
             ),
             Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
+            Listing::Unknown if site.invocation.fan_out.is_some() => {}
             Listing::Unknown => site.find(
                 report,
                 Rule::RecursiveDelete,
@@ -329,6 +388,15 @@ fn listed_files(site: &Site<'_>, report: &mut Report) {
             ),
         ),
         Listing::System(producer, dir) => listed_system_files(site, &producer, dir, report),
+        Listing::Outside(producer) => site.find(
+            report,
+            Rule::FileDestroy,
+            format!(
+                "{} deletes the files {} lists outside the project.",
+                site.quoted(),
+                quote(&producer)
+            ),
+        ),
         Listing::Inside | Listing::Unknown => {}
     }
 }
@@ -363,7 +431,10 @@ enum Listing {
     /// A listing of places in a system directory (`find /etc -name '*.conf'`): the listing
     /// command and the directory.
     System(String, &'static str),
-    /// Anything else: not a listing of the project, or one that cannot be told.
+    /// A listing of places outside the project and the temporary directory (`find ~ -type
+    /// f`, `ls ../other`): the listing command.
+    Outside(String),
+    /// Anything else: not a listing, or one whose places cannot be told.
     Unknown,
 }
 
@@ -424,6 +495,9 @@ fn listing(site: &Site<'_>) -> Listing {
             match target {
                 Target::At(Place::Inside, _) => {}
                 Target::At(Place::ProjectRoot | Place::GitDir, _) => whole |= !narrowed,
+                Target::At(Place::Outside | Place::Vital(_), _) => {
+                    return Listing::Outside(producer.text.clone());
+                }
                 _ => return Listing::Unknown,
             }
         }
@@ -490,7 +564,10 @@ fn find_expression(expression: &[Word]) -> FindExpression<'_> {
         if text == "-delete" {
             out.deletes = true;
         } else if NARROWING_PREDICATES.contains(&text) {
-            out.narrowed = true;
+            // `-name '*'` matches everything: it narrows nothing.
+            let everything = text.ends_with("name") || text.ends_with("path");
+            let everything = everything && expression.get(at).is_some_and(|w| w.is("*"));
+            out.narrowed |= !everything;
         } else if matches!(text, "-exec" | "-execdir" | "-ok" | "-okdir") {
             let rest = &expression[at..];
             let len = rest
@@ -513,6 +590,23 @@ pub(super) fn find(site: &Site<'_>, report: &mut Report) {
         let inner = argv::unwrap(words);
         match inner.argv.first().and_then(argv::program) {
             Some("rm" | "unlink" | "shred" | "rmdir") => deletes = true,
+            // `find / -exec chmod 777 {} +` changes the whole tree, as `chmod -R` does.
+            Some("chmod" | "chown" | "chgrp") => {
+                let dot = Word::synthetic(".".into(), false);
+                let starts = match command.starts.is_empty() {
+                    true => vec![&dot],
+                    false => command.starts.clone(),
+                };
+                for start in starts {
+                    judge(
+                        site,
+                        start,
+                        Action::Permissions,
+                        expression.narrowed,
+                        report,
+                    );
+                }
+            }
             _ => super::exec::shell_scripts(site, inner.argv, report),
         }
     }
@@ -589,16 +683,21 @@ pub(super) fn permissions(site: &Site<'_>, report: &mut Report) {
     if !recursive {
         return;
     }
-    // The mode or owner comes first, unless it is taken from a reference file. A chmod mode
-    // like `-w` reads as a flag, and then there is no mode operand to skip.
+    for word in permission_targets(&args) {
+        judge(site, word, Action::Permissions, false, report);
+    }
+}
+
+/// The files `chmod`/`chown`/`chgrp` change: the mode or owner comes first, unless it is taken
+/// from a reference file. A chmod mode like `-w` reads as a flag, and then there is no mode
+/// operand to skip.
+pub(super) fn permission_targets<'w>(args: &crate::argv::Args<'w>) -> Vec<&'w Word> {
     let mode_as_flag = args
         .flags
         .iter()
         .any(|f| f.len() > 1 && f[1..].chars().all(|c| "rwxXst".contains(c)) && *f != "-R");
     let skip = usize::from(!(args.has_prefix("--reference") || mode_as_flag));
-    for word in args.operands.iter().skip(skip) {
-        judge(site, word, Action::Permissions, false, report);
-    }
+    args.operands.iter().skip(skip).copied().collect()
 }
 
 /// A command whose name is not known (`$CMD -rf /`), aimed at a vital place.

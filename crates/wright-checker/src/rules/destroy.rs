@@ -63,6 +63,14 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         "history" if parsed.has("-c", Some('c')) || parsed.has("-d", Some('d')) => {
             Some("clears the shell's history".to_string())
         }
+        "journalctl"
+            if site
+                .args()
+                .iter()
+                .any(|w| w.text().starts_with("--vacuum-")) =>
+        {
+            Some("deletes the system's journal (its logs)".to_string())
+        }
         "set"
             if site
                 .args()

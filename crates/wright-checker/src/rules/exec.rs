@@ -8,7 +8,7 @@ use crate::script::{Script, Word};
 use crate::words::shell_quoted;
 
 /// Shells: they run a `-c` string, a script file, or their standard input.
-const SHELLS: &[&str] = &[
+pub(super) const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash",
 ];
 
@@ -121,6 +121,15 @@ fn interpreter_code(site: &Site<'_>, code: &Word, language: Language, report: &m
                     let command = format!("rm -- {}", shell_quoted(&path));
                     site.nest(report, &Word::synthetic(command, code.dynamic));
                 }
+                Effect::DeletesComputedIn(place) => site.find(
+                    report,
+                    Rule::RecursiveDelete,
+                    format!(
+                        "{} deletes paths it computes, in code that names `{place}`: what it \
+                         deletes there is only known when it runs.",
+                        site.quoted()
+                    ),
+                ),
             }
         }
     }
@@ -169,6 +178,11 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
         return StdinCode::No;
     };
     let code = language.code_options();
+    // `deno run -`: the script operand comes after the subcommand.
+    let args = match (program, args.first()) {
+        ("deno", Some(run)) if run.is("run") => &args[1..],
+        _ => args,
+    };
     let parsed = split(args, code);
     let reads = parsed.value_of(code).is_none()
         && parsed
@@ -183,7 +197,7 @@ fn reads_code_from_stdin(argv: &[Word]) -> StdinCode {
 }
 
 /// Whether the command fetches data from the network.
-fn downloads(argv: &[Word]) -> bool {
+pub(super) fn downloads(argv: &[Word]) -> bool {
     let invocation = argv::unwrap(argv);
     invocation
         .argv
@@ -329,12 +343,19 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         }
     } else if let Some(language) = Language::of(program) {
         let parsed = split(args, language.code_options());
-        if let Some(code) = parsed.value_of(language.code_options()) {
+        let code = match program {
+            // `deno eval CODE`: the code is the subcommand's operand.
+            "deno" if args.first().is_some_and(|w| w.is("eval")) => {
+                split(&args[1..], &[]).operands.first().copied()
+            }
+            _ => parsed.value_of(language.code_options()),
+        };
+        if let Some(code) = code {
             interpreter_code(site, code, language, report);
         }
     }
     if matches!(program, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
-        awk(site, args, report);
+        super::awk::program(site, args, report);
     }
     let runs_files = SHELLS.contains(&program)
         || Language::of(program).is_some()
@@ -353,66 +374,6 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
     }
 }
 
-/// awk's program text: the commands `system("…")`, `print … | "…"` and `"…" | getline` run are
-/// checked as shell commands, like other interpreters'.
-fn awk(site: &Site<'_>, args: &[Word], report: &mut Report) {
-    let parsed = split(
-        args,
-        &["-F", "-v", "-f", "--file", "--assign", "--field-separator"],
-    );
-    if parsed.value_of(&["-f", "--file"]).is_some() {
-        return;
-    }
-    let Some(program) = parsed.operands.first() else {
-        return;
-    };
-    for code in &program.values {
-        for command in awk_commands(code) {
-            site.nest(report, &Word::synthetic(command, program.dynamic));
-        }
-    }
-}
-
-/// The string literals awk code runs as commands: the argument of `system(…)`, the target of
-/// `| "…"` (output piped to a command) and the source of `"…" | getline`.
-fn awk_commands(code: &str) -> Vec<String> {
-    let mut literals: Vec<(usize, usize, String)> = Vec::new();
-    let mut chars = code.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if c != '"' {
-            continue;
-        }
-        let mut text = String::new();
-        let mut end = code.len();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => text.extend(chars.next().map(|(_, c)| c)),
-                '"' => {
-                    end = i + 1;
-                    break;
-                }
-                _ => text.push(c),
-            }
-        }
-        literals.push((start, end, text));
-    }
-    literals
-        .into_iter()
-        .filter(|(start, end, _)| {
-            let before: String = code[..*start]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            let after: String = code[*end..]
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            before.ends_with("system(") || before.ends_with('|') || after.starts_with("|getline")
-        })
-        .map(|(_, _, text)| text)
-        .collect()
-}
-
 /// The `-c` string of a shell command (`bash -c '…'`), checked in turn.
 pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report) {
     let Some(program) = argv.first().and_then(argv::program) else {
@@ -427,7 +388,7 @@ pub(super) fn shell_scripts(site: &Site<'_>, argv: &[Word], report: &mut Report)
 }
 
 /// Whether `raw` expands to a list of words, quoted or not: `"$@"`, `$*`, `"${cmd[@]}"`.
-fn list_expansion(raw: &str) -> bool {
+pub(super) fn list_expansion(raw: &str) -> bool {
     let inner = raw.trim_matches('"');
     matches!(inner, "$@" | "$*" | "${@}" | "${*}")
         || inner.starts_with("${@:")
@@ -652,6 +613,9 @@ mod tests {
             StdinCode::Interpreter(Language::Ruby)
         );
         assert_eq!(reads("node app.js"), StdinCode::No);
+        assert_eq!(reads("deno run -"), StdinCode::Interpreter(Language::Node));
+        assert_eq!(reads("deno run main.ts"), StdinCode::No);
+        assert_eq!(reads("lua -"), StdinCode::Interpreter(Language::Lua));
         assert_eq!(reads("python3 -m json.tool"), StdinCode::No);
         assert_eq!(reads("jq ."), StdinCode::No);
     }

@@ -47,18 +47,24 @@ pub(super) fn command(site: &Site<'_>, report: &mut Report) {
     };
     for input in inputs.iter().take(MAX_INPUTS) {
         if template.is_empty() {
-            // `echo 'make test' | parallel`: each input is a command line.
-            if let Input::Known(line) = input {
-                site.nest(report, &Word::synthetic(line.clone(), false));
-            }
+            // `echo 'make test' | parallel`: each input is a command line; one that cannot be
+            // known is unknown code.
+            let line = match input {
+                Input::Known(line) => Word::synthetic(line.clone(), false),
+                Input::Unknown => Word::synthetic(UNKNOWN.to_string(), true),
+            };
+            site.nest(report, &line);
             continue;
         }
         let value = match input {
             Input::Known(text) => shell_quoted(text),
             Input::Unknown => unknown.to_string(),
         };
+        // An unknown input is pasted into the command like a variable (`{}` as the program
+        // runs unknown code).
+        let pasted = *input == Input::Unknown && unknown == UNKNOWN;
         for text in commands(fan_out, template, &value) {
-            site.nest(report, &Word::synthetic(text, false));
+            site.nest(report, &Word::synthetic(text, pasted));
         }
     }
 }

@@ -141,6 +141,15 @@ fn destroys(
         }
         "kubectl" | "oc" | "microk8s.kubectl" => {
             let (command, _) = verb(args, KUBECTL_VALUES)?;
+            // `kubectl scale … --replicas=0` stops every pod of what it scales.
+            let to_zero = command == "scale"
+                && (args.iter().any(|w| w.is("--replicas=0"))
+                    || args
+                        .windows(2)
+                        .any(|w| w[0].is("--replicas") && w[1].is("0")));
+            if to_zero {
+                return Some("scales workloads down to no pods at all");
+            }
             matches!(command, "delete" | "drain")
                 .then_some("deletes Kubernetes objects (or drains a node)")
         }

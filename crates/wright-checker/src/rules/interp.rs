@@ -107,10 +107,28 @@ const TREE_DELETERS: &[&str] = &[
 
 /// Calls that delete a tree only when told to be recursive (`fs.rmSync(p, {recursive: true})`),
 /// and a file otherwise.
-const MAYBE_TREE_DELETERS: &[&str] = &["rmSync", "rm", "rmdirSync", "rmdir"];
+const MAYBE_TREE_DELETERS: &[&str] =
+    &["rmSync", "rm", "rmdirSync", "rmdir", "removeSync", "remove"];
 
 /// Calls that delete the files given as their arguments.
-const FILE_DELETERS: &[&str] = &["unlink", "unlinkSync", "remove", "rm_f", "delete"];
+const FILE_DELETERS: &[&str] = &[
+    "unlink",
+    "unlinkSync",
+    "remove",
+    "removeSync",
+    "rm_f",
+    "delete",
+];
+
+/// Calls that delete the path they are called on when given no argument (`p.unlink()`).
+const METHOD_DELETERS: &[&str] = &["unlink", "rmdir", "rmtree", "delete"];
+
+/// Places a computed delete must not reach: `/` and the system's directories (as the start of
+/// a string literal), the home directory (`~`, `$HOME`, Perl's `$ENV{HOME}` in a string).
+const DANGEROUS_PLACES: &[&str] = &[
+    "/etc", "/usr", "/bin", "/sbin", "/lib", "/boot", "/var", "/opt", "/root", "/home", "/sys",
+    "/dev", "/srv", "/Library", "/System", "/Users",
+];
 
 /// Calls whose value is the path given as their only argument (`Path('/etc')`,
 /// `os.path.expanduser('~')`), or the paths a pattern matches (`glob("/etc/*.conf")`).
@@ -137,6 +155,9 @@ pub(super) enum Effect {
     DeletesTree(String),
     /// Deletes the file at this path.
     DeletesFile(String),
+    /// Deletes paths it computes (`os.remove(os.path.join(r, f))`, `p.unlink()`) in code that
+    /// names this dangerous place (`/etc`, `Path.home()`), or walks it.
+    DeletesComputedIn(String),
 }
 
 /// One piece of interpreter code.
@@ -311,6 +332,7 @@ enum Arg {
 pub(super) fn effects(code: &str, language: Language) -> Vec<Effect> {
     let tokens = tokens(code, language);
     let mut out = Vec::new();
+    let mut computed = false;
     for (i, token) in tokens.iter().enumerate() {
         match token {
             Token::Command(text) => out.push(Effect::Runs(text.clone())),
@@ -325,12 +347,67 @@ pub(super) fn effects(code: &str, language: Language) -> Vec<Effect> {
                     }
                     _ => continue,
                 };
-                out.extend(effect(name, &args));
+                let effects = effect(name, &args);
+                if effects.is_empty() && deletes_computed(name, &args) {
+                    computed = true;
+                }
+                out.extend(effects);
             }
             Token::Str(_) | Token::Punct(_) => {}
         }
     }
+    if let Some(place) = dangerous_place(&tokens).filter(|_| computed) {
+        out.push(Effect::DeletesComputedIn(place));
+    }
     out
+}
+
+/// Whether calling `name` with `args` deletes a path that is not a literal: a deleting call
+/// given a computed argument, or a deleting method called on a value (`p.unlink()`).
+fn deletes_computed(name: &str, args: &[Arg]) -> bool {
+    let short = short_name(name);
+    let deleter = TREE_DELETERS.contains(&short)
+        || MAYBE_TREE_DELETERS.contains(&short)
+        || FILE_DELETERS.contains(&short)
+        || METHOD_DELETERS.contains(&short);
+    if !deleter {
+        return false;
+    }
+    match args.first() {
+        None => METHOD_DELETERS.contains(&short) && name != short,
+        Some(Arg::Str(_)) => false,
+        Some(_) => true,
+    }
+}
+
+/// The first dangerous place the code names: a string literal that is `/` or starts with a
+/// system directory or `~` or holds `$HOME`/`$ENV{HOME}`, or an expression for the home
+/// directory (`Path.home()`, `os.environ['HOME']`, `os.getenv("HOME")`, `os.homedir()`).
+fn dangerous_place(tokens: &[Token]) -> Option<String> {
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Str(text) => {
+                let system = text == "/"
+                    || DANGEROUS_PLACES.iter().any(|place| {
+                        text.strip_prefix(place)
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                    });
+                let home = text.starts_with('~')
+                    || ["$HOME", "${HOME}", "$ENV{HOME}", "$ENV{'HOME'}"]
+                        .iter()
+                        .any(|h| text.contains(h));
+                if system || home {
+                    return Some(text.clone());
+                }
+            }
+            // A home expression is a name and at most three tokens after it (`os.getenv("HOME")`).
+            Token::Name(_) if (1..=4).any(|n| tokens.get(i..i + n).is_some_and(is_home)) => {
+                return Some("~".to_string());
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The last part of a dotted name (`shutil.rmtree` → `rmtree`).
@@ -579,6 +656,8 @@ mod tests {
                 Effect::DeletesTree("~/x".into()),
                 Effect::DeletesTree("~".into()),
                 Effect::DeletesFile("/etc/passwd".into()),
+                // `rmtree(tmp)` deletes a computed path in code that names the home directory.
+                Effect::DeletesComputedIn("~/x".into()),
             ]
         );
         assert_eq!(

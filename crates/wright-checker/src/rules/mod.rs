@@ -6,9 +6,11 @@
 //! back as [`Nested`] scripts for the caller to check in turn.
 
 mod admin;
+mod awk;
 mod container;
 mod delete;
 mod destroy;
+mod download;
 mod exec;
 mod exfil;
 mod fanout;
@@ -19,6 +21,7 @@ mod infra;
 mod interp;
 mod persistence;
 mod system;
+mod unknown;
 
 use super::CommandPolicy;
 use super::argv::{self, Invocation};
@@ -85,6 +88,10 @@ pub(crate) enum Rule {
     /// A command word assembled by word splitting (`c="rm -rf x"; $c`, or after `IFS=…`):
     /// what runs is only known when it runs.
     WordSplitting,
+    /// Running command text that cannot be known: an unknown value run as code (`eval "$X"`,
+    /// `bash -c "$c"`, awk's `system($0)`) or a command word read from a file or input
+    /// (`c=$(cat cmd.txt); $c`, `read -r c; $c`).
+    UnknownCode,
     /// A `[bash] deny` rule of the settings.
     Denied,
 }
@@ -114,6 +121,7 @@ impl Rule {
             Rule::Nesting => "nesting",
             Rule::Unparsable => "unparsable",
             Rule::WordSplitting => "word-splitting",
+            Rule::UnknownCode => "unknown-code",
             Rule::Denied => "denied",
         }
     }
@@ -195,6 +203,10 @@ impl Rule {
                 "write the command out word by word (e.g. `rm -rf build`) instead of assembling \
                  it from a variable"
             }
+            Rule::UnknownCode => {
+                "write out the command you mean to run (Read the file first if it holds \
+                 commands) instead of running text that is only known when it runs"
+            }
             Rule::Denied => "do it another way, or ask the user",
         }
     }
@@ -247,6 +259,9 @@ pub(crate) struct Nested {
     pub text: String,
     /// Where it runs.
     pub cwd: Cwd,
+    /// The unknown values (`$X`, `${c}`) the handing shell pastes into the text, as written
+    /// there: run as code, they are unknown code.
+    pub spliced: Vec<String>,
 }
 
 /// What the rules found in one script.
@@ -295,10 +310,15 @@ impl Site<'_> {
     }
 
     fn nest(&self, report: &mut Report, word: &Word) {
+        let spliced = match word.dynamic {
+            true => unknown::spliced_variables(&word.raw),
+            false => Vec::new(),
+        };
         for text in &word.values {
             report.nested.push(Nested {
                 text: text.clone(),
                 cwd: self.command.cwd.clone(),
+                spliced: spliced.clone(),
             });
         }
     }
@@ -339,6 +359,7 @@ pub(crate) fn check(script: &Script, env: Env<'_>, policy: &CommandPolicy) -> Re
         destroy::redirect(redirect, env, &mut report);
     }
     exec::fork_bombs(script, &mut report);
+    download::downloaded_then_run(script, &mut report);
     destroy::history_off(script, &mut report);
     report
 }
@@ -364,6 +385,7 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
         return;
     };
     exec::split_command_word(site, first, report);
+    unknown::unknown_code(site, first, report);
     let Some(program) = argv::program(first) else {
         exec::unknown_program(site, first, report);
         delete::unknown_program(site, first, report);
@@ -397,6 +419,8 @@ fn check_command(site: &Site<'_>, report: &mut Report) {
 
 #[cfg(test)]
 mod tests_blind;
+#[cfg(test)]
+mod tests_blind2;
 #[cfg(test)]
 mod tests_issue12;
 #[cfg(test)]

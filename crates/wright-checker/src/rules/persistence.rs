@@ -140,6 +140,9 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
         }
         return;
     }
+    if program == "chmod" {
+        opened_to_others(site, report);
+    }
     if NOT_PLANTING.contains(&program) {
         return;
     }
@@ -161,6 +164,90 @@ pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
     }
     if let Some(path) = paths.iter().find_map(|p| planted(p, site.env)) {
         site.find(report, Rule::Persistence, reason(&site.quoted(), &path));
+        return;
+    }
+    if COPIERS.contains(&program) {
+        path_hijack(site, &paths, report);
+    }
+}
+
+/// Whether a chmod mode lets the group or others write (`777`, `0666`, `o+w`, `a+rwx`, `+w`).
+fn loosens(mode: &str) -> bool {
+    if mode.chars().all(|c| c.is_ascii_digit()) {
+        let digits: Vec<u32> = mode.chars().filter_map(|c| c.to_digit(8)).collect();
+        return digits.iter().rev().take(2).any(|d| d & 2 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let (who, rest) = clause.split_at(clause.find(['+', '=']).unwrap_or(clause.len()));
+        rest.contains('w') && (who.is_empty() || who.contains(['g', 'o', 'a']))
+    })
+}
+
+/// `chmod 777 ~/.ssh`: lets other users write where the user's keys, credentials or startup
+/// files are (tightening, `chmod 600 ~/.ssh/config`, is allowed).
+fn opened_to_others(site: &Site<'_>, report: &mut Report) {
+    let parsed = split(site.args(), &[]);
+    let Some(mode) = parsed.operands.first().filter(|w| !w.dynamic) else {
+        return;
+    };
+    if !loosens(mode.text()) {
+        return;
+    }
+    let planted_target = super::delete::permission_targets(&parsed)
+        .into_iter()
+        .flat_map(|w| absolute_paths(w, &site.command.cwd))
+        .find_map(|p| {
+            planted(&p, site.env).or_else(|| (Some(p.as_path()) == site.env.home).then_some(p))
+        });
+    if let Some(path) = planted_target {
+        site.find(
+            report,
+            Rule::Persistence,
+            format!(
+                "{} lets other users write {}, where they could plant keys or commands.",
+                site.quoted(),
+                path.display()
+            ),
+        );
+    }
+}
+
+/// The user's own directories on `$PATH`, in the home directory.
+const PATH_DIRS: &[&str] = &[".local/bin", "bin"];
+
+/// A copy or link into a directory on the user's `$PATH` (`ln -sf /tmp/evil ~/.local/bin/git`)
+/// of something from outside the project: it runs whenever the user types its name. Installing
+/// what the project built (`cp target/release/tool ~/.local/bin/`) is allowed.
+fn path_hijack(site: &Site<'_>, targets: &[PathBuf], report: &mut Report) {
+    let Some(home) = site.env.home else {
+        return;
+    };
+    let into_path = targets
+        .iter()
+        .any(|t| PATH_DIRS.iter().any(|d| t.starts_with(home.join(d))));
+    if !into_path {
+        return;
+    }
+    let operands: Vec<&crate::script::Word> = site
+        .args()
+        .iter()
+        .filter(|w| w.dynamic || !w.text().starts_with('-'))
+        .collect();
+    let sources = operands.split_last().map_or(&[][..], |(_, rest)| rest);
+    let foreign = sources.iter().any(|source| {
+        let paths = absolute_paths(source, &site.command.cwd);
+        paths.is_empty() || paths.iter().any(|p| !p.starts_with(site.env.root))
+    });
+    if foreign {
+        site.find(
+            report,
+            Rule::Persistence,
+            format!(
+                "{} puts a program from outside the project on your $PATH, where it runs \
+                 whenever its name is typed.",
+                site.quoted()
+            ),
+        );
     }
 }
 
@@ -184,6 +271,7 @@ pub(super) fn git_config(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Rep
     } else if file_planted {
         "your git settings (--file)"
     } else {
+        runs_programs(site, &parsed, report);
         return;
     };
     if config_writes(&parsed) {
@@ -192,6 +280,71 @@ pub(super) fn git_config(site: &Site<'_>, git: &GitCommand<'_>, report: &mut Rep
             Rule::Persistence,
             format!(
                 "{} changes {scope}, which every repository of yours uses.",
+                site.quoted()
+            ),
+        );
+    }
+}
+
+/// The repository's settings whose values git runs as programs (`core.fsmonitor`,
+/// `core.hooksPath`, `alias.x = !…`, filters, diff drivers, credential helpers), lowercased:
+/// set by the agent, they run outside the sandbox the next time anyone uses git here.
+fn program_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let exact = [
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.sshcommand",
+        "core.pager",
+        "core.editor",
+        "core.askpass",
+        "sequence.editor",
+        "credential.helper",
+        "gpg.program",
+        "gpg.ssh.program",
+        "uploadpack.packobjectshook",
+    ];
+    let ends = [
+        ".clean",
+        ".smudge",
+        ".process",
+        ".textconv",
+        ".driver",
+        ".command",
+    ];
+    exact.contains(&key.as_str())
+        || (key.starts_with("filter.") || key.starts_with("diff.") || key.starts_with("merge."))
+            && ends.iter().any(|e| key.ends_with(e))
+        || key.starts_with("credential.") && key.ends_with(".helper")
+        || key.starts_with("pager.")
+}
+
+/// A local `git config` write of a setting git runs as a program (see [`program_key`]); an
+/// alias is one when its value starts with `!`.
+fn runs_programs(site: &Site<'_>, parsed: &crate::argv::Args<'_>, report: &mut Report) {
+    let unsets = parsed.has("--unset", None)
+        || parsed.has("--unset-all", None)
+        || parsed.operands.first().is_some_and(|w| w.is("unset"));
+    if !config_writes(parsed) || unsets {
+        return;
+    }
+    let operands = &parsed.operands;
+    let (key, value) = match operands.first().map(|w| w.text()) {
+        Some("set") => (operands.get(1), operands.get(2)),
+        _ => (operands.first(), operands.get(1)),
+    };
+    let Some(key) = key.map(|w| w.text()) else {
+        return;
+    };
+    let alias = key.to_ascii_lowercase().starts_with("alias.")
+        && value.is_some_and(|v| v.dynamic || v.text().trim_start().starts_with('!'));
+    if program_key(key) || alias {
+        site.find(
+            report,
+            Rule::Persistence,
+            format!(
+                "{} sets `{key}`, which git runs as a program the next time anyone uses git in \
+                 this repository, outside the sandbox.",
                 site.quoted()
             ),
         );

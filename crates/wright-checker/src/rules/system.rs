@@ -159,8 +159,10 @@ pub(super) fn written(program: &str, args: &[Word]) -> Vec<Word> {
         "setfacl" => operands(&["-m", "-x", "-M", "-X", "--modify", "--remove"]),
         "chmod" | "chown" | "chgrp" => {
             let parsed = split(args, &["--from"]);
-            let skip = usize::from(!parsed.has_prefix("--reference"));
-            parsed.operands.into_iter().skip(skip).cloned().collect()
+            super::delete::permission_targets(&parsed)
+                .into_iter()
+                .cloned()
+                .collect()
         }
         "cp" | "ln" | "install" | "rsync" | "scp" => last_and_target(split(
             args,

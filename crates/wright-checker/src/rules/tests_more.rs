@@ -221,7 +221,7 @@ fn reading_home_settings_and_writing_project_settings_is_allowed() {
         "git config --global --get user.email",
         "git config --global user.name",
         "git config --list --show-origin",
-        "git config --local core.hooksPath .githooks",
+        "git config --local core.autocrlf false",
         "crontab -l",
         "cp target/release/tool ~/.local/bin/",
     ]);

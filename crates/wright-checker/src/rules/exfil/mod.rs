@@ -323,8 +323,32 @@ fn paths(site: &Site<'_>, command: &SimpleCommand, word: &Word, text: &str) -> V
         .collect()
 }
 /// The rule for one command: a network sender given a secret, or a shell handed to the network.
+/// `ssh -R PORT:HOST:PORT host`: opens a port on another machine that leads into this one (or
+/// to what it can reach), handing the other side a way in.
+fn remote_forward(site: &Site<'_>, program: &str, report: &mut Report) {
+    let forwards = program == "ssh"
+        && site.args().iter().any(|w| {
+            let text = w.text();
+            text == "-R"
+                || text.starts_with("-R") && !text.starts_with("--")
+                || text.starts_with("-oRemoteForward")
+                || text.to_ascii_lowercase().contains("remoteforward")
+        });
+    if forwards {
+        site.find(
+            report,
+            Rule::Exfiltration,
+            format!(
+                "{} opens a port on another machine that leads back into this one.",
+                site.quoted()
+            ),
+        );
+    }
+}
+
 pub(super) fn command(site: &Site<'_>, program: &str, report: &mut Report) {
     shells::reverse_shell(site, program, report);
+    remote_forward(site, program, report);
     let Some(sent) = sends(program, site.args()) else {
         return;
     };
