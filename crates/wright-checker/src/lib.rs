@@ -499,6 +499,8 @@ fn pieces(text: &str) -> Vec<&str> {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_issue12;

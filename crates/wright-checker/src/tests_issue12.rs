@@ -4,25 +4,13 @@
 //! values — judged by the same rules as the plain command, through the public [`check`].
 
 use super::*;
+use crate::test_support::judged;
 use pretty_assertions::assert_eq;
 
-const ROOT: &str = "/home/ann/proj";
-const HOME: &str = "/home/ann";
-
-/// The decision and the rule that made it.
-fn decision(command: &str) -> (Decision, &'static str) {
-    let verdict = check(
-        command,
-        Path::new(ROOT),
-        Some(Path::new(HOME)),
-        &CommandPolicy::default(),
-    );
-    (verdict.decision, verdict.rule)
-}
-
+/// Each of `commands` is judged `expected`, a decision and its rule.
 fn assert_judged(expected: (Decision, &str), commands: &[&str]) {
     for command in commands {
-        assert_eq!(decision(command), expected, "{command}");
+        assert_eq!(judged(command), expected, "{command}");
     }
 }
 

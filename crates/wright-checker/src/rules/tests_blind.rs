@@ -9,33 +9,8 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
+use crate::test_support::*;
 use crate::{CommandPolicy, Decision, check};
-
-const ROOT: &str = "/home/ann/proj";
-const HOME: &str = "/home/ann";
-
-/// The decision and the rule for `command` in the (lexical) project at [`ROOT`].
-fn judged(command: &str) -> (Decision, &'static str) {
-    let verdict = check(
-        command,
-        Path::new(ROOT),
-        Some(Path::new(HOME)),
-        &CommandPolicy::default(),
-    );
-    (verdict.decision, verdict.rule)
-}
-
-fn assert_asked(rule: &str, commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (Decision::Ask, rule), "{command}");
-    }
-}
-
-fn assert_allowed(commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (Decision::Allow, "none"), "{command}");
-    }
-}
 
 #[test]
 fn secret_files_named_as_a_payload_are_asked_about() {

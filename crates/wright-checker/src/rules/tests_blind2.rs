@@ -3,39 +3,8 @@
 //! interpreter code, listings fed to deletes, removing system packages, downloads run in the
 //! same command, and the peer suites' other classes — and the false alarms it found.
 
-use std::path::Path;
-
-use pretty_assertions::assert_eq;
-
-use crate::{CommandPolicy, Decision, check};
-
-const ROOT: &str = "/home/ann/proj";
-const HOME: &str = "/home/ann";
-
-/// The decision and the rule for `command` in the (lexical) project at [`ROOT`].
-fn judged(command: &str) -> (Decision, &'static str) {
-    let verdict = check(
-        command,
-        Path::new(ROOT),
-        Some(Path::new(HOME)),
-        &CommandPolicy::default(),
-    );
-    (verdict.decision, verdict.rule)
-}
-
-fn assert_judged(decision: Decision, rule: &str, commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (decision, rule), "{command}");
-    }
-}
-
-fn assert_asked(rule: &str, commands: &[&str]) {
-    assert_judged(Decision::Ask, rule, commands);
-}
-
-fn assert_allowed(commands: &[&str]) {
-    assert_judged(Decision::Allow, "none", commands);
-}
+use crate::Decision;
+use crate::test_support::*;
 
 #[test]
 fn an_unknown_value_run_as_code_is_asked_about() {

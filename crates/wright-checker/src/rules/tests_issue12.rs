@@ -2,37 +2,10 @@
 //! local git work, whole-tree deletes fed to `xargs`, root-level administration, deletes in the
 //! temporary directory, and delete targets reached through symlinks.
 
-use std::path::Path;
-
 use pretty_assertions::assert_eq;
 
+use crate::test_support::*;
 use crate::{CommandPolicy, Decision, check};
-
-const ROOT: &str = "/home/ann/proj";
-const HOME: &str = "/home/ann";
-
-/// The decision and the rule for `command` in the (lexical) project at [`ROOT`].
-fn judged(command: &str) -> (Decision, &'static str) {
-    let verdict = check(
-        command,
-        Path::new(ROOT),
-        Some(Path::new(HOME)),
-        &CommandPolicy::default(),
-    );
-    (verdict.decision, verdict.rule)
-}
-
-fn assert_judged(decision: Decision, rule: &str, commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (decision, rule), "{command}");
-    }
-}
-
-fn assert_allowed(commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (Decision::Allow, "none"), "{command}");
-    }
-}
 
 #[test]
 fn discarding_uncommitted_changes_is_asked_about() {

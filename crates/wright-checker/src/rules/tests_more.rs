@@ -3,37 +3,7 @@
 //! planting persistence or credentials in the home directory, and destroying single files
 //! outside the project — each asked about, with their everyday neighbours allowed.
 
-use std::path::Path;
-
-use pretty_assertions::assert_eq;
-
-use crate::{CommandPolicy, Decision, check};
-
-const ROOT: &str = "/home/ann/proj";
-const HOME: &str = "/home/ann";
-
-/// The decision and the rule for `command` in the (lexical) project at [`ROOT`].
-fn judged(command: &str) -> (Decision, &'static str) {
-    let verdict = check(
-        command,
-        Path::new(ROOT),
-        Some(Path::new(HOME)),
-        &CommandPolicy::default(),
-    );
-    (verdict.decision, verdict.rule)
-}
-
-fn assert_asked(rule: &str, commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (Decision::Ask, rule), "{command}");
-    }
-}
-
-fn assert_allowed(commands: &[&str]) {
-    for command in commands {
-        assert_eq!(judged(command), (Decision::Allow, "none"), "{command}");
-    }
-}
+use crate::test_support::*;
 
 #[test]
 fn stopping_or_disabling_system_services_is_asked_about() {
