@@ -397,22 +397,24 @@ pub(super) fn list_expansion(raw: &str) -> bool {
             && !inner.starts_with("${#")
 }
 
+/// The command's arguments as shell text, to follow a command word whose value is known:
+/// known words quoted, unknown ones as written.
+fn rest_as_written(site: &Site<'_>) -> Vec<String> {
+    site.args()
+        .iter()
+        .map(|w| match w.dynamic {
+            true => w.raw.clone(),
+            false => shell_quoted(w.text()),
+        })
+        .collect()
+}
+
 /// A command word that is a list (`"$@"` after `set -- rm -rf /`, `"${cmd[@]}"` after
 /// `cmd=(rm -rf ~)`): its words, when known, are checked as the command they make; an unknown
 /// list is asked about, except `"$@"` in a function's body (`retry() { "$@"; }`), which runs
 /// what the function is called with.
 fn list_command_word(site: &Site<'_>, word: &Word, report: &mut Report) {
-    let rest: Vec<String> = site
-        .args()
-        .iter()
-        .map(|w| {
-            if w.dynamic {
-                w.raw.clone()
-            } else {
-                shell_quoted(w.text())
-            }
-        })
-        .collect();
+    let rest = rest_as_written(site);
     if !word.dynamic {
         for value in &word.values {
             let mut command = vec![value.clone()];
@@ -492,17 +494,7 @@ pub(super) fn split_command_word(site: &Site<'_>, word: &Word, report: &mut Repo
         return;
     }
     if let (Some(ifs), false) = (&site.command.ifs, word.dynamic) {
-        let rest: Vec<String> = site
-            .args()
-            .iter()
-            .map(|w| {
-                if w.dynamic {
-                    w.raw.clone()
-                } else {
-                    shell_quoted(w.text())
-                }
-            })
-            .collect();
+        let rest = rest_as_written(site);
         for value in &word.values {
             let mut fields: Vec<String> = value
                 .split(|c: char| ifs.contains(c))

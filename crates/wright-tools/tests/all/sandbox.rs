@@ -53,6 +53,16 @@ async fn bash(ctx: &ToolContext, command: &str) -> ToolResult {
     bash_with(ctx, json!({"command": command, "timeout_ms": 20_000})).await
 }
 
+/// Runs python3 code in a confined command in a fresh project; the command must succeed.
+async fn python3_in_a_sandbox(script: &str) -> ToolResult {
+    let dir = project();
+    let ctx = context(dir.path(), SandboxPolicy::default());
+    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
+    let result = bash(&ctx, &command).await;
+    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    result
+}
+
 /// Runs a Bash call as if the user approved it: the checker's questions are waived (a write
 /// outside the project is asked about), so only the sandbox stands in the way. A call the
 /// checker refuses outright comes back refused.
@@ -393,11 +403,7 @@ if child == 0:
     os._exit(0)
 os.waitpid(child, 0)
 "#;
-    let dir = project();
-    let ctx = context(dir.path(), SandboxPolicy::default());
-    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
-    let result = bash(&ctx, &command).await;
-    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    let result = python3_in_a_sandbox(script).await;
     assert_eq!(
         result.data["stdout"], "TIOCSCTTY=ok TIOCSTI=EPERM TIOCSTI_HIGH=EPERM TIOCLINUX=EPERM\n",
         "{}",
@@ -455,11 +461,7 @@ def call(number, *args):
 # getpid, and TIOCSTI on standard input (/dev/null) through x32's own ioctl number.
 print("getpid=%s ioctl=%s" % (call(39), call(514, 0, 0x5412, 0)))
 "#;
-    let dir = project();
-    let ctx = context(dir.path(), SandboxPolicy::default());
-    let command = format!("python3 -c {}", shlex::try_quote(script).unwrap());
-    let result = bash(&ctx, &command).await;
-    assert_eq!(exit_code(&result), 0, "{}", result.text);
+    let result = python3_in_a_sandbox(script).await;
     assert_eq!(
         result.data["stdout"], "getpid=EPERM ioctl=EPERM\n",
         "{}",
