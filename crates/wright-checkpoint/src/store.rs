@@ -1,0 +1,458 @@
+//! The checkpoint store of one project: opening it, snapshots, changes, diffs, restores and
+//! pruning.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::error::CheckpointError;
+use crate::git::Git;
+use crate::manifest::{Manifest, exact_pattern};
+use crate::restore;
+use crate::tree::{self, FileChange, State};
+
+/// The ref that keeps the current chain of snapshots reachable (so `git gc` keeps them).
+const HEAD_REF: &str = "refs/wright/checkpoints";
+/// Where [`CheckpointStore::prune`] keeps earlier chains, one ref per chain's last snapshot.
+const SEGMENT_REFS: &str = "refs/wright/segments/";
+
+/// The shadow's attributes, ahead of any `.gitattributes` of the project: no line-ending
+/// conversion, no filters, no `$Id$` expansion, no re-encoding, so the stored bytes are the
+/// file's bytes (and a project's filter settings are not even looked for).
+const ATTRIBUTES: &str = "* -text -eol -filter -ident -working-tree-encoding\n";
+
+/// How checkpoints are taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointSettings {
+    /// Files larger than this many bytes are not captured; each snapshot lists them as skipped.
+    pub max_file_bytes: u64,
+}
+
+impl CheckpointSettings {
+    /// The default size cap: 16 MiB, above any source file and below most build artefacts,
+    /// datasets and media (issue 13: "a size cap for huge files, stated in the docs").
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+}
+
+impl Default for CheckpointSettings {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: Self::DEFAULT_MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// A snapshot's id: the hash of its commit in the shadow repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CheckpointId(String);
+
+impl CheckpointId {
+    /// Reads an id (for example from a session record): 40 or 64 hexadecimal digits.
+    pub fn parse(text: &str) -> Result<Self, CheckpointError> {
+        let hex = text.len() == 40 || text.len() == 64;
+        if hex && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(Self(text.to_ascii_lowercase()))
+        } else {
+            Err(CheckpointError::BadId(text.to_string()))
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for CheckpointId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A snapshot just taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Its id; the previous snapshot's id when nothing changed since.
+    pub id: CheckpointId,
+    /// Files not captured (over [`CheckpointSettings::max_file_bytes`], or unreadable),
+    /// relative to the project, in path order.
+    pub skipped: Vec<PathBuf>,
+}
+
+/// What a restore did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restore {
+    /// The snapshot of the project taken just before the restore: restoring it undoes the
+    /// restore.
+    pub previous: CheckpointId,
+    /// What the restore changed, from the project as it was to the restored snapshot.
+    pub changed: Vec<FileChange>,
+    /// Files left as they were because the snapshots do not capture them (over the size cap).
+    pub skipped: Vec<PathBuf>,
+}
+
+/// The snapshots of one project, kept in a shadow git repository under a state directory.
+#[derive(Debug)]
+pub struct CheckpointStore {
+    git: Git,
+    state_dir: PathBuf,
+    project_root: PathBuf,
+    settings: CheckpointSettings,
+}
+
+/// The last snapshot taken, remembered so that an unchanged project costs no git objects.
+struct Last {
+    commit: String,
+    files_tree: String,
+    manifest_blob: String,
+    manifest: Vec<u8>,
+}
+
+impl CheckpointStore {
+    /// Opens the store of the project at `project_root` kept in `state_dir` (for wright,
+    /// `$WRIGHT_HOME/checkpoints/<project-key>/`), making the shadow repository on first use.
+    pub fn open(
+        state_dir: &Path,
+        project_root: &Path,
+        settings: CheckpointSettings,
+    ) -> Result<Self, CheckpointError> {
+        let project_root = fs::canonicalize(project_root)
+            .ok()
+            .filter(|root| root.is_dir())
+            .ok_or_else(|| CheckpointError::ProjectMissing {
+                path: project_root.to_path_buf(),
+            })?;
+        fs::create_dir_all(state_dir).map_err(CheckpointError::io("creating", state_dir))?;
+        let state_dir =
+            fs::canonicalize(state_dir).map_err(CheckpointError::io("opening", state_dir))?;
+        let git = Git::new(
+            state_dir.join("repo"),
+            project_root.clone(),
+            state_dir.clone(),
+        );
+        let store = Self {
+            git,
+            state_dir,
+            project_root,
+            settings,
+        };
+        let _lock = store.lock()?;
+        if !store.git.git_dir().join("HEAD").is_file() {
+            store.git.init()?;
+        }
+        let info = store.git.git_dir().join("info");
+        fs::create_dir_all(&info).map_err(CheckpointError::io("creating", &info))?;
+        write_if_changed(&info.join("attributes"), ATTRIBUTES.as_bytes())?;
+        Ok(store)
+    }
+
+    /// The project this store snapshots (canonical).
+    pub fn project_root(&self) -> &Path {
+        &self.project_root
+    }
+
+    /// Records the project's files as they are now, with `label` as the commit's subject.
+    /// When nothing changed since the last snapshot, returns the last one's id.
+    pub fn snapshot(&self, label: &str) -> Result<Snapshot, CheckpointError> {
+        let _lock = self.lock()?;
+        self.snapshot_locked(label)
+    }
+
+    /// What changed from `from` to `to` (`None`: the project as it is now, snapshotted first).
+    pub fn changes(
+        &self,
+        from: &CheckpointId,
+        to: Option<&CheckpointId>,
+    ) -> Result<Vec<FileChange>, CheckpointError> {
+        let _lock = self.lock()?;
+        let before = self.state(from)?;
+        let to = self.target(to)?;
+        Ok(tree::compare(&before, &self.state(&to)?))
+    }
+
+    /// The unified diff from `from` to `to` (`None`: the project now, snapshotted first), paths
+    /// relative to the project as `a/PATH` and `b/PATH`, binary files as "Binary files ...
+    /// differ". Permission bits beyond git's and empty directories show in
+    /// [`CheckpointStore::changes`], not here.
+    pub fn diff(
+        &self,
+        from: &CheckpointId,
+        to: Option<&CheckpointId>,
+    ) -> Result<String, CheckpointError> {
+        let _lock = self.lock()?;
+        self.state(from)?;
+        let to = self.target(to)?;
+        let output = self.git.run([
+            "diff".to_string(),
+            "--no-color".into(),
+            "--no-ext-diff".into(),
+            "--no-textconv".into(),
+            "--no-renames".into(),
+            format!("{from}:files"),
+            format!("{to}:files"),
+        ])?;
+        Ok(String::from_utf8_lossy(&output).into_owned())
+    }
+
+    /// Makes the project's captured files exactly as in `to`, after snapshotting them as they
+    /// are (see [`Restore::previous`]). Ignored files, `.git` and files over the size cap are
+    /// left as they are.
+    pub fn restore(&self, to: &CheckpointId) -> Result<Restore, CheckpointError> {
+        let _lock = self.lock()?;
+        let target = self.state(to)?;
+        let previous = self.snapshot_locked(&format!("before restoring {to}"))?;
+        let now = self.state(&previous.id)?;
+        let changed = tree::compare(&now, &target);
+        restore::apply(&self.git, &self.project_root, &now, &target)?;
+        Ok(Restore {
+            previous: previous.id,
+            changed,
+            skipped: previous.skipped,
+        })
+    }
+
+    /// Drops snapshots older than `keep` and the objects only they used.
+    ///
+    /// Snapshots form chains; each call closes the current chain (the next snapshot starts a
+    /// new one) and drops every chain whose last snapshot is older than `keep`, so a snapshot
+    /// lives at least `keep`, and at most `keep` plus the time between two calls.
+    pub fn prune(&self, keep: Duration) -> Result<(), CheckpointError> {
+        let _lock = self.lock()?;
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .saturating_sub(keep)
+            .as_secs();
+        let listing = self.git.run([
+            "for-each-ref",
+            "--format=%(objectname) %(committerdate:unix) %(refname)",
+            "refs/wright/",
+        ])?;
+        let mut dropped = false;
+        for line in String::from_utf8_lossy(&listing).lines() {
+            let mut fields = line.splitn(3, ' ');
+            let (Some(oid), Some(date), Some(name)) = (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            let old = date.parse::<u64>().map_or(true, |date| date <= now);
+            if old {
+                self.git.run(["update-ref", "-d", name])?;
+                dropped = true;
+            } else if name == HEAD_REF {
+                let segment = format!("{SEGMENT_REFS}{oid}");
+                self.git.run(["update-ref", segment.as_str(), oid])?;
+                self.git.run(["update-ref", "-d", name])?;
+            }
+        }
+        // The next snapshot starts a new chain, so it must not take the last one as parent.
+        let last = self.last_path();
+        if last.exists() {
+            fs::remove_file(&last).map_err(CheckpointError::io("removing", &last))?;
+        }
+        if dropped {
+            self.git.run(["gc", "--quiet", "--prune=now"])?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the whole store (for example when the project's sessions are all removed).
+    pub fn remove(self) -> Result<(), CheckpointError> {
+        fs::remove_dir_all(&self.state_dir)
+            .map_err(CheckpointError::io("removing", &self.state_dir))
+    }
+
+    fn snapshot_locked(&self, label: &str) -> Result<Snapshot, CheckpointError> {
+        if !self.project_root.is_dir() {
+            return Err(CheckpointError::ProjectMissing {
+                path: self.project_root.clone(),
+            });
+        }
+        let manifest = Manifest::walk(&self.project_root, self.settings.max_file_bytes);
+        let skipped: Vec<PathBuf> = manifest.skipped.iter().cloned().collect();
+        if self.write_exclude(&skipped)? && !skipped.is_empty() {
+            // A file that grew past the cap may be in the index from an earlier snapshot; the
+            // exclude file keeps untracked ones out, this takes tracked ones out.
+            let mut list = Vec::new();
+            for path in &skipped {
+                list.extend_from_slice(path.as_os_str().as_encoded_bytes());
+                list.push(0);
+            }
+            self.git.run_with_input(
+                ["update-index", "--force-remove", "-z", "--stdin"],
+                Some(&list),
+            )?;
+        }
+        self.git.run(["add", "--all"])?;
+        let files_tree = trimmed(self.git.run(["write-tree"])?);
+        let manifest_bytes = manifest.to_bytes();
+        let last = self.read_last();
+        let manifest_blob = match &last {
+            Some(last) if last.manifest == manifest_bytes => last.manifest_blob.clone(),
+            _ => trimmed(
+                self.git
+                    .run_with_input(["hash-object", "-w", "--stdin"], Some(&manifest_bytes))?,
+            ),
+        };
+        if let Some(last) = &last
+            && last.files_tree == files_tree
+            && last.manifest_blob == manifest_blob
+        {
+            return Ok(Snapshot {
+                id: CheckpointId(last.commit.clone()),
+                skipped,
+            });
+        }
+
+        let listing =
+            format!("040000 tree {files_tree}\tfiles\n100644 blob {manifest_blob}\tmanifest\n");
+        let top = trimmed(
+            self.git
+                .run_with_input(["mktree"], Some(listing.as_bytes()))?,
+        );
+        let parent = match &last {
+            Some(last) => Some(last.commit.clone()),
+            None => self.head()?,
+        };
+        let mut args = vec!["commit-tree".to_string(), top];
+        if let Some(parent) = &parent {
+            args.extend(["-p".to_string(), parent.clone()]);
+        }
+        let message = format!("{label}\n\nwright-manifest: {manifest_blob}\n");
+        args.extend(["-m".to_string(), message]);
+        let commit = trimmed(self.git.run(&args)?);
+        let mut update = vec![
+            "update-ref".to_string(),
+            HEAD_REF.to_string(),
+            commit.clone(),
+        ];
+        update.extend(parent);
+        self.git.run(&update)?;
+        self.write_last(&Last {
+            commit: commit.clone(),
+            files_tree,
+            manifest_blob,
+            manifest: manifest_bytes,
+        })?;
+        Ok(Snapshot {
+            id: CheckpointId(commit),
+            skipped,
+        })
+    }
+
+    /// `to`, or a snapshot of the project as it is now.
+    fn target(&self, to: Option<&CheckpointId>) -> Result<CheckpointId, CheckpointError> {
+        match to {
+            Some(to) => {
+                self.state(to)?;
+                Ok(to.clone())
+            }
+            None => Ok(self.snapshot_locked("the project as it was compared")?.id),
+        }
+    }
+
+    /// The snapshot `id` read back: its files and manifest.
+    fn state(&self, id: &CheckpointId) -> Result<State, CheckpointError> {
+        let unknown = |_| CheckpointError::UnknownCheckpoint(id.to_string());
+        let manifest_bytes = self
+            .git
+            .run(["cat-file", "blob", &format!("{id}:manifest")])
+            .map_err(|err| match err {
+                CheckpointError::Git { .. } => unknown(()),
+                other => other,
+            })?;
+        let manifest =
+            Manifest::parse(&manifest_bytes).map_err(|detail| CheckpointError::BadManifest {
+                id: id.to_string(),
+                detail,
+            })?;
+        let listing =
+            self.git
+                .run(["ls-tree", "-r", "-z", "--full-tree", &format!("{id}:files")])?;
+        let entries =
+            tree::parse_ls_tree(&listing).map_err(|detail| CheckpointError::GitOutput {
+                command: format!("ls-tree -r {id}:files"),
+                detail,
+            })?;
+        Ok(State { entries, manifest })
+    }
+
+    /// The current chain's last commit, if there is one.
+    fn head(&self) -> Result<Option<String>, CheckpointError> {
+        let output = self
+            .git
+            .run(["for-each-ref", "--format=%(objectname)", HEAD_REF])?;
+        let head = trimmed(output);
+        Ok((!head.is_empty()).then_some(head))
+    }
+
+    /// Writes the shadow's `info/exclude`: the project's own `.git/info/exclude`, then the
+    /// skipped files. Returns whether it changed.
+    fn write_exclude(&self, skipped: &[PathBuf]) -> Result<bool, CheckpointError> {
+        let mut exclude = fs::read(self.project_root.join(".git/info/exclude")).unwrap_or_default();
+        exclude.extend_from_slice(b"\n# wright: files over the size cap\n");
+        for pattern in skipped.iter().filter_map(|path| exact_pattern(path)) {
+            exclude.extend_from_slice(&pattern);
+            exclude.push(b'\n');
+        }
+        write_if_changed(&self.git.git_dir().join("info/exclude"), &exclude)
+    }
+
+    fn lock(&self) -> Result<fs::File, CheckpointError> {
+        let path = self.state_dir.join("lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(CheckpointError::io("opening", &path))?;
+        file.lock().map_err(CheckpointError::io("locking", &path))?;
+        Ok(file)
+    }
+
+    fn last_path(&self) -> PathBuf {
+        self.state_dir.join("last-snapshot")
+    }
+
+    /// The last snapshot, or `None` when there is none or the file is damaged (the next
+    /// snapshot then asks git).
+    fn read_last(&self) -> Option<Last> {
+        let bytes = fs::read(self.last_path()).ok()?;
+        let newline = bytes.iter().position(|&b| b == b'\n')?;
+        let head = std::str::from_utf8(&bytes[..newline]).ok()?;
+        let mut fields = head.split(' ');
+        let (commit, files_tree, manifest_blob) = (fields.next()?, fields.next()?, fields.next()?);
+        Some(Last {
+            commit: commit.to_string(),
+            files_tree: files_tree.to_string(),
+            manifest_blob: manifest_blob.to_string(),
+            manifest: bytes[newline + 1..].to_vec(),
+        })
+    }
+
+    fn write_last(&self, last: &Last) -> Result<(), CheckpointError> {
+        let mut bytes = format!(
+            "{} {} {}\n",
+            last.commit, last.files_tree, last.manifest_blob
+        )
+        .into_bytes();
+        bytes.extend_from_slice(&last.manifest);
+        let path = self.last_path();
+        let temp = path.with_extension("tmp");
+        fs::write(&temp, &bytes).map_err(CheckpointError::io("writing", &temp))?;
+        fs::rename(&temp, &path).map_err(CheckpointError::io("writing", &path))
+    }
+}
+
+/// Writes `bytes` to `path` unless it holds them already; returns whether it wrote.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, CheckpointError> {
+    if fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    fs::write(path, bytes).map_err(CheckpointError::io("writing", path))?;
+    Ok(true)
+}
+
+fn trimmed(output: Vec<u8>) -> String {
+    String::from_utf8_lossy(&output).trim().to_string()
+}
