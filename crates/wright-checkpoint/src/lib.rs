@@ -53,6 +53,7 @@ mod error;
 mod git;
 mod manifest;
 mod restore;
+mod stat_cache;
 mod store;
 mod tree;
 

@@ -4,6 +4,8 @@
 //!
 //! The walk applies the rules git applies when it adds the files (`.gitignore` files, the
 //! project's `.git/info/exclude`, never a `.git` entry), through the `ignore` crate, in parallel.
+//! It is the only pass over the files' status a snapshot makes: what it sees of each captured
+//! file is kept for the next snapshot to compare with (`stat_cache.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -11,6 +13,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+
+use crate::stat_cache::{FileStat, Stats};
 
 /// The first line of a manifest, naming its format.
 const HEADER: &str = "wright-manifest 1";
@@ -43,8 +47,9 @@ pub(crate) fn git_executable(mode: u32) -> bool {
 
 impl Manifest {
     /// Walks `root` as git sees it: directories, file modes, and files over `max_file_bytes`
-    /// or unreadable (skipped).
-    pub(crate) fn walk(root: &Path, max_file_bytes: u64) -> Manifest {
+    /// or unreadable (skipped); and the status of every captured file, link and nested
+    /// repository, for the next snapshot to compare with.
+    pub(crate) fn walk(root: &Path, max_file_bytes: u64) -> (Manifest, Stats) {
         let walker = ignore::WalkBuilder::new(root)
             .hidden(false)
             .parents(false)
@@ -54,13 +59,30 @@ impl Manifest {
             .git_exclude(true)
             .require_git(false)
             .follow_links(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
             .build_parallel();
         let (sender, receiver) = mpsc::channel::<Found>();
         walker.run(|| {
             let sender = sender.clone();
             Box::new(move |entry| {
-                if let Some(found) = entry.ok().and_then(|entry| Found::of(root, &entry)) {
+                let Ok(entry) = entry else {
+                    return ignore::WalkState::Continue;
+                };
+                if entry.depth() > 0 && entry.file_name() == ".git" {
+                    // Never captured; below the root, its directory is a nested repository.
+                    if entry.depth() > 1
+                        && let Some(repository) = entry
+                            .path()
+                            .parent()
+                            .and_then(|parent| parent.strip_prefix(root).ok())
+                    {
+                        let _ = sender.send(Found {
+                            path: repository.to_path_buf(),
+                            kind: FoundKind::Repository,
+                        });
+                    }
+                    return ignore::WalkState::Skip;
+                }
+                if let Some(found) = Found::of(root, &entry) {
                     let _ = sender.send(found);
                 }
                 ignore::WalkState::Continue
@@ -68,21 +90,43 @@ impl Manifest {
         });
         drop(sender);
         let mut manifest = Manifest::default();
+        let mut stats = Stats::new();
+        let mut repositories = Vec::new();
         for found in receiver {
             match found.kind {
                 FoundKind::Dir { mode } => {
                     manifest.dirs.insert(found.path, mode);
                 }
-                FoundKind::File { mode, size } => {
-                    if size > max_file_bytes || mode & 0o400 == 0 {
+                FoundKind::File { mode, stat } => {
+                    if stat.size > max_file_bytes || mode & 0o400 == 0 {
                         manifest.skipped.insert(found.path);
-                    } else if mode != git_mode_bits(git_executable(mode)) {
-                        manifest.modes.insert(found.path, mode);
+                    } else {
+                        if mode != git_mode_bits(git_executable(mode)) {
+                            manifest.modes.insert(found.path.clone(), mode);
+                        }
+                        stats.insert(found.path, stat);
                     }
+                }
+                FoundKind::Link { stat } => {
+                    stats.insert(found.path, stat);
+                }
+                FoundKind::Repository => {
+                    repositories.push(found.path);
                 }
             }
         }
-        manifest
+        if !repositories.is_empty() {
+            // Git stores a nested repository as one link to its commit, never its files.
+            stats.retain(|path, _| {
+                !repositories
+                    .iter()
+                    .any(|repository| path.starts_with(repository))
+            });
+            for repository in repositories {
+                stats.insert(repository, FileStat::repository());
+            }
+        }
+        (manifest, stats)
     }
 
     /// The permission bits a restore gives the file at `path`, stored by git as executable or
@@ -164,18 +208,20 @@ struct Found {
 
 enum FoundKind {
     Dir { mode: u32 },
-    File { mode: u32, size: u64 },
+    File { mode: u32, stat: FileStat },
+    Link { stat: FileStat },
+    Repository,
 }
 
 impl Found {
-    /// The entry as the manifest needs it: directories and regular files below the root
-    /// (symbolic links are git's; sockets and pipes are not captured).
+    /// The entry as the manifest needs it: directories, regular files and symbolic links below
+    /// the root (sockets and pipes are not captured).
     fn of(root: &Path, entry: &ignore::DirEntry) -> Option<Found> {
         if entry.depth() == 0 {
             return None;
         }
         let file_type = entry.file_type()?;
-        if !file_type.is_dir() && !file_type.is_file() {
+        if !file_type.is_dir() && !file_type.is_file() && !file_type.is_symlink() {
             return None;
         }
         let metadata = entry.metadata().ok()?;
@@ -183,10 +229,14 @@ impl Found {
         let mode = metadata.permissions().mode() & MODE_BITS;
         let kind = if file_type.is_dir() {
             FoundKind::Dir { mode }
+        } else if file_type.is_symlink() {
+            FoundKind::Link {
+                stat: FileStat::of(&metadata),
+            }
         } else {
             FoundKind::File {
                 mode,
-                size: metadata.len(),
+                stat: FileStat::of(&metadata),
             }
         };
         Some(Found { path, kind })

@@ -1,14 +1,19 @@
 //! The checkpoint store of one project: opening it, snapshots, changes, diffs, restores and
 //! pruning.
 
+use std::collections::HashSet;
+use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::error::CheckpointError;
 use crate::git::Git;
 use crate::manifest::{Manifest, exact_pattern};
 use crate::restore;
+use crate::stat_cache::{self, Changed, StatCache, Stats};
 use crate::tree::{self, FileChange, State};
 
 /// The ref that keeps the current chain of snapshots reachable (so `git gc` keeps them).
@@ -98,6 +103,9 @@ pub struct CheckpointStore {
     state_dir: PathBuf,
     project_root: PathBuf,
     settings: CheckpointSettings,
+    /// The last snapshot's walk, so that the next one hands git only what changed
+    /// (`stat_cache.rs`); also kept in the state directory for the next process.
+    stat_cache: Mutex<Option<StatCache>>,
 }
 
 /// The last snapshot taken, remembered so that an unchanged project costs no git objects.
@@ -135,6 +143,7 @@ impl CheckpointStore {
             state_dir,
             project_root,
             settings,
+            stat_cache: Mutex::new(None),
         };
         let _lock = store.lock()?;
         if !store.git.git_dir().join("HEAD").is_file() {
@@ -268,25 +277,29 @@ impl CheckpointStore {
                 path: self.project_root.clone(),
             });
         }
-        let manifest = Manifest::walk(&self.project_root, self.settings.max_file_bytes);
+        let walked_at = stat_cache::now();
+        let (manifest, stats) = Manifest::walk(&self.project_root, self.settings.max_file_bytes);
         let skipped: Vec<PathBuf> = manifest.skipped.iter().cloned().collect();
-        if self.write_exclude(&skipped)? && !skipped.is_empty() {
-            // A file that grew past the cap may be in the index from an earlier snapshot; the
-            // exclude file keeps untracked ones out, this takes tracked ones out.
-            let mut list = Vec::new();
-            for path in &skipped {
-                list.extend_from_slice(path.as_os_str().as_encoded_bytes());
-                list.push(0);
-            }
-            self.git.run_with_input(
-                ["update-index", "--force-remove", "-z", "--stdin"],
-                Some(&list),
-            )?;
-        }
-        self.git.run(["add", "--all"])?;
-        let files_tree = trimmed(self.git.run(["write-tree"])?);
         let manifest_bytes = manifest.to_bytes();
         let last = self.read_last();
+        let cache = self.take_stat_cache(last.as_ref().map(|last| last.commit.as_str()));
+        let changed = cache.as_ref().map(|cache| cache.changes(&stats));
+        if let (Some(last), Some(cache), Some(changed)) = (&last, cache, &changed)
+            && changed.is_empty()
+            && last.manifest == manifest_bytes
+        {
+            let id = CheckpointId(last.commit.clone());
+            *self.stat_cache_slot() = Some(cache);
+            return Ok(Snapshot { id, skipped });
+        }
+        // The index changes now: the walk is trusted again only once this snapshot is
+        // committed, so a failure or a crash from here on leaves none to compare with.
+        self.forget_stored_stat_cache()?;
+        match &changed {
+            Some(changed) => self.update_index(changed)?,
+            None => self.add_all(&skipped, &stats)?,
+        }
+        let files_tree = trimmed(self.git.run(["write-tree"])?);
         let manifest_blob = match &last {
             Some(last) if last.manifest == manifest_bytes => last.manifest_blob.clone(),
             _ => trimmed(
@@ -298,6 +311,11 @@ impl CheckpointStore {
             && last.files_tree == files_tree
             && last.manifest_blob == manifest_blob
         {
+            self.keep_stat_cache(StatCache {
+                commit: last.commit.clone(),
+                walked_at,
+                stats,
+            });
             return Ok(Snapshot {
                 id: CheckpointId(last.commit.clone()),
                 skipped,
@@ -334,6 +352,11 @@ impl CheckpointStore {
             manifest_blob,
             manifest: manifest_bytes,
         })?;
+        self.keep_stat_cache(StatCache {
+            commit: commit.clone(),
+            walked_at,
+            stats,
+        });
         Ok(Snapshot {
             id: CheckpointId(commit),
             skipped,
@@ -384,6 +407,118 @@ impl CheckpointStore {
             .run(["for-each-ref", "--format=%(objectname)", HEAD_REF])?;
         let head = trimmed(output);
         Ok((!head.is_empty()).then_some(head))
+    }
+
+    /// Brings the index to the walk's `stats` with no earlier walk to compare with: `git add
+    /// --all` (which stat-checks every file and looks for new ones), then the index made the
+    /// walk's exactly — git keeps files it tracks once they are ignored, and its ignore rules
+    /// may differ from the walk's at the edges — so the next snapshots, which hand git only
+    /// what the walk saw change, start from the walk's view.
+    fn add_all(&self, skipped: &[PathBuf], stats: &Stats) -> Result<(), CheckpointError> {
+        if self.write_exclude(skipped)? && !skipped.is_empty() {
+            // A file that grew past the cap may be in the index from an earlier snapshot; the
+            // exclude file keeps untracked ones out, this takes tracked ones out before
+            // `add` would read them.
+            self.git.run_with_input(
+                ["update-index", "--force-remove", "-z", "--stdin"],
+                Some(&nul_separated(skipped)),
+            )?;
+        }
+        self.git.run(["add", "--all"])?;
+        let listing = self.git.run(["ls-files", "-z"])?;
+        let indexed: HashSet<&Path> = listing
+            .split(|&byte| byte == 0)
+            .filter(|path| !path.is_empty())
+            .map(|path| Path::new(OsStr::from_bytes(path)))
+            .collect();
+        let mut changed = Changed {
+            removed: indexed
+                .iter()
+                .filter(|path| !stats.contains_key(**path))
+                .map(|path| path.to_path_buf())
+                .collect(),
+            updated: stats
+                .keys()
+                .filter(|path| !indexed.contains(path.as_path()))
+                .cloned()
+                .collect(),
+        };
+        changed.removed.sort_unstable();
+        changed.updated.sort_unstable();
+        self.update_index(&changed)
+    }
+
+    /// Hands git the paths the walk saw change: those gone from the walk taken out of the index
+    /// whatever is on disk, the others added, updated or removed as they are on disk.
+    fn update_index(&self, changed: &Changed) -> Result<(), CheckpointError> {
+        if !changed.removed.is_empty() {
+            self.git.run_with_input(
+                ["update-index", "--force-remove", "-z", "--stdin"],
+                Some(&nul_separated(&changed.removed)),
+            )?;
+        }
+        if !changed.updated.is_empty() {
+            self.git.run_with_input(
+                [
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "--replace",
+                    "-z",
+                    "--stdin",
+                ],
+                Some(&nul_separated(&changed.updated)),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn stat_cache_slot(&self) -> std::sync::MutexGuard<'_, Option<StatCache>> {
+        self.stat_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn stat_cache_path(&self) -> PathBuf {
+        self.state_dir.join("stat-cache")
+    }
+
+    /// The last snapshot's walk if it belongs to `last_commit` (the store's last snapshot):
+    /// this process's, or else the one kept in the state directory. It is no longer kept in
+    /// memory; [`CheckpointStore::forget_stored_stat_cache`] forgets the stored one.
+    fn take_stat_cache(&self, last_commit: Option<&str>) -> Option<StatCache> {
+        let last_commit = last_commit?;
+        let in_memory = self.stat_cache_slot().take();
+        in_memory
+            .filter(|cache| cache.commit == last_commit)
+            .or_else(|| {
+                let bytes = fs::read(self.stat_cache_path()).ok()?;
+                StatCache::parse(&bytes).filter(|cache| cache.commit == last_commit)
+            })
+    }
+
+    /// Removes the walk kept in the state directory, before the index changes under it.
+    fn forget_stored_stat_cache(&self) -> Result<(), CheckpointError> {
+        let path = self.stat_cache_path();
+        match fs::remove_file(&path) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                Err(CheckpointError::io("removing", path)(err))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Keeps `cache`, the walk of the snapshot just committed, in memory and in the state
+    /// directory.
+    fn keep_stat_cache(&self, cache: StatCache) {
+        let path = self.stat_cache_path();
+        let temp = path.with_extension("tmp");
+        // Only a speed-up: when it cannot be written, the next process's first snapshot runs
+        // `git add --all` as if there were none.
+        if fs::write(&temp, cache.to_bytes()).is_ok() {
+            let _ = fs::rename(&temp, &path);
+        }
+        *self.stat_cache_slot() = Some(cache);
     }
 
     /// Writes the shadow's `info/exclude`: the project's own `.git/info/exclude`, then the
@@ -451,6 +586,16 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, CheckpointError> 
     }
     fs::write(path, bytes).map_err(CheckpointError::io("writing", path))?;
     Ok(true)
+}
+
+/// `paths` as `git ... -z --stdin` reads them.
+fn nul_separated(paths: &[PathBuf]) -> Vec<u8> {
+    let mut list = Vec::with_capacity(paths.len() * 32);
+    for path in paths {
+        list.extend_from_slice(path.as_os_str().as_bytes());
+        list.push(0);
+    }
+    list
 }
 
 fn trimmed(output: Vec<u8>) -> String {
