@@ -89,6 +89,24 @@ fn snapshots(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    // A new process: the store opened again, with the last walk read from the state
+    // directory, and without it (git then stat-checks every file itself).
+    let open = || {
+        CheckpointStore::open(state.path(), project.path(), CheckpointSettings::default()).unwrap()
+    };
+    open().snapshot("settled").unwrap();
+    group.bench_function("unchanged, store opened again", |b| {
+        b.iter(|| open().snapshot("unchanged").unwrap())
+    });
+    group.bench_function("unchanged, store opened again without the kept walk", |b| {
+        b.iter_batched(
+            || {
+                let _ = fs::remove_file(state.path().join("stat-cache"));
+            },
+            |()| open().snapshot("unchanged").unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }
 

@@ -15,11 +15,10 @@
 //! The snapshots live in a bare repository of the state directory (`repo/`) with its own
 //! index, whose work tree is the project. Git gives, proven and for free: a compressed,
 //! deduplicated object store; `.gitignore` handling exactly as the user's tools see it (the
-//! project's `.gitignore` files, and its `.git/info/exclude` copied into the shadow's); change
-//! detection from the index's stat cache and untracked cache, so a snapshot of an unchanged
-//! project reads no file's content; and `git diff`. The alternatives were weighed: `gix`
-//! builds slowly and its worktree-status and checkout APIs are still moving; a store of our
-//! own would redo all of that, less well.
+//! project's `.gitignore` files, and its `.git/info/exclude` copied into the shadow's); an
+//! index that rehashes only the files it is told changed; and `git diff`. The alternatives
+//! were weighed: `gix` builds slowly and its worktree-status and checkout APIs are still
+//! moving; a store of our own would redo all of that, less well.
 //!
 //! The project's own `.git` is never read as a repository nor written: every command runs
 //! with the shadow's `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE`, no system or global
@@ -35,6 +34,19 @@
 //! is the previous snapshot and the ref `refs/wright/checkpoints` keeps the chain from
 //! `git gc`. A snapshot identical to the last returns the last one's id without writing
 //! anything.
+//!
+//! # Speed: one pass over the files
+//!
+//! A snapshot walks the project once (the manifest walk, which applies the ignore rules and
+//! the size cap) and keeps what it saw of every captured file — size, times to the nanosecond,
+//! inode, mode — in memory and in the state directory (`stat-cache`), tied to the snapshot it
+//! made. The next snapshot compares its walk with that one and hands git (`update-index`) only
+//! the paths that differ; when none do and the manifest is the same, it runs no git command
+//! at all and returns the last id. Files written within two seconds before a walk are handed
+//! to git again next time, as their status could hide a second write in the same timestamp
+//! tick. Without a kept walk (the first snapshot, or after a prune), `git add --all` stat-checks
+//! everything and the index is then made exactly the walk's. On 10,000 files: ~20 ms
+//! unchanged, ~50 ms with 10 files changed (`benches/snapshot.rs`).
 //!
 //! Not captured: files over [`CheckpointSettings::max_file_bytes`] (listed in
 //! [`Snapshot::skipped`], never silently; a restore leaves them as they are), ignored files,

@@ -81,6 +81,23 @@ impl Fixture {
         }
     }
 
+    /// The store's state directory.
+    pub fn state_dir(&self) -> PathBuf {
+        self.state.path().join("checkpoints/key")
+    }
+
+    /// Opens the store again, as a new wright process would.
+    pub fn reopen(&mut self) {
+        self.store = CheckpointStore::open(
+            &self.state_dir(),
+            self.project.path(),
+            CheckpointSettings {
+                max_file_bytes: CAP,
+            },
+        )
+        .unwrap();
+    }
+
     pub fn root(&self) -> &Path {
         self.project.path()
     }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod fixture;
+mod incremental;
 mod restore;
 mod safety;
 mod store;
