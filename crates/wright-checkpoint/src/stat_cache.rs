@@ -114,11 +114,22 @@ fn nanos(secs: i64, nsec: i64) -> Nanos {
 }
 
 /// The walk of the last snapshot: the snapshot's commit, when the walk started, and what it saw.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct StatCache {
     pub(crate) commit: String,
     pub(crate) walked_at: Nanos,
     pub(crate) stats: Stats,
+}
+
+/// Short: a store's debug output should not list ten thousand files.
+impl std::fmt::Debug for StatCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatCache")
+            .field("commit", &self.commit)
+            .field("walked_at", &self.walked_at)
+            .field("files", &self.stats.len())
+            .finish()
+    }
 }
 
 /// The paths git must look at again: those to take out of the index whatever is on disk now
