@@ -2,6 +2,7 @@
 //! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
 
 mod check_cmd;
+mod checkpoints;
 mod config;
 mod context_cmd;
 mod exit_signals;
@@ -289,6 +290,11 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Err(e) => return usage_error(e.to_string()),
     };
     config::learn_context_window(&mut settings).await;
+    let env = |name: &str| std::env::var(name).ok();
+    let home = match config::wright_home(&env) {
+        Ok(home) => home,
+        Err(e) => return usage_error(e.to_string()),
+    };
     let setup = AgentSetup {
         root: root.to_path_buf(),
         llm: settings.llm.clone(),
@@ -300,14 +306,10 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
             .unwrap_or(ApprovalMode::Auto),
         approver: None,
         hooks: settings.hooks,
+        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
-        Err(e) => return usage_error(e.to_string()),
-    };
-    let env = |name: &str| std::env::var(name).ok();
-    let home = match config::wright_home(&env) {
-        Ok(home) => home,
         Err(e) => return usage_error(e.to_string()),
     };
     let sessions = Sessions::new(SessionStore::new(&home, root), agents);
