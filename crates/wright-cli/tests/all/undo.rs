@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use wright_store::{CheckpointKind, Record, SessionStore};
 use wright_testkit::ScriptedResponse;
 
-use crate::common::{Project, Run, reply, serve};
+use crate::common::{Project, Run, messages, reply, serve};
 
 /// One entry of a captured tree: a directory with its mode, or a file with its mode and bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,4 +175,203 @@ fn a_snapshot_that_fails_warns_once_and_the_round_goes_on() {
         run.stderr
     );
     assert!(project.path().join("src/new.rs").exists());
+}
+
+/// `wright ARGS...` without a provider (undo and diff need none).
+fn wright(project: &Project, args: &[&str]) -> Run {
+    Run::from(project.bare_command().args(args).output().unwrap())
+}
+
+fn undo_restores_the_tree_and_redo_brings_the_changes_back(git: bool) {
+    let project = project(git);
+    let before = tree(project.path());
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let after = tree(project.path());
+    assert_ne!(after, before);
+
+    let undo = wright(&project, &["undo"]);
+    assert_eq!(undo.code, Some(0), "{}", undo.stderr);
+    assert_eq!(tree(project.path()), before);
+    assert!(
+        undo.stdout.contains("Rounds from 1 on are undone"),
+        "{}",
+        undo.stdout
+    );
+
+    let redo = wright(&project, &["undo", "--redo"]);
+    assert_eq!(redo.code, Some(0), "{}", redo.stderr);
+    assert_eq!(tree(project.path()), after);
+}
+
+#[test]
+fn undo_restores_the_tree_exactly_in_a_project_without_git() {
+    undo_restores_the_tree_and_redo_brings_the_changes_back(false);
+}
+
+#[test]
+fn undo_restores_the_tree_exactly_in_a_git_project() {
+    undo_restores_the_tree_and_redo_brings_the_changes_back(true);
+}
+
+#[test]
+fn an_undone_round_is_no_longer_sent_to_the_model() {
+    let project = project(false);
+    let mut script = vec![reply("Thought: ok\nAction: Finish[first answer]")];
+    script.extend(changing_round());
+    script.push(reply("Thought: ok\nAction: Finish[third answer]"));
+    let server = serve(script);
+    for prompt in ["first question", "change things"] {
+        let run = project.exec(&server, "openai", &["--session", "work"], prompt);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+    let undo = wright(&project, &["undo", "--session", "work"]);
+    assert_eq!(undo.code, Some(0), "{}", undo.stderr);
+    let context = wright(&project, &["context", "--session", "work", "--full"]);
+    assert!(
+        !context.stdout.contains("change things"),
+        "{}",
+        context.stdout
+    );
+
+    let run = project.exec(&server, "openai", &["--session", "work"], "third question");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let sent = messages(&server.requests().pop().unwrap());
+    let texts: Vec<&str> = sent.iter().map(|(_, text)| text.as_str()).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("first question")),
+        "{texts:?}"
+    );
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.contains("change things") || t.contains("src/new.rs")),
+        "{texts:?}"
+    );
+    let shown = wright(&project, &["sessions", "show", "work"]);
+    assert!(shown.stdout.contains("(undone)"), "{}", shown.stdout);
+}
+
+#[test]
+fn undo_after_wright_was_killed_mid_round_restores_the_files() {
+    let project = project(false);
+    let before = tree(project.path());
+    let server = serve(vec![
+        step(r#"Write[{"file_path": "src/new.rs", "content": "fn new() {}\n"}]"#),
+        step(r#"Bash[{"command": "rm old.txt; touch started; sleep 30"}]"#),
+    ]);
+    let mut child = project
+        .command(&server, "openai")
+        .args(["exec", "change things"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = project.path().join("started");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !started.exists() {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The checkpoint of the Bash step was recorded before the command ran.
+    assert_eq!(checkpoint_kinds(&records(&project)).len(), 2);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let undo = wright(&project, &["undo"]);
+    assert_eq!(undo.code, Some(0), "{}", undo.stderr);
+    assert_eq!(tree(project.path()), before);
+}
+
+#[test]
+fn diff_shows_what_the_file_tools_and_the_commands_changed() {
+    let project = project(false);
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let diff = wright(&project, &["diff"]);
+    assert_eq!(diff.code, Some(0), "{}", diff.stderr);
+    assert!(
+        diff.stdout
+            .contains("+++ b/src/new.rs\n@@ -0,0 +1 @@\n+fn new() {}"),
+        "{}",
+        diff.stdout
+    );
+    assert!(
+        diff.stdout.contains("--- a/old.txt\n+++ /dev/null"),
+        "{}",
+        diff.stdout
+    );
+    assert!(
+        diff.stdout.contains("old mode 100644\nnew mode 100755"),
+        "{}",
+        diff.stdout
+    );
+    assert!(diff.stderr.contains("to its end"), "{}", diff.stderr);
+    let round = wright(&project, &["diff", "--round", "1"]);
+    assert_eq!(round.stdout, diff.stdout);
+}
+
+#[test]
+fn sessions_show_lists_the_files_each_round_added_modified_and_deleted() {
+    let project = project(false);
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &["--session", "work"], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let shown = wright(&project, &["sessions", "show", "work"]);
+    let line = shown
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("  files: "))
+        .unwrap_or_else(|| panic!("{}", shown.stdout));
+    for path in [
+        "+src/new.rs",
+        "~src/lib.rs",
+        "~notes.md",
+        "-old.txt",
+        "+bin.dat",
+        "mrun.sh",
+    ] {
+        assert!(line.split(' ').any(|word| word == path), "{path} in {line}");
+    }
+}
+
+#[test]
+fn undo_refuses_to_overwrite_a_file_the_user_changed_unless_forced() {
+    let project = project(false);
+    let before = tree(project.path());
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    project.write("src/new.rs", "my own edit\n");
+    let refused = wright(&project, &["undo"]);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(refused.stderr.contains("~src/new.rs"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("src/new.rs")).unwrap(),
+        "my own edit\n"
+    );
+
+    let forced = wright(&project, &["undo", "--force"]);
+    assert_eq!(forced.code, Some(0), "{}", forced.stderr);
+    assert_eq!(tree(project.path()), before);
+}
+
+#[test]
+fn an_unknown_round_exits_2_with_the_rounds_to_choose_from() {
+    let project = project(false);
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things\nin detail");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let unknown = wright(&project, &["undo", "--round", "7"]);
+    assert_eq!(unknown.code, Some(2), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains(
+            "round 7 is not in this session; rounds to choose from:\n    1  change things\n"
+        ),
+        "{}",
+        unknown.stderr
+    );
 }
