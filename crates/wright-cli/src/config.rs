@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
+use wright_checkpoint::CheckpointSettings;
 use wright_core::approval::ApprovalMode;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
@@ -65,6 +66,44 @@ pub struct Settings {
     /// Whether a setting names the context window (`context_window`,
     /// `WRIGHT_CONTEXT_WINDOW`); if none does, [`learn_context_window`] asks the server.
     pub context_window_set: bool,
+    /// `[checkpoints]`, resolved.
+    pub checkpoints: CheckpointConfig,
+}
+
+/// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
+pub const DEFAULT_CHECKPOINT_KEEP_DAYS: u64 = 30;
+
+/// How checkpoints are taken and kept (`[checkpoints]`, issue 13).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckpointConfig {
+    /// Whether the agent snapshots the files before each step that can change them.
+    pub enabled: bool,
+    /// How long snapshots are kept.
+    pub keep: Duration,
+    /// How snapshots are taken (the size cap).
+    pub store: CheckpointSettings,
+}
+
+/// `[checkpoints]` of the settings files (highest first), each key from the first file that
+/// sets it.
+pub fn checkpoint_config(files: &[FileConfig]) -> CheckpointConfig {
+    let keep_days = files
+        .iter()
+        .find_map(|f| f.checkpoints.keep_days)
+        .unwrap_or(DEFAULT_CHECKPOINT_KEEP_DAYS);
+    CheckpointConfig {
+        enabled: files
+            .iter()
+            .find_map(|f| f.checkpoints.enabled)
+            .unwrap_or(true),
+        keep: Duration::from_secs(keep_days.saturating_mul(24 * 60 * 60)),
+        store: CheckpointSettings {
+            max_file_bytes: files
+                .iter()
+                .find_map(|f| f.checkpoints.max_file_bytes)
+                .unwrap_or(CheckpointSettings::DEFAULT_MAX_FILE_BYTES),
+        },
+    }
 }
 
 /// When no setting names the context window, asks an OpenAI-compatible server for it
@@ -494,6 +533,7 @@ pub fn resolve(
         hooks: hooks(files)?,
         context_window_set: env("WRIGHT_CONTEXT_WINDOW").is_some_and(|v| !v.is_empty())
             || files.iter().any(|f| f.context_window.is_some()),
+        checkpoints: checkpoint_config(files),
     })
 }
 

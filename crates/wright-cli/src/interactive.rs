@@ -11,6 +11,7 @@ use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, SessionSummary, StoreError};
 use wright_tui::app::{EXIT_USAGE, Launch, Reports};
 
+use crate::checkpoints;
 use crate::config::{self, Flags};
 use crate::context_cmd;
 use crate::session;
@@ -82,6 +83,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             .unwrap_or(ApprovalMode::Ask),
         approver: None,
         hooks: settings.hooks,
+        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
     let launch = Launch {
         setup,

@@ -2,6 +2,7 @@
 //! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
 
 mod check_cmd;
+mod checkpoints;
 mod config;
 mod context_cmd;
 mod exit_signals;
@@ -12,6 +13,7 @@ mod session;
 mod session_view;
 mod sessions_cmd;
 mod terminal;
+mod undo_cmd;
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -92,6 +94,12 @@ enum Command {
     /// them, under this project's [bash] policy. Exit 0 when all are allowed, 1 otherwise.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(check_cmd::CheckArgs),
+    /// Take back a session's last round (or rounds from N on): the files as they were before
+    /// it, byte for byte, and the conversation without it. `--redo` takes the undo back.
+    Undo(undo_cmd::UndoArgs),
+    /// The unified diff of what a session (or one round) changed in the files, commands'
+    /// changes included.
+    Diff(undo_cmd::DiffArgs),
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +213,8 @@ fn main() -> ExitCode {
             Some(Command::Context(args)) => context(&root, &args),
             Some(Command::Sessions(args)) => sessions_cmd::run(&root, &args),
             Some(Command::Check(args)) => check_cmd::run(&root, &args),
+            Some(Command::Undo(args)) => undo_cmd::undo(&root, &args),
+            Some(Command::Diff(args)) => undo_cmd::diff(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {
@@ -289,6 +299,11 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Err(e) => return usage_error(e.to_string()),
     };
     config::learn_context_window(&mut settings).await;
+    let env = |name: &str| std::env::var(name).ok();
+    let home = match config::wright_home(&env) {
+        Ok(home) => home,
+        Err(e) => return usage_error(e.to_string()),
+    };
     let setup = AgentSetup {
         root: root.to_path_buf(),
         llm: settings.llm.clone(),
@@ -300,14 +315,10 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
             .unwrap_or(ApprovalMode::Auto),
         approver: None,
         hooks: settings.hooks,
+        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
-        Err(e) => return usage_error(e.to_string()),
-    };
-    let env = |name: &str| std::env::var(name).ok();
-    let home = match config::wright_home(&env) {
-        Ok(home) => home,
         Err(e) => return usage_error(e.to_string()),
     };
     let sessions = Sessions::new(SessionStore::new(&home, root), agents);

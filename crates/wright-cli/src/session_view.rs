@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
+use wright_core::rewind::round_states;
 use wright_core::stored::rounds;
 use wright_protocol::text::{self, first_line, plural};
 use wright_protocol::{HistoryResult, Message, Role, Usage};
@@ -90,7 +91,23 @@ where
 /// A session as people read it: a header, then each round with its time, the user's message,
 /// the assistant's steps and one line per tool result; compactions where they happened; the
 /// usage totals at the end. Times are shown in `tz`.
+#[cfg(test)]
 pub fn transcript<Tz: TimeZone>(session: &LoadedSession, tz: &Tz) -> String
+where
+    Tz::Offset: std::fmt::Display,
+{
+    transcript_with_files(session, tz, &|_, _| None)
+}
+
+/// [`transcript`] with, under each round that changed files, the paths it added, modified
+/// and deleted: `files(first, end)` says what changed between the round's first checkpoint
+/// and its end one (`+new ~changed -deleted`), `None` when that cannot be told. Rounds that
+/// `wright undo` undid are marked.
+pub fn transcript_with_files<Tz: TimeZone>(
+    session: &LoadedSession,
+    tz: &Tz,
+    files: &dyn Fn(&str, &str) -> Option<String>,
+) -> String
 where
     Tz::Offset: std::fmt::Display,
 {
@@ -116,7 +133,7 @@ where
     let mut open = false;
     let mut usage = Usage::default();
     let mut calls = 0;
-    for round in rounds(&session.records) {
+    for (round, state) in rounds(&session.records).zip(round_states(&session.records)) {
         for record in &round.usage {
             if let Record::Usage { usage: call, .. } = record {
                 usage.add(call);
@@ -140,6 +157,9 @@ where
             for line in request.message.content.lines() {
                 let _ = writeln!(out, "> {line}");
             }
+            if state.undone {
+                out.push_str("(undone)\n");
+            }
             out.push('\n');
         }
         for step in &round.steps {
@@ -150,6 +170,11 @@ where
                 let tool = result.message.metadata.tool_name.as_deref();
                 let _ = writeln!(out, "  ↳ {}", tool_line(tool, &result.message.content));
             }
+        }
+        if let (Some(first), Some(end)) = (state.first_checkpoint(), state.end_checkpoint())
+            && let Some(changed) = files(&first.id, &end.id)
+        {
+            let _ = writeln!(out, "  files: {changed}");
         }
         if let Some(end) = round.end {
             if open {

@@ -14,7 +14,17 @@ use crate::config;
 use crate::session;
 use wright_protocol::text::plural;
 
-use crate::session_view::{local_time, session_table, transcript};
+use crate::checkpoints;
+use crate::session_view::{local_time, session_table, transcript_with_files};
+use crate::undo_cmd::change_line;
+use wright_checkpoint::CheckpointId;
+
+/// The `[checkpoints]` settings (defaults when the settings cannot be read: only the size
+/// cap matters here, and only to open the store).
+fn checkpoint_config(root: &Path) -> config::CheckpointConfig {
+    let files = config::load_files(root, &config::process_env).unwrap_or_default();
+    config::checkpoint_config(&files)
+}
 
 /// Exit code: the session asked for does not exist, or the query is ambiguous.
 const EXIT_USAGE: u8 = 2;
@@ -79,7 +89,31 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
             if *json {
                 print(&records_json(&found));
             } else {
-                print(&transcript(&found, &Local));
+                let checkpointed = found
+                    .records
+                    .iter()
+                    .any(|r| matches!(r, Record::Checkpoint(_)));
+                let store = checkpointed
+                    .then(|| checkpoints::open(&home, root, &checkpoint_config(root)).ok())
+                    .flatten();
+                let files = |from: &str, to: &str| {
+                    let store = store.as_ref()?;
+                    let (from, to) = (
+                        CheckpointId::parse(from).ok()?,
+                        CheckpointId::parse(to).ok()?,
+                    );
+                    let changed = store.changes(&from, Some(&to)).ok()?;
+                    Some(if changed.is_empty() {
+                        "none".to_string()
+                    } else {
+                        changed
+                            .iter()
+                            .map(change_line)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                };
+                print(&transcript_with_files(&found, &Local, &files));
             }
         }),
         SessionsCommand::Rm { session } => store.remove(session).map(|removed| {

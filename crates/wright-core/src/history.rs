@@ -4,10 +4,13 @@
 
 use chrono::{DateTime, Utc};
 use wright_protocol::{ErrorCode, HistoryResult, Message, Role, TodoItem, ToolStatus, Usage};
-use wright_store::{CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind};
+use wright_store::{
+    CheckpointRecord, CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind,
+};
 
 use crate::compaction::CompactionPlan;
 use crate::react::{Action, Reply, parse_reply};
+use crate::rewind::round_states;
 use crate::stored::rounds;
 
 /// A message and when it was written.
@@ -46,6 +49,8 @@ pub struct HistoryManager {
     usage_records: Vec<Record>,
     /// Index of the running round's user message.
     round_start: Option<usize>,
+    /// Rounds the session has opened, undone ones included: the running round's number.
+    rounds_opened: u32,
     file: Option<SessionFile>,
 }
 
@@ -58,12 +63,19 @@ impl HistoryManager {
         }
     }
 
-    /// Rebuilds the history of a stored session from its records.
+    /// Rebuilds the history of a stored session from its records. Rounds that `wright undo`
+    /// undid are left out (their usage still counts for cost).
     pub fn replay(records: &[Record], file: Option<SessionFile>) -> Self {
         let mut history = Self::new(file);
-        for round in rounds(records) {
+        for (round, state) in rounds(records).zip(round_states(records)) {
             for usage in &round.usage {
                 history.note_usage(usage);
+            }
+            if state.number.is_some() {
+                history.rounds_opened += 1;
+            }
+            if state.undone {
+                continue;
             }
             // A round's compactions ran before any of its messages were written.
             for compaction in &round.compactions {
@@ -198,7 +210,19 @@ impl HistoryManager {
     /// caller to report.
     pub fn open_round(&mut self, text: &str) -> Result<(), StoreError> {
         self.round_start = Some(self.messages.len());
+        self.rounds_opened += 1;
         self.push(Message::user(text))
+    }
+
+    /// The number of the running round (or of the last one, between rounds), counting the
+    /// session's rounds from 1 as `sessions show` does, undone ones included.
+    pub fn round_number(&self) -> u32 {
+        self.rounds_opened
+    }
+
+    /// Records a snapshot of the project's files (issue 13).
+    pub fn record_checkpoint(&mut self, checkpoint: CheckpointRecord) -> Result<(), StoreError> {
+        self.write(&Record::Checkpoint(checkpoint))
     }
 
     /// Appends an assistant step or a compressed tool result.
@@ -333,6 +357,43 @@ mod tests {
         history.open_round(&format!("q{i}")).unwrap();
         history.push(Message::assistant(format!("a{i}"))).unwrap();
         history.end_round(RoundStatus::Finished).unwrap();
+    }
+
+    #[test]
+    fn replay_leaves_out_undone_rounds_but_counts_them() {
+        let at = Utc::now();
+        let message = |role: Role, text: &str| Record::Message {
+            at,
+            message: Message::new(role, text),
+        };
+        let end = Record::RoundEnd {
+            at,
+            status: RoundStatus::Finished,
+        };
+        let records = vec![
+            message(Role::User, "q1"),
+            message(Role::Assistant, "a1"),
+            end.clone(),
+            message(Role::User, "q2"),
+            message(Role::Assistant, "a2"),
+            end.clone(),
+            Record::Rewind(wright_store::RewindRecord {
+                at,
+                from_round: 2,
+                restored: None,
+                to: None,
+            }),
+            message(Role::User, "q3"),
+            message(Role::Assistant, "a3"),
+            end,
+        ];
+        let history = HistoryManager::replay(&records, None);
+        assert_eq!(
+            contents(history.retained()),
+            vec!["q1", "a1", "q3", "a3"],
+            "round 2 is undone"
+        );
+        assert_eq!(history.round_number(), 3);
     }
 
     fn contents(messages: &[Stored]) -> Vec<&str> {

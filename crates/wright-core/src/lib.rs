@@ -14,6 +14,7 @@
 //! anything (that is `wright-tui` and `wright-cli`).
 
 pub mod approval;
+pub mod checkpoint;
 pub mod code_law;
 pub mod compaction;
 pub mod context;
@@ -25,6 +26,7 @@ pub mod hooks;
 pub mod mention;
 pub mod prompt;
 pub mod react;
+pub mod rewind;
 mod round;
 pub mod session;
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub use agent::{Agent, AgentConfig};
 use wright_protocol::{
     ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, Usage,
 };
-use wright_store::{RoundStatus, StoreError, UsageKind};
+use wright_store::{CheckpointKind, RoundStatus, StoreError, UsageKind};
 
 use crate::context::{ScratchStep, estimate_request};
 use crate::error::RoundError;
@@ -105,6 +105,9 @@ pub(crate) struct Round<'a> {
     malformed_in_a_row: u32,
     /// Whether an unreadable CODE_LAW.md was already reported this round.
     warned_code_law: bool,
+    /// Whether a snapshot was taken before one of the round's steps (then one more is taken
+    /// when it ends).
+    checkpointed: bool,
 }
 
 impl Agent {
@@ -127,6 +130,7 @@ impl<'a> Round<'a> {
             scratchpad: Vec::new(),
             malformed_in_a_row: 0,
             warned_code_law: false,
+            checkpointed: false,
         }
     }
 
@@ -147,7 +151,21 @@ impl<'a> Round<'a> {
         self.view = HistoryView::new(&self.agent.history);
         let opened = self.agent.history.open_round(&self.input);
         self.sink.warn_unsaved(opened);
-        match self.steps().await {
+        let steps = self.steps().await;
+        if self.checkpointed {
+            let step = self.step;
+            let agent = &mut *self.agent;
+            agent
+                .checkpoints
+                .take(
+                    &mut agent.history,
+                    step,
+                    CheckpointKind::EndOfRound,
+                    &mut self.sink,
+                )
+                .await;
+        }
+        match steps {
             Ok(answer) => self.finish(answer),
             Err(error) => self.fail(error),
         }

@@ -23,6 +23,7 @@ use wright_store::{
 use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
+use crate::checkpoint::Checkpoints;
 use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
@@ -48,6 +49,9 @@ pub struct AgentSetup {
     pub approver: Option<Arc<dyn Approver>>,
     /// The `pre_tool` and `post_tool` hooks.
     pub hooks: Hooks,
+    /// Where snapshots of the project's files are taken before file-changing steps; `None`
+    /// turns checkpoints off.
+    pub checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
 /// Why a session could not be opened or its agent built.
@@ -82,6 +86,7 @@ pub struct AgentBuilder {
     approval: ApprovalMode,
     approver: Option<Arc<dyn Approver>>,
     hooks: Hooks,
+    checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
 impl AgentBuilder {
@@ -99,6 +104,7 @@ impl AgentBuilder {
             approval: setup.approval,
             approver: setup.approver,
             hooks: setup.hooks,
+            checkpoints: setup.checkpoints,
         })
     }
 
@@ -127,7 +133,8 @@ impl AgentBuilder {
         Ok(agent
             .with_environment(environment)
             .with_approvals(self.approval, self.approver.clone())
-            .with_hooks(self.hooks.clone()))
+            .with_hooks(self.hooks.clone())
+            .with_checkpoints(self.checkpoints.clone()))
     }
 
     /// The environment block of a session starting now in this project.
@@ -357,6 +364,7 @@ mod tests {
             approval: ApprovalMode::Auto,
             approver: None,
             hooks: Hooks::default(),
+            checkpoints: None,
         }
     }
 

@@ -16,7 +16,7 @@
 
 use chrono::{DateTime, Utc};
 use wright_protocol::{Message, Role, ToolCall, Usage};
-use wright_store::{CompactionRecord, Record, RoundStatus, UsageKind};
+use wright_store::{CheckpointRecord, CompactionRecord, Record, RoundStatus, UsageKind};
 
 use crate::react::{Action, Reply, parse_reply};
 
@@ -103,6 +103,10 @@ pub struct StoredRound<'a> {
     /// The round's usage records (each a [`Record::Usage`]), in order: its steps' and the
     /// summary call of a compaction before it.
     pub usage: Vec<&'a Record>,
+    /// The snapshots of the project's files taken during the round, in order (issue 13).
+    pub checkpoints: Vec<&'a CheckpointRecord>,
+    /// Where the round's first record is in the records read.
+    pub start: usize,
 }
 
 impl<'a> StoredRound<'a> {
@@ -143,6 +147,7 @@ impl<'a> StoredRound<'a> {
             && self.steps.is_empty()
             && self.end.is_none()
             && self.usage.is_empty()
+            && self.checkpoints.is_empty()
     }
 
     /// Whether the round has begun: its request or a step was read. A compaction after that
@@ -192,10 +197,15 @@ impl<'a> Iterator for Rounds<'a> {
     type Item = StoredRound<'a>;
 
     fn next(&mut self) -> Option<StoredRound<'a>> {
-        let mut round = StoredRound::default();
+        let mut round = StoredRound {
+            start: self.next,
+            ..StoredRound::default()
+        };
         while let Some(record) = self.records.get(self.next) {
             match record {
-                Record::Meta(_) => {}
+                // What `wright undo` did is read by `rewind`, apart from the rounds.
+                Record::Meta(_) | Record::Rewind(_) | Record::Redo(_) => {}
+                Record::Checkpoint(checkpoint) => round.checkpoints.push(checkpoint),
                 Record::Message { at, message } => {
                     let stored = StoredMessage { at: *at, message };
                     match message.role {

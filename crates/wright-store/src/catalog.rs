@@ -88,6 +88,8 @@ fn record_time(record: &Record) -> DateTime<Utc> {
         Record::Meta(meta) => meta.created_at,
         Record::Message { at, .. } | Record::Usage { at, .. } | Record::RoundEnd { at, .. } => *at,
         Record::Compaction(compaction) => compaction.at,
+        Record::Checkpoint(checkpoint) => checkpoint.at,
+        Record::Rewind(rewind) | Record::Redo(rewind) => rewind.at,
     }
 }
 

@@ -25,7 +25,10 @@ mod wait;
 
 pub use catalog::{MIN_ID_PREFIX, SessionSummary};
 pub use lines::MAX_RECORD_BYTES;
-pub use record::{CompactionRecord, Record, RoundStatus, SessionMeta, UsageKind};
+pub use record::{
+    CheckpointKind, CheckpointRecord, CompactionRecord, Record, RewindRecord, RoundStatus,
+    SessionMeta, UsageKind,
+};
 pub use store::{
     DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,
     default_home, legacy_project_key, load, project_key,

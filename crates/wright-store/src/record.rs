@@ -109,6 +109,59 @@ pub enum Record {
         /// How.
         status: RoundStatus,
     },
+    /// A snapshot of the project's files, taken before a step that could change them or at
+    /// the end of a round that did (issue 13). Older wrights skip this line with a warning.
+    Checkpoint(CheckpointRecord),
+    /// `wright undo`: rounds from `from_round` on are undone (still in the file, no longer
+    /// part of the conversation), and the files were restored to `to`.
+    Rewind(RewindRecord),
+    /// `wright undo --redo`: the last rewind is taken back; the files were restored to the
+    /// rewind's `restored` snapshot, and its rounds are part of the conversation again.
+    Redo(RewindRecord),
+}
+
+/// When a [`CheckpointRecord`] was taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointKind {
+    /// Before a step whose tool can change files: the files as they were before it ran.
+    #[default]
+    BeforeStep,
+    /// When a round that took checkpoints ended: the files as the round left them.
+    EndOfRound,
+}
+
+/// A snapshot of the project's files that the agent took (issue 13).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointRecord {
+    /// When it was taken.
+    pub at: DateTime<Utc>,
+    /// The round it belongs to, counting the session's rounds from 1 (informational: the
+    /// record's place in the file is what ties it to its round).
+    pub round: u32,
+    /// The step about to run (before a step) or the round's last step (at its end).
+    pub step: u32,
+    /// The snapshot's id in the project's checkpoint store.
+    pub id: String,
+    /// When it was taken; files written before kinds existed hold only `before_step`.
+    #[serde(default)]
+    pub kind: CheckpointKind,
+}
+
+/// What `wright undo` (a [`Record::Rewind`]) or `wright undo --redo` (a [`Record::Redo`]) did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewindRecord {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The first round undone (a rewind) or back again (a redo).
+    pub from_round: u32,
+    /// The snapshot of the files taken just before they were restored, so the restore can be
+    /// taken back; `None` when the files were left as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<String>,
+    /// The snapshot the files were restored to; `None` when they were left as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 #[cfg(test)]
@@ -135,6 +188,35 @@ mod tests {
         };
         let line = serde_json::to_string(&message).unwrap();
         assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), message);
+    }
+
+    #[test]
+    fn checkpoint_and_rewind_records_round_trip_and_default_to_before_step() {
+        let line =
+            r#"{"type":"checkpoint","at":"2026-11-22T08:00:00Z","round":2,"step":3,"id":"abc"}"#;
+        let at = DateTime::parse_from_rfc3339("2026-11-22T08:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let checkpoint = Record::Checkpoint(CheckpointRecord {
+            at,
+            round: 2,
+            step: 3,
+            id: "abc".into(),
+            kind: CheckpointKind::BeforeStep,
+        });
+        assert_eq!(serde_json::from_str::<Record>(line).unwrap(), checkpoint);
+        let rewind = Record::Rewind(RewindRecord {
+            at,
+            from_round: 2,
+            restored: Some("def".into()),
+            to: None,
+        });
+        let line = serde_json::to_string(&rewind).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"rewind","at":"2026-11-22T08:00:00Z","from_round":2,"restored":"def"}"#
+        );
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), rewind);
     }
 
     #[test]

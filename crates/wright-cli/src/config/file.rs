@@ -77,6 +77,9 @@ pub struct FileConfig {
     /// `[sandbox]`: how Bash commands are confined.
     #[serde(default)]
     pub sandbox: SandboxConfig,
+    /// `[checkpoints]`: snapshots of the project's files before the agent changes them.
+    #[serde(default)]
+    pub checkpoints: CheckpointsConfig,
     /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
     /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
     /// file only, since a project cannot vouch for itself.
@@ -96,6 +99,19 @@ pub struct SandboxConfig {
     pub writable: Vec<String>,
     /// Whether commands may use the network (default true).
     pub network: Option<bool>,
+}
+
+/// The `[checkpoints]` table of a settings file (issue 13).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointsConfig {
+    /// Whether the project's files are snapshotted before each step that can change them
+    /// (default true).
+    pub enabled: Option<bool>,
+    /// Days snapshots are kept (default 30).
+    pub keep_days: Option<u64>,
+    /// Files larger than this many bytes are not snapshotted (default 16 MiB).
+    pub max_file_bytes: Option<u64>,
 }
 
 /// The `[secrets]` table of a settings file.

@@ -20,3 +20,4 @@ mod lifetime;
 mod secrets;
 mod sessions;
 mod tool_cmd;
+mod undo;

@@ -9,6 +9,7 @@ use wright_protocol::{TodoItem, Usage};
 use wright_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{ApprovalMode, Approvals, Approver};
+use crate::checkpoint::{Checkpointer, Checkpoints};
 use crate::compaction::ContextSettings;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
@@ -53,6 +54,8 @@ pub struct Agent {
     /// Provider tokens per locally estimated token, from the last request whose usage came
     /// back; 1.0 until one has.
     pub(super) calibration: f64,
+    /// Takes the snapshots of the project's files before file-changing steps (issue 13).
+    pub(super) checkpoints: Checkpointer,
 }
 
 impl Agent {
@@ -99,7 +102,15 @@ impl Agent {
             history,
             approvals: Approvals::default(),
             hooks: Hooks::default(),
+            checkpoints: Checkpointer::default(),
         }
+    }
+
+    /// Snapshots the project's files through `checkpoints` before each step that can change
+    /// them (see [`checkpoint`](crate::checkpoint)).
+    pub fn with_checkpoints(mut self, checkpoints: Option<Arc<dyn Checkpoints>>) -> Self {
+        self.checkpoints = Checkpointer::new(checkpoints);
+        self
     }
 
     /// Ends L1 with the session's environment block ([`crate::environment`]), made when the

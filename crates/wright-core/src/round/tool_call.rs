@@ -4,7 +4,10 @@
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
+use wright_store::CheckpointKind;
+
 use crate::approval::Gate;
+use crate::checkpoint::changes_files;
 use crate::hooks::HookOutcome;
 use crate::summary::result_summary;
 
@@ -43,6 +46,19 @@ impl Round<'_> {
                         .await;
                     match gate {
                         Gate::Run => {
+                            if changes_files(prepared.kind())
+                                && agent
+                                    .checkpoints
+                                    .take(
+                                        &mut agent.history,
+                                        step,
+                                        CheckpointKind::BeforeStep,
+                                        &mut self.sink,
+                                    )
+                                    .await
+                            {
+                                self.checkpointed = true;
+                            }
                             let mut result = prepared.run(&agent.ctx).await;
                             agent.after_hooks(call, &mut result, &cancel).await;
                             result

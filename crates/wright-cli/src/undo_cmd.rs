@@ -1,0 +1,316 @@
+//! `wright undo` and `wright diff` (issue 13): take back what a session's rounds did to the
+//! project's files and to its conversation, or show it as a diff. Which rounds and which
+//! snapshots is `wright_core::rewind`'s; the snapshots are `wright-checkpoint`'s.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use clap::Args;
+use wright_checkpoint::{ChangeKind, CheckpointId, CheckpointStore, FileChange};
+use wright_core::rewind::{KnownFiles, UndoError, diff_range, known_files, plan_redo, plan_undo};
+use wright_store::{LoadedSession, Record, RewindRecord, SessionFile, SessionStore, load};
+
+use crate::checkpoints;
+use crate::config;
+
+/// Exit code: the session or round asked for does not exist, or the undo was refused.
+const EXIT_USAGE: u8 = 2;
+/// Exit code: the undo or the diff failed.
+const EXIT_FAILED: u8 = 1;
+
+/// `wright undo`'s arguments.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The session (name or id; default: the project's most recent).
+    #[arg(long, value_name = "NAME|ID")]
+    session: Option<String>,
+    /// Undo from round N on (default: the session's last round not undone).
+    #[arg(long, value_name = "N", conflicts_with = "redo")]
+    round: Option<u32>,
+    /// Restore the files only; the conversation keeps its rounds.
+    #[arg(long, conflicts_with = "conversation_only")]
+    files_only: bool,
+    /// Rewind the conversation only; the files stay as they are.
+    #[arg(long)]
+    conversation_only: bool,
+    /// Overwrite files changed since the agent last touched them.
+    #[arg(long)]
+    force: bool,
+    /// Take back the last undo: its files and its rounds come back.
+    #[arg(long)]
+    redo: bool,
+}
+
+/// `wright diff`'s arguments.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The session (name or id; default: the project's most recent).
+    #[arg(long, value_name = "NAME|ID")]
+    session: Option<String>,
+    /// Only what round N changed.
+    #[arg(long, value_name = "N")]
+    round: Option<u32>,
+}
+
+/// A failure, reported on stderr, with its exit code.
+struct Failure(u8, String);
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Self {
+        Self(EXIT_USAGE, message.into())
+    }
+
+    fn failed(message: impl std::fmt::Display) -> Self {
+        Self(EXIT_FAILED, message.to_string())
+    }
+}
+
+fn finish(result: Result<(), Failure>) -> u8 {
+    match result {
+        Ok(()) => 0,
+        Err(Failure(code, message)) => {
+            eprintln!("wright: {message}");
+            code
+        }
+    }
+}
+
+/// Runs `wright undo` in the project at `root`; returns the exit code.
+pub fn undo(root: &Path, args: &UndoArgs) -> u8 {
+    finish(undo_result(root, args))
+}
+
+/// Runs `wright diff` in the project at `root`; returns the exit code.
+pub fn diff(root: &Path, args: &DiffArgs) -> u8 {
+    finish(diff_result(root, args))
+}
+
+/// The state directory and the session asked for.
+fn session(root: &Path, query: Option<&str>) -> Result<(PathBuf, LoadedSession), Failure> {
+    let env = |name: &str| std::env::var(name).ok();
+    let home = config::wright_home(&env).map_err(|e| Failure::usage(e.to_string()))?;
+    let store = SessionStore::new(&home, root);
+    let found = match query {
+        Some(query) => store.find(query),
+        None => store.latest(),
+    }
+    .map_err(Failure::failed)?;
+    let loaded = found.ok_or_else(|| {
+        Failure::usage(match query {
+            Some(query) => {
+                format!("no session {query:?} in this project; `wright sessions list` shows them")
+            }
+            None => "this project has no session yet".to_string(),
+        })
+    })?;
+    Ok((home, loaded))
+}
+
+/// The project's checkpoint store, for the project the session ran in.
+fn checkpoint_store(
+    home: &Path,
+    root: &Path,
+    loaded: &LoadedSession,
+) -> Result<CheckpointStore, Failure> {
+    let recorded = Path::new(&loaded.meta.project_root);
+    if !recorded.is_dir() {
+        return Err(Failure::failed(format!(
+            "the project of session {} is no longer where it was ({}); \
+             its checkpoints cannot be restored elsewhere",
+            loaded.meta.id,
+            recorded.display()
+        )));
+    }
+    let env = config::process_env;
+    let files = config::load_files(root, &env).map_err(|e| Failure::usage(e.to_string()))?;
+    checkpoints::open(home, recorded, &config::checkpoint_config(&files)).map_err(Failure::failed)
+}
+
+fn id(text: &str) -> Result<CheckpointId, Failure> {
+    CheckpointId::parse(text).map_err(Failure::failed)
+}
+
+fn undo_error(error: UndoError) -> Failure {
+    let mut message = error.to_string();
+    if let UndoError::UnknownRound { choices, .. } = &error {
+        if choices.is_empty() {
+            message.push_str("; no round can be undone");
+        } else {
+            message.push_str("; rounds to choose from:");
+            for (number, request) in choices {
+                message.push_str(&format!("\n  {number:>3}  {request}"));
+            }
+        }
+    }
+    Failure::usage(message)
+}
+
+/// Refuses to overwrite files changed after the agent last touched them, unless `force`.
+fn check_untouched(
+    store: &CheckpointStore,
+    records: &[Record],
+    force: bool,
+) -> Result<(), Failure> {
+    match known_files(records) {
+        KnownFiles::Never => Ok(()),
+        KnownFiles::CutOff(_) => {
+            eprintln!(
+                "wright: note: the session's last round did not end, so changes made since its \
+                 last step cannot be told apart from the agent's"
+            );
+            Ok(())
+        }
+        KnownFiles::Snapshot(known) => {
+            let changed = store.changes(&id(&known)?, None).map_err(Failure::failed)?;
+            if changed.is_empty() || force {
+                return Ok(());
+            }
+            let mut message = String::from(
+                "these files changed after the agent last touched them, and undoing would \
+                 overwrite them:",
+            );
+            for change in &changed {
+                message.push_str(&format!("\n  {}", change_line(change)));
+            }
+            message.push_str("\n`--force` undoes anyway (`wright undo --redo` can take it back).");
+            Err(Failure::usage(message))
+        }
+    }
+}
+
+/// One changed path: `+added`, `~modified`, `-deleted`, `mmode-changed`; directories end in
+/// `/`.
+pub fn change_line(change: &FileChange) -> String {
+    let mark = match change.kind {
+        ChangeKind::Added => '+',
+        ChangeKind::Modified => '~',
+        ChangeKind::Deleted => '-',
+        ChangeKind::ModeChanged => 'm',
+    };
+    let slash = if change.directory { "/" } else { "" };
+    format!("{mark}{}{slash}", change.path.display())
+}
+
+fn append(file: &mut SessionFile, record: Record) -> Result<(), Failure> {
+    file.append(&record).map_err(Failure::failed)
+}
+
+fn undo_result(root: &Path, args: &UndoArgs) -> Result<(), Failure> {
+    let (home, found) = session(root, args.session.as_deref())?;
+    let env_store = SessionStore::new(&home, root);
+    // Locked, then read again: what another wright appended before the lock counts.
+    let mut file = env_store.open_for_append(&found).map_err(Failure::failed)?;
+    let loaded = load(&found.path).map_err(Failure::failed)?;
+    let records = &loaded.records;
+    let files = !args.conversation_only;
+    let conversation = !args.files_only;
+    let mut out = String::new();
+    if args.redo {
+        let rewind = plan_redo(records).map_err(undo_error)?;
+        let mut restored = None;
+        if let (true, Some(target)) = (files, rewind.restored.as_deref()) {
+            let store = checkpoint_store(&home, root, &loaded)?;
+            check_untouched(&store, records, args.force)?;
+            let done = store.restore(&id(target)?).map_err(Failure::failed)?;
+            out.push_str(&restored_lines(&done.changed));
+            restored = Some(done.previous.to_string());
+        }
+        if conversation {
+            let to = restored.as_ref().and(rewind.restored.clone());
+            append(
+                &mut file,
+                Record::Redo(RewindRecord {
+                    at: Utc::now(),
+                    from_round: rewind.from_round,
+                    restored,
+                    to,
+                }),
+            )?;
+            out.push_str(&format!(
+                "Rounds from {} on are back in the conversation.\n",
+                rewind.from_round
+            ));
+        }
+    } else {
+        let plan = plan_undo(records, args.round).map_err(undo_error)?;
+        let mut restored = None;
+        match (files, plan.to.as_deref()) {
+            (true, Some(target)) => {
+                let store = checkpoint_store(&home, root, &loaded)?;
+                check_untouched(&store, records, args.force)?;
+                let done = store.restore(&id(target)?).map_err(Failure::failed)?;
+                out.push_str(&restored_lines(&done.changed));
+                restored = Some(done.previous.to_string());
+            }
+            (true, None) => out.push_str(&format!(
+                "Round {} on changed no files (none were checkpointed).\n",
+                plan.from_round
+            )),
+            (false, _) => {}
+        }
+        if conversation {
+            let to = restored.as_ref().and(plan.to.clone());
+            append(
+                &mut file,
+                Record::Rewind(RewindRecord {
+                    at: Utc::now(),
+                    from_round: plan.from_round,
+                    restored,
+                    to,
+                }),
+            )?;
+            out.push_str(&format!(
+                "Rounds from {} on are undone; `wright undo --redo` brings them back.\n",
+                plan.from_round
+            ));
+        }
+    }
+    print(&out);
+    Ok(())
+}
+
+fn restored_lines(changed: &[FileChange]) -> String {
+    if changed.is_empty() {
+        return "The files were already as they were; nothing to restore.\n".into();
+    }
+    let mut out = format!("Restored {} path(s):\n", changed.len());
+    for change in changed {
+        out.push_str(&format!("  {}\n", change_line(change)));
+    }
+    out
+}
+
+fn diff_result(root: &Path, args: &DiffArgs) -> Result<(), Failure> {
+    let (home, loaded) = session(root, args.session.as_deref())?;
+    let Some(range) = diff_range(&loaded.records, args.round).map_err(undo_error)? else {
+        eprintln!("wright: no file changes were recorded there");
+        return Ok(());
+    };
+    let what = match args.round {
+        Some(round) => format!("round {round}"),
+        None => format!("session {}", loaded.meta.id),
+    };
+    match &range.to {
+        Some(_) => eprintln!("wright: {what}: from before its first change to its end"),
+        None => eprintln!(
+            "wright: {what}: from before its first change to the project as it is now \
+             (the round did not end)"
+        ),
+    }
+    let store = checkpoint_store(&home, root, &loaded)?;
+    let to = range.to.as_deref().map(id).transpose()?;
+    let text = store
+        .diff(&id(&range.from)?, to.as_ref())
+        .map_err(Failure::failed)?;
+    if text.is_empty() {
+        eprintln!("wright: nothing changed");
+    }
+    print(&text);
+    Ok(())
+}
+
+/// Writes `text` to stdout; a closed pipe is not an error.
+fn print(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
