@@ -570,8 +570,8 @@ pub fn load_files(
 /// (`[hooks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
 /// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
 /// (`approval`), send the API key elsewhere (`base_url`), run the user's traffic under another
-/// account or model (`api_key`, `provider`, `model`, `summary_model`), or protect fewer
-/// branches (`[bash] protected_branches`) — unless a user settings file lists the project in
+/// account or model (`api_key`, `provider`, `model`, `summary_model`), protect fewer
+/// branches (`[bash] protected_branches`), or take undo away (`[checkpoints]`) — unless a user settings file lists the project in
 /// `trusted_projects`. Returns one line per thing ignored.
 pub fn restrict_untrusted(
     files: &mut [FileConfig],
@@ -617,6 +617,17 @@ pub fn restrict_untrusted(
     if !project.allow_outside_project.is_empty() {
         project.allow_outside_project.clear();
         ignored.push("allow_outside_project");
+    }
+    // Undo is the user's safety net: a repository does not take it away, nor shrink it.
+    if project.checkpoints.enabled == Some(false) {
+        project.checkpoints.enabled = None;
+        ignored.push("[checkpoints] enabled = false");
+    }
+    if project.checkpoints.keep_days.take().is_some() {
+        ignored.push("[checkpoints] keep_days");
+    }
+    if project.checkpoints.max_file_bytes.take().is_some() {
+        ignored.push("[checkpoints] max_file_bytes");
     }
     if project.secrets.mask == Some(false) {
         project.secrets.mask = None;

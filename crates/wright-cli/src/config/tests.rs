@@ -1,6 +1,6 @@
 //! Settings files read into whole structs, and the order settings are taken in.
 
-use super::file::BashConfig;
+use super::file::{BashConfig, CheckpointsConfig};
 use super::*;
 use pretty_assertions::assert_eq;
 use std::collections::HashMap;
@@ -565,4 +565,23 @@ protected_branches = []
     let mut files = vec![more, FileConfig::default()];
     assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
     assert_eq!(files[0].bash.protected_branches.as_ref().unwrap().len(), 3);
+}
+
+#[test]
+fn an_untrusted_project_cannot_turn_checkpoints_off_or_shrink_them() {
+    let project_dir = tempfile::tempdir().unwrap();
+    let project: FileConfig =
+        toml::from_str("[checkpoints]\nenabled = false\nkeep_days = 0\nmax_file_bytes = 1\n")
+            .unwrap();
+    let mut files = vec![project, FileConfig::default()];
+    let warning = restrict_untrusted(&mut files, project_dir.path(), None).join("\n");
+    assert_eq!(files[0].checkpoints, CheckpointsConfig::default());
+    assert!(
+        warning.contains("[checkpoints] enabled = false"),
+        "{warning}"
+    );
+    // Turning them on is no widening.
+    let on: FileConfig = toml::from_str("[checkpoints]\nenabled = true\n").unwrap();
+    let mut files = vec![on, FileConfig::default()];
+    assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
 }
