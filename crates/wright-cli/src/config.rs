@@ -1,7 +1,7 @@
 //! Settings, layered highest first: flags, environment, `.wright/config.toml` in the project,
 //! `~/.config/wright/config.toml`, defaults (DESIGN §8).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -9,6 +9,7 @@ use std::time::Duration;
 use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_checkpoint::CheckpointSettings;
 use wright_core::approval::ApprovalMode;
+use wright_core::checks::{CheckSpec, Checks, DEFAULT_CHECK_TIMEOUT};
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
     DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
@@ -32,7 +33,7 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 /// Where the project's settings live, relative to its root.
 pub const PROJECT_CONFIG: &str = ".wright/config.toml";
 
-pub use file::{FileConfig, HookConfig, HooksConfig};
+pub use file::{ChecksConfig, FileConfig, HookConfig, HooksConfig};
 
 /// Settings given on the command line.
 #[derive(Debug, Clone, Default)]
@@ -68,6 +69,8 @@ pub struct Settings {
     pub context_window_set: bool,
     /// `[checkpoints]`, resolved.
     pub checkpoints: CheckpointConfig,
+    /// The `[checks]` of every settings file (see [`checks`]).
+    pub checks: Checks,
 }
 
 /// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
@@ -236,6 +239,31 @@ pub fn hooks(files: &[FileConfig]) -> Result<Hooks, ConfigError> {
         .map_err(|e| ConfigError::Hooks(e.to_string()))
 }
 
+/// The `[checks]` of the settings files, highest file first: a pattern's command from the
+/// highest file that names the pattern (an empty command turns a lower file's off), the
+/// timeout from the highest file that sets one. Patterns are taken in sorted order.
+pub fn checks(files: &[FileConfig]) -> Result<Checks, ConfigError> {
+    let mut commands: BTreeMap<&str, &str> = BTreeMap::new();
+    for file in files.iter().rev() {
+        for (pattern, command) in &file.checks.commands {
+            commands.insert(pattern, command);
+        }
+    }
+    let specs = commands
+        .into_iter()
+        .filter(|(_, command)| !command.trim().is_empty())
+        .map(|(pattern, command)| CheckSpec {
+            pattern: pattern.to_string(),
+            command: command.to_string(),
+        })
+        .collect();
+    let timeout = files
+        .iter()
+        .find_map(|f| f.checks.timeout_secs)
+        .map_or(DEFAULT_CHECK_TIMEOUT, Duration::from_secs);
+    Checks::new(specs, timeout).map_err(|e| ConfigError::Checks(e.to_string()))
+}
+
 /// The `[bash]` tables of the settings files (highest first) as one policy: every file's
 /// `allow` and `deny` patterns, and `protected_branches` from the highest file that sets it.
 pub fn command_policy(files: &[FileConfig]) -> CommandPolicy {
@@ -375,6 +403,9 @@ pub enum ConfigError {
     /// A `[secrets]` pattern does not compile.
     #[error("invalid `[secrets]` setting: {0}")]
     Secrets(String),
+    /// A `[checks]` file pattern does not compile.
+    #[error("{0}")]
+    Checks(String),
     /// A `[[hooks.*]]` entry's tool pattern does not compile.
     #[error("invalid `[hooks]` setting: {0}")]
     Hooks(String),
@@ -534,6 +565,7 @@ pub fn resolve(
         context_window_set: env("WRIGHT_CONTEXT_WINDOW").is_some_and(|v| !v.is_empty())
             || files.iter().any(|f| f.context_window.is_some()),
         checkpoints: checkpoint_config(files),
+        checks: checks(files)?,
     })
 }
 
@@ -567,7 +599,7 @@ pub fn load_files(
 
 /// Takes out of the project's own settings file (`files[0]`) what would let a repository
 /// someone else wrote widen what wright does on this machine — run commands of its choosing
-/// (`[hooks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
+/// (`[hooks]`, `[checks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
 /// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
 /// (`approval`), send the API key elsewhere (`base_url`), run the user's traffic under another
 /// account or model (`api_key`, `provider`, `model`, `summary_model`), protect fewer
@@ -597,6 +629,11 @@ pub fn restrict_untrusted(
     if !project.hooks.pre_tool.is_empty() || !project.hooks.post_tool.is_empty() {
         project.hooks = HooksConfig::default();
         ignored.push("[hooks]");
+    }
+    // Checks run commands of the file's choosing (confined, but on every edit).
+    if !project.checks.commands.is_empty() || project.checks.timeout_secs.is_some() {
+        project.checks = ChecksConfig::default();
+        ignored.push("[checks]");
     }
     if !project.bash.allow.is_empty() {
         project.bash.allow.clear();

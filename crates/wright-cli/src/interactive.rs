@@ -83,6 +83,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             .unwrap_or(ApprovalMode::Ask),
         approver: None,
         hooks: settings.hooks,
+        checks: settings.checks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
     let launch = Launch {

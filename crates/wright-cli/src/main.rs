@@ -315,6 +315,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
             .unwrap_or(ApprovalMode::Auto),
         approver: None,
         hooks: settings.hooks,
+        checks: settings.checks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
     let agents = match AgentBuilder::new(setup) {

@@ -178,6 +178,29 @@ impl Renderer for HumanRenderer {
                 };
                 self.line(&line);
             }
+            Event::CheckStarted { command, .. } => {
+                let line = self.paint(DIM, &format!("  ⧗ check: {command}"));
+                self.line(&line);
+            }
+            Event::CheckFinished {
+                command,
+                passed,
+                exit_code,
+                timed_out,
+                ..
+            } => {
+                let line = match (passed, timed_out, exit_code) {
+                    (true, _, _) => self.paint(GREEN, &format!("  ✓ check passed: {command}")),
+                    (false, true, _) => self.paint(RED, &format!("  ✗ check timed out: {command}")),
+                    (false, false, Some(code)) => {
+                        self.paint(RED, &format!("  ✗ check failed (exit {code}): {command}"))
+                    }
+                    (false, false, None) => {
+                        self.paint(RED, &format!("  ✗ check failed: {command}"))
+                    }
+                };
+                self.line(&line);
+            }
             Event::FormatError { message, .. } => {
                 let line = self.paint(RED, &format!("  ✗ format error: {message}"));
                 self.line(&line);

@@ -15,6 +15,7 @@
 
 pub mod approval;
 pub mod checkpoint;
+pub mod checks;
 pub mod code_law;
 pub mod compaction;
 pub mod context;

@@ -24,6 +24,7 @@ use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
 use crate::checkpoint::Checkpoints;
+use crate::checks::Checks;
 use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
@@ -49,6 +50,8 @@ pub struct AgentSetup {
     pub approver: Option<Arc<dyn Approver>>,
     /// The `pre_tool` and `post_tool` hooks.
     pub hooks: Hooks,
+    /// The `[checks]` run after steps that edited files.
+    pub checks: Checks,
     /// Where snapshots of the project's files are taken before file-changing steps; `None`
     /// turns checkpoints off.
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
@@ -86,6 +89,7 @@ pub struct AgentBuilder {
     approval: ApprovalMode,
     approver: Option<Arc<dyn Approver>>,
     hooks: Hooks,
+    checks: Checks,
     checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
@@ -104,6 +108,7 @@ impl AgentBuilder {
             approval: setup.approval,
             approver: setup.approver,
             hooks: setup.hooks,
+            checks: setup.checks,
             checkpoints: setup.checkpoints,
         })
     }
@@ -134,6 +139,7 @@ impl AgentBuilder {
             .with_environment(environment)
             .with_approvals(self.approval, self.approver.clone())
             .with_hooks(self.hooks.clone())
+            .with_checks(self.checks.clone())
             .with_checkpoints(self.checkpoints.clone()))
     }
 
@@ -364,6 +370,7 @@ mod tests {
             approval: ApprovalMode::Auto,
             approver: None,
             hooks: Hooks::default(),
+            checks: Checks::default(),
             checkpoints: None,
         }
     }

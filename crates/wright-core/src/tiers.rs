@@ -105,7 +105,7 @@ impl HistoryView {
     }
 }
 
-/// A stored `{status, data, error}` compressed again at the tight tier.
+/// A stored `{status, data, error, checks?}` compressed again at the tight tier.
 fn tighter(message: &Message) -> Option<String> {
     let stored: HistoryResult = serde_json::from_str(&message.content).ok()?;
     let result = ToolResult {
@@ -115,6 +115,7 @@ fn tighter(message: &Message) -> Option<String> {
         text: String::new(),
         stats: serde_json::Value::Null,
         context: serde_json::Value::Null,
+        checks: stored.checks,
     };
     let tool = message.metadata.tool_name.as_deref().unwrap_or("");
     Some(wright_tools::compress_to_string_with(

@@ -121,6 +121,29 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<ToolError>,
     },
+    /// A check from the `[checks]` settings started, because the step's tool edited a file it
+    /// covers (issue 13). It runs after the step's `tool_result`, before the next model call.
+    CheckStarted {
+        /// 1-based step within the round.
+        step: u32,
+        /// The command as it runs (`{files}` filled in).
+        command: String,
+    },
+    /// A check finished. A failed one's output is added to the step's observation.
+    CheckFinished {
+        /// 1-based step within the round.
+        step: u32,
+        /// The command as it ran.
+        command: String,
+        /// Whether it exited 0.
+        passed: bool,
+        /// Its exit code; `None` when it was killed, timed out or could not start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// Whether it ran past its timeout and was stopped.
+        #[serde(default)]
+        timed_out: bool,
+    },
     /// The action of a `tool_call` waits for the user's approval (the approval mode does not
     /// allow its kind). The tool runs only after `approval_decided` says `once` or `always`.
     ApprovalRequested {

@@ -15,5 +15,7 @@ mod usage;
 pub use event::{ActionKind, ApprovalVerdict, Event, FailureCode, UsageCall};
 pub use message::{Message, MessageMetadata, Role};
 pub use todo::{TodoItem, TodoStatus};
-pub use tool::{ErrorCode, HistoryResult, ToolCall, ToolError, ToolResult, ToolStatus};
+pub use tool::{
+    CheckFailure, ErrorCode, HistoryResult, ToolCall, ToolError, ToolResult, ToolStatus,
+};
 pub use usage::Usage;

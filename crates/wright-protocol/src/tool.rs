@@ -144,6 +144,31 @@ pub struct ToolResult {
     /// The arguments the tool was called with.
     #[serde(default)]
     pub context: Value,
+    /// The `[checks]` that failed after the call edited files (issue 13); their output is in
+    /// `text` too, as notes. Kept in history, shortened (the command, the exit code and the
+    /// last lines of the output).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckFailure>,
+}
+
+/// A check from the `[checks]` settings that failed after a step edited the files it covers
+/// (issue 13).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckFailure {
+    /// The command as it ran (`{files}` filled in).
+    pub command: String,
+    /// Its exit code; `None` when it was killed by a signal, timed out or could not start.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// Whether it ran past its timeout and was stopped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    /// Its standard output then its standard error, in the observation capped to the last
+    /// lines; in history only the last few.
+    pub output: String,
+    /// How many lines the output had in all, when `output` holds only the last of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_lines: Option<usize>,
 }
 
 /// What history keeps of a tool result (spec C1, E1): status, the compressed data and the
@@ -159,6 +184,9 @@ pub struct HistoryResult {
     /// Present exactly when `status` is `error`, kept whole (C1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolError>,
+    /// The checks that failed after the step (issue 13), shortened; absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckFailure>,
 }
 
 impl HistoryResult {
@@ -171,6 +199,7 @@ impl HistoryResult {
                 code,
                 message: message.into(),
             }),
+            checks: Vec::new(),
         }
     }
 
@@ -191,6 +220,7 @@ impl ToolResult {
             text: text.into(),
             stats: Value::Null,
             context: Value::Null,
+            checks: Vec::new(),
         }
     }
 
@@ -204,6 +234,7 @@ impl ToolResult {
             error: Some(ToolError { code, message }),
             stats: Value::Null,
             context: Value::Null,
+            checks: Vec::new(),
         }
     }
 
@@ -230,6 +261,7 @@ mod tests {
             status: ToolStatus::Success,
             data: json!({"b": 1, "a": 2}),
             error: None,
+            checks: Vec::new(),
         };
         assert_eq!(ok.to_json(), r#"{"status":"success","data":{"a":2,"b":1}}"#);
     }

@@ -164,13 +164,131 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         }
         ms => ms,
     };
+    let run = run_confined(&args.command, Duration::from_millis(timeout_ms), ctx).await?;
+    notes.extend(run.notes_before);
+    let status_line = run
+        .exit
+        .as_ref()
+        .map_or_else(|| "Exit code: unknown".to_string(), |e| e.line.clone());
+    let report = format!(
+        "{status_line}\n{}\n{}",
+        section("stdout", &run.stdout),
+        section("stderr", &run.stderr)
+    );
+    let hint = sandbox_hint(ctx.sandbox(), &run.stderr);
+    let mut result = match run.end {
+        End::Exited => ToolResult::success("", Value::Null),
+        End::TimedOut => ToolResult::error(
+            ErrorCode::Timeout,
+            format!(
+                "the command did not finish within {timeout_ms} ms and was stopped, with every \
+                 process it started; its output so far is below"
+            ),
+        ),
+        End::Cancelled => ToolResult::error(
+            ErrorCode::Interrupted,
+            "the command was interrupted by the user and stopped; its output so far is below",
+        ),
+    };
+    result.data = to_value(&BashData {
+        command: args.command,
+        exit_code: run.exit.as_ref().and_then(|e| e.code),
+        signal: run.exit.and_then(|e| e.signal),
+        stdout: run.stdout,
+        stderr: run.stderr,
+        stdout_chars: run.stdout_chars,
+        stderr_chars: run.stderr_chars,
+        timed_out: run.end == End::TimedOut,
+    });
+    if run.end != End::Exited {
+        notes.push(result.text);
+    }
+    notes.push(report);
+    notes.extend(run.notes_after);
+    notes.extend(hint);
+    result.text = notes.join("\n");
+    Ok(result)
+}
+
+/// A command from the settings (a `[checks]` entry, issue 13) run exactly as a Bash call
+/// runs: `bash -c` in the project root, confined by the context's sandbox, guarded, in a
+/// process group of its own that is stopped on timeout and on Ctrl-C, without provider keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRun {
+    /// Its exit code (128 + the signal's number when a signal killed it); `None` when it
+    /// did not exit on its own.
+    pub exit_code: Option<i32>,
+    /// Whether it ran past its timeout and was stopped.
+    pub timed_out: bool,
+    /// Whether the user interrupted it (the context's Ctrl-C token fired).
+    pub interrupted: bool,
+    /// Its standard output followed by its standard error, each cut in the middle like Bash
+    /// output when very long.
+    pub output: String,
+    /// What the model should be told besides the output: the sandbox's first note, what the
+    /// guard moved aside.
+    pub notes: Vec<String>,
+}
+
+impl CommandRun {
+    /// Whether it exited 0.
+    pub fn passed(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.interrupted
+    }
+}
+
+/// Runs `command` the way the Bash tool runs one, bounded by `timeout`; see [`CommandRun`].
+/// Fails when it could not be confined or started, with the error a Bash call would give.
+pub async fn run_confined_command(
+    command: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<CommandRun, ToolError> {
+    let run = run_confined(command, timeout, ctx).await?;
+    let output = match (run.stdout.is_empty(), run.stderr.is_empty()) {
+        (false, false) if !run.stdout.ends_with('\n') => format!("{}\n{}", run.stdout, run.stderr),
+        _ => format!("{}{}", run.stdout, run.stderr),
+    };
+    Ok(CommandRun {
+        exit_code: run.exit.and_then(|e| e.code),
+        timed_out: run.end == End::TimedOut,
+        interrupted: run.end == End::Cancelled,
+        output,
+        notes: run
+            .notes_before
+            .into_iter()
+            .chain(run.notes_after)
+            .collect(),
+    })
+}
+
+/// A command that ran: how the wait ended, its exit, its output and the notes from before and
+/// after it.
+struct Run {
+    end: End,
+    exit: Option<ExitReport>,
+    stdout: String,
+    stderr: String,
+    stdout_chars: usize,
+    stderr_chars: usize,
+    notes_before: Vec<String>,
+    notes_after: Vec<String>,
+}
+
+/// Runs `command_text` with `bash -c`, confined and guarded, until it exits, `timeout` passes
+/// or the user interrupts.
+async fn run_confined(
+    command_text: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<Run, ToolError> {
     // What changed since the last command returned is undone before this one is confined.
-    notes.extend(guard::check(ctx, Moment::BeforeCommand));
+    let mut notes = guard::check(ctx, Moment::BeforeCommand);
 
     let mut command = Command::new("bash");
     command
         .arg("-c")
-        .arg(&args.command)
+        .arg(command_text)
         .current_dir(ctx.root())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -215,7 +333,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         status: None,
     };
 
-    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+    let deadline = Instant::now() + timeout;
     let cancel = ctx.cancellation();
     let end = loop {
         if running.status.is_some() {
@@ -241,52 +359,19 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
     // group that ignored SIGTERM, or everything at once on Ctrl-C.
     group.kill();
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, running.finish()).await;
-    let guarded = guard::check(ctx, Moment::AfterCommand);
-
+    let notes_after = guard::check(ctx, Moment::AfterCommand);
     let (stdout, stdout_chars) = running.out.shown();
     let (stderr, stderr_chars) = running.err.shown();
-    let exit = running.status.as_ref().map(describe_exit);
-    let status_line = exit
-        .as_ref()
-        .map_or_else(|| "Exit code: unknown".to_string(), |e| e.line.clone());
-    let report = format!(
-        "{status_line}\n{}\n{}",
-        section("stdout", &stdout),
-        section("stderr", &stderr)
-    );
-    let hint = sandbox_hint(sandbox, &stderr);
-    let mut result = match end {
-        End::Exited => ToolResult::success("", Value::Null),
-        End::TimedOut => ToolResult::error(
-            ErrorCode::Timeout,
-            format!(
-                "the command did not finish within {timeout_ms} ms and was stopped, with every \
-                 process it started; its output so far is below"
-            ),
-        ),
-        End::Cancelled => ToolResult::error(
-            ErrorCode::Interrupted,
-            "the command was interrupted by the user and stopped; its output so far is below",
-        ),
-    };
-    result.data = to_value(&BashData {
-        command: args.command,
-        exit_code: exit.as_ref().and_then(|e| e.code),
-        signal: exit.and_then(|e| e.signal),
+    Ok(Run {
+        end,
+        exit: running.status.as_ref().map(describe_exit),
         stdout,
         stderr,
         stdout_chars,
         stderr_chars,
-        timed_out: end == End::TimedOut,
-    });
-    if end != End::Exited {
-        notes.push(result.text);
-    }
-    notes.push(report);
-    notes.extend(guarded);
-    notes.extend(hint);
-    result.text = notes.join("\n");
-    Ok(result)
+        notes_before: notes,
+        notes_after,
+    })
 }
 
 /// What to tell the model when a confined command failed the way the sandbox makes commands

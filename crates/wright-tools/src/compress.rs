@@ -1,7 +1,8 @@
 //! The ToolResultCompressor (spec A3, C1, D2): the history form of a tool result.
 //!
 //! The model sees a tool's full observation (`text`) during the round it ran in; history keeps
-//! only `{"status", "data", "error"?}` with `data` shrunk by a rule per tool (spec A3). `text`,
+//! only `{"status", "data", "error"?, "checks"?}` with `data` shrunk by a rule per tool (spec
+//! A3) and each failed check (issue 13) cut to its command, exit code and last output lines. `text`,
 //! `stats` and `context` are dropped (C1: the text is what `data` summarises, the stats are of
 //! no use to the model, the arguments are already in the assistant's `Action:`). `status`, and
 //! for a failure `error.code` and `error.message` in full, are always kept, whatever the data
@@ -25,6 +26,7 @@
 //! | Edit, MultiEdit: diff kept whole up to / else first lines | 50 / 20 | 25 / 10 |
 //! | Write: head of a created / overwritten file | 50 / 20 | 25 / 10 |
 //! | Bash: last stdout / stderr lines | 5 / 20 | 2 / 5 |
+//! | a failed `[checks]` command: last output lines | 20 | 5 |
 //! | Bash command, Grep and Bash line characters | 200 | 100 |
 //! | Read, diff and Write line characters | 2000 | 500 |
 //! | other tools: string chars / array items / depth | 2000 / 20 / 8 | 1000 / 10 / 4 |
@@ -35,6 +37,7 @@
 //! the same shapes with smaller limits. Compressing twice at the same level changes nothing.
 
 mod bash;
+mod checks;
 mod fallback;
 mod files;
 mod search;
@@ -185,6 +188,7 @@ fn history_result(tool: &str, result: &ToolResult, level: CompressionLevel) -> H
         status: result.status,
         data: compress_data(tool, &result.data, &Limits::of(level)),
         error: result.error.clone(),
+        checks: checks::checks(&result.checks, &Limits::of(level)),
     }
 }
 

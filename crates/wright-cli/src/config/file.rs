@@ -1,6 +1,6 @@
 //! The settings file format: what a `config.toml` may hold, and its own checks.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Deserialize;
@@ -80,6 +80,9 @@ pub struct FileConfig {
     /// `[checkpoints]`: snapshots of the project's files before the agent changes them.
     #[serde(default)]
     pub checkpoints: CheckpointsConfig,
+    /// `[checks]`: commands run after steps that edited the files their patterns match.
+    #[serde(default)]
+    pub checks: ChecksConfig,
     /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
     /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
     /// file only, since a project cannot vouch for itself.
@@ -112,6 +115,18 @@ pub struct CheckpointsConfig {
     pub keep_days: Option<u64>,
     /// Files larger than this many bytes are not snapshotted (default 16 MiB).
     pub max_file_bytes: Option<u64>,
+}
+
+/// The `[checks]` table of a settings file (issue 13): file patterns and the command each
+/// runs, beside the one setting of the table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ChecksConfig {
+    /// Seconds each check may run before it is stopped (default 120).
+    pub timeout_secs: Option<u64>,
+    /// `"<pattern>" = "<command>"`, e.g. `"*.rs" = "cargo check -q --message-format short"`;
+    /// `{files}` in the command becomes the edited files the pattern matched, shell-quoted.
+    #[serde(flatten)]
+    pub commands: BTreeMap<String, String>,
 }
 
 /// The `[secrets]` table of a settings file.

@@ -7,6 +7,7 @@
 
 mod approval;
 mod check;
+mod checks;
 mod common;
 mod confinement;
 mod context;

@@ -10,6 +10,7 @@ use wright_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{ApprovalMode, Approvals, Approver};
 use crate::checkpoint::{Checkpointer, Checkpoints};
+use crate::checks::Checks;
 use crate::compaction::ContextSettings;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
@@ -51,6 +52,8 @@ pub struct Agent {
     pub(super) history: HistoryManager,
     pub(super) approvals: Approvals,
     pub(super) hooks: Hooks,
+    /// The `[checks]` run after steps that edited files (issue 13).
+    pub(super) checks: Checks,
     /// Provider tokens per locally estimated token, from the last request whose usage came
     /// back; 1.0 until one has.
     pub(super) calibration: f64,
@@ -102,6 +105,7 @@ impl Agent {
             history,
             approvals: Approvals::default(),
             hooks: Hooks::default(),
+            checks: Checks::default(),
             checkpoints: Checkpointer::default(),
         }
     }
@@ -123,6 +127,13 @@ impl Agent {
     /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;
+        self
+    }
+
+    /// Runs `checks` after each step that edited files they cover (see
+    /// [`checks`](crate::checks)).
+    pub fn with_checks(mut self, checks: Checks) -> Self {
+        self.checks = checks;
         self
     }
 

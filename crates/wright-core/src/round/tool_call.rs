@@ -1,13 +1,17 @@
 //! One tool call of a round: the registry's refusals, the `pre_tool` hooks, the approval gate,
-//! the call itself and the `post_tool` hooks, in that order.
+//! the call itself and the `post_tool` hooks, in that order; then the `[checks]` covering
+//! the files it edited.
 
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
 use wright_store::CheckpointKind;
 
+use wright_tools::CommandRun;
+
 use crate::approval::Gate;
 use crate::checkpoint::changes_files;
+use crate::checks;
 use crate::hooks::HookOutcome;
 use crate::summary::result_summary;
 
@@ -29,7 +33,8 @@ impl Round<'_> {
         });
         let agent = &mut *self.agent;
         let cancel = agent.cancellation().clone();
-        let result = match agent.tools.prepare(call, &agent.ctx) {
+        let mut ran = false;
+        let mut result = match agent.tools.prepare(call, &agent.ctx) {
             Err(refusal) => *refusal,
             Ok(mut prepared) => match agent.hooks.pre_tool(call, agent.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,
@@ -61,6 +66,7 @@ impl Round<'_> {
                             }
                             let mut result = prepared.run(&agent.ctx).await;
                             agent.after_hooks(call, &mut result, &cancel).await;
+                            ran = true;
                             result
                         }
                         Gate::Refused => prepared.refuse(),
@@ -78,7 +84,61 @@ impl Round<'_> {
             data: result.data.clone(),
             error: result.error.clone(),
         });
+        if ran && !cancel.is_cancelled() {
+            self.run_checks(call, &mut result).await;
+        }
         Some(result)
+    }
+
+    /// Runs the `[checks]` that cover the files a successful call edited (none for a call
+    /// that failed or edited nothing), each confined like a Bash command, and adds a note for
+    /// each that failed to the call's observation (and its short form to history). Stops at
+    /// Ctrl-C, which also stops the running check.
+    async fn run_checks(&mut self, call: &ToolCall, result: &mut ToolResult) {
+        let agent = &*self.agent;
+        if agent.checks.is_empty() {
+            return;
+        }
+        let edited = checks::edited_files(&call.tool, result);
+        let commands = agent.checks.due(&edited);
+        let timeout = agent.checks.timeout();
+        for command in commands {
+            self.sink.emit(Event::CheckStarted {
+                step: self.step,
+                command: command.clone(),
+            });
+            let run = match wright_tools::run_confined_command(&command, timeout, &agent.ctx).await
+            {
+                Ok(run) => run,
+                Err(error) => CommandRun {
+                    exit_code: None,
+                    timed_out: false,
+                    interrupted: false,
+                    output: error.message,
+                    notes: Vec::new(),
+                },
+            };
+            self.sink.emit(Event::CheckFinished {
+                step: self.step,
+                command: command.clone(),
+                passed: run.passed(),
+                exit_code: run.exit_code,
+                timed_out: run.timed_out,
+            });
+            let masker = agent.tools.masker();
+            for note in &run.notes {
+                result.text.push_str(&format!("\n{}", masker.mask(note)));
+            }
+            if run.interrupted {
+                return;
+            }
+            if let Some(mut failure) = checks::failure(&command, &run, timeout) {
+                failure.output = masker.mask(&failure.output).into_owned();
+                let note = checks::failure_note(&failure);
+                result.text.push_str(&format!("\n\n{note}"));
+                result.checks.push(failure);
+            }
+        }
     }
 }
 

@@ -122,6 +122,7 @@ fn from_history(stored: &Value) -> ToolResult {
         text: String::new(),
         stats: Value::Null,
         context: Value::Null,
+        checks: Vec::new(),
     }
 }
 

@@ -252,6 +252,22 @@ impl Transcript {
                     out.extend(capped_diff(&diff, &theme));
                 }
             }
+            Event::CheckStarted { .. } => {}
+            Event::CheckFinished {
+                command,
+                passed,
+                exit_code,
+                ..
+            } => {
+                let (text, style) = match (passed, exit_code) {
+                    (true, _) => (format!("  ✓ check passed: {command}"), ADDED),
+                    (false, Some(code)) => {
+                        (format!("  ✗ check failed (exit {code}): {command}"), ERROR)
+                    }
+                    (false, None) => (format!("  ✗ check failed: {command}"), ERROR),
+                };
+                out.push(styled(text, style, &theme));
+            }
             Event::FormatError { message, .. } => {
                 self.reply.flush_as_thought(&theme, out);
                 out.push(styled(

@@ -385,6 +385,7 @@ mod tests {
                 approval: ApprovalMode::Ask,
                 approver: None,
                 hooks: Hooks::default(),
+                checks: Default::default(),
                 checkpoints: None,
             },
             store: SessionStore::new(home.path(), root.path()),
