@@ -144,6 +144,8 @@ fn each_file_changing_step_and_the_end_of_the_round_are_checkpointed() {
 #[test]
 fn checkpoints_can_be_turned_off() {
     let project = project(false);
+    // A trusted project's settings may turn them off (an untrusted one's may not).
+    project.trust();
     project.write(
         ".wright/config.toml",
         "retry_base_delay_ms = 5\n[checkpoints]\nenabled = false\n",
@@ -152,6 +154,24 @@ fn checkpoints_can_be_turned_off() {
     let run = project.exec(&server, "openai", &[], "change things");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(checkpoint_kinds(&records(&project)), vec![]);
+}
+
+#[test]
+fn an_untrusted_project_cannot_turn_checkpoints_off() {
+    let project = project(false);
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\n[checkpoints]\nenabled = false\n",
+    );
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("[checkpoints] enabled = false"),
+        "{}",
+        run.stderr
+    );
+    assert!(!checkpoint_kinds(&records(&project)).is_empty());
 }
 
 #[test]
