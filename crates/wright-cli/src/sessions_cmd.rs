@@ -15,8 +15,8 @@ use crate::session;
 use wright_protocol::text::plural;
 
 use crate::checkpoints;
+use crate::checkpoints::path_change;
 use crate::session_view::{local_time, session_table, transcript_with_files};
-use crate::undo_cmd::change_line;
 use wright_checkpoint::CheckpointId;
 
 /// The `[checkpoints]` settings (defaults when the settings cannot be read: only the size
@@ -108,7 +108,7 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
                     } else {
                         changed
                             .iter()
-                            .map(change_line)
+                            .map(|change| path_change(change).to_string())
                             .collect::<Vec<_>>()
                             .join(" ")
                     })
