@@ -38,6 +38,20 @@ pub fn open(
     )
 }
 
+/// Deletes `project_root`'s checkpoint store, if it has one (`Ok(false)`: it had none). For
+/// when the project's last session is removed: no session is left to undo with it.
+pub fn remove(
+    home: &Path,
+    project_root: &Path,
+    config: &CheckpointConfig,
+) -> Result<bool, CheckpointError> {
+    if !state_dir(home, project_root).exists() {
+        return Ok(false);
+    }
+    open(home, project_root, config)?.remove()?;
+    Ok(true)
+}
+
 /// What the agent snapshots through, or `None` when `[checkpoints] enabled = false`.
 pub fn for_agent(
     home: &Path,
