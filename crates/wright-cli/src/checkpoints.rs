@@ -1,6 +1,8 @@
 //! The project's checkpoint store as the binary uses it (issue 13): where it lives
 //! (`$WRIGHT_HOME/checkpoints/<project key>/`), opened from the `[checkpoints]` settings, and
-//! handed to the agent, which snapshots through it before each file-changing step.
+//! handed to the agent, which snapshots through it before each file-changing step, and to
+//! `wright undo`, `wright diff` and the interactive `/undo` and `/diff`, which compare and
+//! restore through it; removed with the project's last session.
 
 use std::fs;
 use std::path::{Path, PathBuf};
