@@ -1,14 +1,18 @@
 //! The project's checkpoint store as the binary uses it (issue 13): where it lives
 //! (`$WRIGHT_HOME/checkpoints/<project key>/`), opened from the `[checkpoints]` settings, and
-//! handed to the agent, which snapshots through it before each file-changing step.
+//! handed to the agent, which snapshots through it before each file-changing step, and to
+//! `wright undo`, `wright diff` and the interactive `/undo` and `/diff`, which compare and
+//! restore through it; removed with the project's last session.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use wright_checkpoint::{CheckpointError, CheckpointStore};
-use wright_core::checkpoint::{CheckpointFailure, Checkpoints};
+use wright_checkpoint::{ChangeKind, CheckpointError, CheckpointId, CheckpointStore, FileChange};
+use wright_core::checkpoint::{
+    CheckpointFailure, Checkpoints, PathChange, PathChangeKind, Restored,
+};
 use wright_store::project_key;
 
 use crate::config::CheckpointConfig;
@@ -36,6 +40,20 @@ pub fn open(
     )
 }
 
+/// Deletes `project_root`'s checkpoint store, if it has one (`Ok(false)`: it had none). For
+/// when the project's last session is removed: no session is left to undo with it.
+pub fn remove(
+    home: &Path,
+    project_root: &Path,
+    config: &CheckpointConfig,
+) -> Result<bool, CheckpointError> {
+    if !state_dir(home, project_root).exists() {
+        return Ok(false);
+    }
+    open(home, project_root, config)?.remove()?;
+    Ok(true)
+}
+
 /// What the agent snapshots through, or `None` when `[checkpoints] enabled = false`.
 pub fn for_agent(
     home: &Path,
@@ -47,18 +65,55 @@ pub fn for_agent(
             home: home.to_path_buf(),
             root: project_root.to_path_buf(),
             config: config.clone(),
+            prune: true,
             store: OnceLock::new(),
         }) as Arc<dyn Checkpoints>
     })
 }
 
-/// The project's store, opened on the first snapshot (so a session that changes nothing never
-/// runs `git`), and pruned then when it was not pruned for a day.
+/// What undo and diff read and restore through (`wright undo`, `wright diff`, `/undo`,
+/// `/diff`): the project's store whether or not `[checkpoints] enabled`, since the session may
+/// have snapshots from when it was; never pruned from here.
+pub fn for_undo(
+    home: &Path,
+    project_root: &Path,
+    config: &CheckpointConfig,
+) -> Arc<dyn Checkpoints> {
+    Arc::new(ProjectCheckpoints {
+        home: home.to_path_buf(),
+        root: project_root.to_path_buf(),
+        config: config.clone(),
+        prune: false,
+        store: OnceLock::new(),
+    })
+}
+
+/// The project's store, opened on first use (so a session that changes nothing never runs
+/// `git`), and then pruned when it was not pruned for a day, if `prune`.
 struct ProjectCheckpoints {
     home: PathBuf,
     root: PathBuf,
     config: CheckpointConfig,
+    prune: bool,
     store: OnceLock<Result<CheckpointStore, String>>,
+}
+
+/// A change as the agent's side sees it.
+pub fn path_change(change: &FileChange) -> PathChange {
+    PathChange {
+        kind: match change.kind {
+            ChangeKind::Added => PathChangeKind::Added,
+            ChangeKind::Modified => PathChangeKind::Modified,
+            ChangeKind::Deleted => PathChangeKind::Deleted,
+            ChangeKind::ModeChanged => PathChangeKind::ModeChanged,
+        },
+        path: change.path.display().to_string(),
+        directory: change.directory,
+    }
+}
+
+fn id(text: &str) -> Result<CheckpointId, CheckpointFailure> {
+    Ok(CheckpointId::parse(text)?)
 }
 
 impl ProjectCheckpoints {
@@ -67,7 +122,9 @@ impl ProjectCheckpoints {
             .get_or_init(|| {
                 let store =
                     open(&self.home, &self.root, &self.config).map_err(|e| e.to_string())?;
-                self.prune_if_due(&store);
+                if self.prune {
+                    self.prune_if_due(&store);
+                }
                 Ok(store)
             })
             .as_ref()
@@ -99,5 +156,24 @@ impl Checkpoints for ProjectCheckpoints {
     fn snapshot(&self, label: &str) -> Result<String, CheckpointFailure> {
         let store = self.store()?;
         Ok(store.snapshot(label)?.id.to_string())
+    }
+
+    fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<PathChange>, CheckpointFailure> {
+        let to = to.map(id).transpose()?;
+        let changes = self.store()?.changes(&id(from)?, to.as_ref())?;
+        Ok(changes.iter().map(path_change).collect())
+    }
+
+    fn diff(&self, from: &str, to: Option<&str>) -> Result<String, CheckpointFailure> {
+        let to = to.map(id).transpose()?;
+        Ok(self.store()?.diff(&id(from)?, to.as_ref())?)
+    }
+
+    fn restore(&self, to: &str) -> Result<Restored, CheckpointFailure> {
+        let done = self.store()?.restore(&id(to)?)?;
+        Ok(Restored {
+            previous: done.previous.to_string(),
+            changed: done.changed.iter().map(path_change).collect(),
+        })
     }
 }

@@ -86,7 +86,9 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         checks: settings.checks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
     };
+    let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {
+        checkpoints: Some(undo),
         setup,
         home,
         store,

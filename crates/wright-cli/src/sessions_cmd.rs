@@ -15,8 +15,8 @@ use crate::session;
 use wright_protocol::text::plural;
 
 use crate::checkpoints;
+use crate::checkpoints::path_change;
 use crate::session_view::{local_time, session_table, transcript_with_files};
-use crate::undo_cmd::change_line;
 use wright_checkpoint::CheckpointId;
 
 /// The `[checkpoints]` settings (defaults when the settings cannot be read: only the size
@@ -24,6 +24,25 @@ use wright_checkpoint::CheckpointId;
 fn checkpoint_config(root: &Path) -> config::CheckpointConfig {
     let files = config::load_files(root, &config::process_env).unwrap_or_default();
     config::checkpoint_config(&files)
+}
+
+/// After a session was removed: when the project has no session left (damaged files count as
+/// sessions), its checkpoints go too, since nothing can undo with them any more. While sessions
+/// remain, their rounds may still need any snapshot, and `[checkpoints] keep_days` bounds the
+/// store instead. A failure is a warning: the session is gone either way.
+fn remove_unneeded_checkpoints(home: &Path, root: &Path, store: &SessionStore) {
+    let left = match (store.summaries(), store.damaged()) {
+        (Ok(sessions), Ok(damaged)) => sessions.len() + damaged.len(),
+        _ => return,
+    };
+    if left > 0 {
+        return;
+    }
+    match checkpoints::remove(home, root, &checkpoint_config(root)) {
+        Ok(true) => print("The project has no session left; its checkpoints were removed too.\n"),
+        Ok(false) => {}
+        Err(e) => eprintln!("wright: warning: could not remove the project's checkpoints: {e}"),
+    }
 }
 
 /// Exit code: the session asked for does not exist, or the query is ambiguous.
@@ -108,7 +127,7 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
                     } else {
                         changed
                             .iter()
-                            .map(change_line)
+                            .map(|change| path_change(change).to_string())
                             .collect::<Vec<_>>()
                             .join(" ")
                     })
@@ -130,6 +149,7 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
                 local_time(removed.last_activity, &Local),
                 removed.path.display()
             ));
+            remove_unneeded_checkpoints(&home, root, &store);
         }),
     };
     match result {

@@ -1,15 +1,19 @@
 //! `wright undo` and `wright diff` (issue 13): take back what a session's rounds did to the
-//! project's files and to its conversation, or show it as a diff. Which rounds and which
-//! snapshots is `wright_core::rewind`'s; the snapshots are `wright-checkpoint`'s.
+//! project's files and to its conversation, or show it as a diff. The undo itself is
+//! `wright_core::undo`'s (the interactive `/undo` carries it out the same way); the snapshots
+//! are `wright-checkpoint`'s, through [`checkpoints::for_undo`].
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use chrono::Utc;
 use clap::Args;
-use wright_checkpoint::{ChangeKind, CheckpointId, CheckpointStore, FileChange};
-use wright_core::rewind::{KnownFiles, UndoError, diff_range, known_files, plan_redo, plan_undo};
-use wright_store::{LoadedSession, Record, RewindRecord, SessionFile, SessionStore, load};
+use wright_core::checkpoint::Checkpoints;
+use wright_core::rewind::{UndoError, diff_range};
+use wright_core::undo::{
+    Overwrites, UndoRequest, UndoScope, UndoStep, carry_out, overwrites, report,
+};
+use wright_store::{LoadedSession, SessionStore, load};
 
 use crate::checkpoints;
 use crate::config;
@@ -112,7 +116,7 @@ fn checkpoint_store(
     home: &Path,
     root: &Path,
     loaded: &LoadedSession,
-) -> Result<CheckpointStore, Failure> {
+) -> Result<Arc<dyn Checkpoints>, Failure> {
     let recorded = Path::new(&loaded.meta.project_root);
     if !recorded.is_dir() {
         return Err(Failure::failed(format!(
@@ -124,11 +128,11 @@ fn checkpoint_store(
     }
     let env = config::process_env;
     let files = config::load_files(root, &env).map_err(|e| Failure::usage(e.to_string()))?;
-    checkpoints::open(home, recorded, &config::checkpoint_config(&files)).map_err(Failure::failed)
-}
-
-fn id(text: &str) -> Result<CheckpointId, Failure> {
-    CheckpointId::parse(text).map_err(Failure::failed)
+    Ok(checkpoints::for_undo(
+        home,
+        recorded,
+        &config::checkpoint_config(&files),
+    ))
 }
 
 fn undo_error(error: UndoError) -> Failure {
@@ -148,52 +152,32 @@ fn undo_error(error: UndoError) -> Failure {
 
 /// Refuses to overwrite files changed after the agent last touched them, unless `force`.
 fn check_untouched(
-    store: &CheckpointStore,
-    records: &[Record],
+    store: &dyn Checkpoints,
+    records: &[wright_store::Record],
     force: bool,
 ) -> Result<(), Failure> {
-    match known_files(records) {
-        KnownFiles::Never => Ok(()),
-        KnownFiles::CutOff(_) => {
+    match overwrites(store, records).map_err(Failure::failed)? {
+        Overwrites::Nothing => Ok(()),
+        Overwrites::Unknown => {
             eprintln!(
                 "wright: note: the session's last round did not end, so changes made since its \
                  last step cannot be told apart from the agent's"
             );
             Ok(())
         }
-        KnownFiles::Snapshot(known) => {
-            let changed = store.changes(&id(&known)?, None).map_err(Failure::failed)?;
-            if changed.is_empty() || force {
-                return Ok(());
-            }
+        Overwrites::UserChanges(_) if force => Ok(()),
+        Overwrites::UserChanges(changed) => {
             let mut message = String::from(
                 "these files changed after the agent last touched them, and undoing would \
                  overwrite them:",
             );
             for change in &changed {
-                message.push_str(&format!("\n  {}", change_line(change)));
+                message.push_str(&format!("\n  {change}"));
             }
             message.push_str("\n`--force` undoes anyway (`wright undo --redo` can take it back).");
             Err(Failure::usage(message))
         }
     }
-}
-
-/// One changed path: `+added`, `~modified`, `-deleted`, `mmode-changed`; directories end in
-/// `/`.
-pub fn change_line(change: &FileChange) -> String {
-    let mark = match change.kind {
-        ChangeKind::Added => '+',
-        ChangeKind::Modified => '~',
-        ChangeKind::Deleted => '-',
-        ChangeKind::ModeChanged => 'm',
-    };
-    let slash = if change.directory { "/" } else { "" };
-    format!("{mark}{}{slash}", change.path.display())
-}
-
-fn append(file: &mut SessionFile, record: Record) -> Result<(), Failure> {
-    file.append(&record).map_err(Failure::failed)
 }
 
 fn undo_result(root: &Path, args: &UndoArgs) -> Result<(), Failure> {
@@ -203,82 +187,32 @@ fn undo_result(root: &Path, args: &UndoArgs) -> Result<(), Failure> {
     let mut file = env_store.open_for_append(&found).map_err(Failure::failed)?;
     let loaded = load(&found.path).map_err(Failure::failed)?;
     let records = &loaded.records;
-    let files = !args.conversation_only;
-    let conversation = !args.files_only;
-    let mut out = String::new();
-    if args.redo {
-        let rewind = plan_redo(records).map_err(undo_error)?;
-        let mut restored = None;
-        if let (true, Some(target)) = (files, rewind.restored.as_deref()) {
-            let store = checkpoint_store(&home, root, &loaded)?;
-            check_untouched(&store, records, args.force)?;
-            let done = store.restore(&id(target)?).map_err(Failure::failed)?;
-            out.push_str(&restored_lines(&done.changed));
-            restored = Some(done.previous.to_string());
-        }
-        if conversation {
-            let to = restored.as_ref().and(rewind.restored.clone());
-            append(
-                &mut file,
-                Record::Redo(RewindRecord {
-                    at: Utc::now(),
-                    from_round: rewind.from_round,
-                    restored,
-                    to,
-                }),
-            )?;
-            out.push_str(&format!(
-                "Rounds from {} on are back in the conversation.\n",
-                rewind.from_round
-            ));
-        }
+    let request = if args.redo {
+        UndoRequest::Redo
     } else {
-        let plan = plan_undo(records, args.round).map_err(undo_error)?;
-        let mut restored = None;
-        match (files, plan.to.as_deref()) {
-            (true, Some(target)) => {
-                let store = checkpoint_store(&home, root, &loaded)?;
-                check_untouched(&store, records, args.force)?;
-                let done = store.restore(&id(target)?).map_err(Failure::failed)?;
-                out.push_str(&restored_lines(&done.changed));
-                restored = Some(done.previous.to_string());
-            }
-            (true, None) => out.push_str(&format!(
-                "Round {} on changed no files (none were checkpointed).\n",
-                plan.from_round
-            )),
-            (false, _) => {}
-        }
-        if conversation {
-            let to = restored.as_ref().and(plan.to.clone());
-            append(
-                &mut file,
-                Record::Rewind(RewindRecord {
-                    at: Utc::now(),
-                    from_round: plan.from_round,
-                    restored,
-                    to,
-                }),
-            )?;
-            out.push_str(&format!(
-                "Rounds from {} on are undone; `wright undo --redo` brings them back.\n",
-                plan.from_round
-            ));
-        }
+        UndoRequest::Undo(args.round)
+    };
+    let scope = if args.files_only {
+        UndoScope::FilesOnly
+    } else if args.conversation_only {
+        UndoScope::ConversationOnly
+    } else {
+        UndoScope::Both
+    };
+    let step = UndoStep::plan(records, request, scope).map_err(undo_error)?;
+    let store = if step.restores_files() {
+        let store = checkpoint_store(&home, root, &loaded)?;
+        check_untouched(store.as_ref(), records, args.force)?;
+        Some(store)
+    } else {
+        None
+    };
+    let done = carry_out(&step, store.as_deref()).map_err(Failure::failed)?;
+    if let Some(record) = &done.record {
+        file.append(record).map_err(Failure::failed)?;
     }
-    print(&out);
+    print(&report(&step, &done, "`wright undo --redo`"));
     Ok(())
-}
-
-fn restored_lines(changed: &[FileChange]) -> String {
-    if changed.is_empty() {
-        return "The files were already as they were; nothing to restore.\n".into();
-    }
-    let mut out = format!("Restored {} path(s):\n", changed.len());
-    for change in changed {
-        out.push_str(&format!("  {}\n", change_line(change)));
-    }
-    out
 }
 
 fn diff_result(root: &Path, args: &DiffArgs) -> Result<(), Failure> {
@@ -299,9 +233,8 @@ fn diff_result(root: &Path, args: &DiffArgs) -> Result<(), Failure> {
         ),
     }
     let store = checkpoint_store(&home, root, &loaded)?;
-    let to = range.to.as_deref().map(id).transpose()?;
     let text = store
-        .diff(&id(&range.from)?, to.as_ref())
+        .diff(&range.from, range.to.as_deref())
         .map_err(Failure::failed)?;
     if text.is_empty() {
         eprintln!("wright: nothing changed");

@@ -22,12 +22,100 @@ use crate::round::EventSink;
 /// Why a snapshot could not be taken, in the words of whoever tried.
 pub type CheckpointFailure = Box<dyn std::error::Error + Send + Sync>;
 
-/// Takes snapshots of the project's files. Calls block (they may run `git`); the agent makes
-/// them off the async runtime.
+/// Takes, compares and restores snapshots of the project's files. Calls block (they may run
+/// `git`); the agent makes them off the async runtime.
 pub trait Checkpoints: Send + Sync {
     /// Snapshots the project's files as they are now, with `label` to say why; returns the
     /// snapshot's id.
     fn snapshot(&self, label: &str) -> Result<String, CheckpointFailure>;
+
+    /// What changed from snapshot `from` to snapshot `to` (`None`: the files as they are now).
+    fn changes(&self, from: &str, to: Option<&str>) -> Result<Vec<PathChange>, CheckpointFailure>;
+
+    /// The unified diff from snapshot `from` to `to` (`None`: the files as they are now).
+    fn diff(&self, from: &str, to: Option<&str>) -> Result<String, CheckpointFailure>;
+
+    /// Makes the files exactly as snapshot `to` had them, after snapshotting them as they are.
+    fn restore(&self, to: &str) -> Result<Restored, CheckpointFailure>;
+}
+
+/// What [`Checkpoints::restore`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restored {
+    /// The snapshot of the files taken just before, so the restore can be taken back.
+    pub previous: String,
+    /// The paths the restore changed.
+    pub changed: Vec<PathChange>,
+}
+
+/// How a path differs between two snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathChangeKind {
+    /// It was not there before.
+    Added,
+    /// Its content changed.
+    Modified,
+    /// It is gone.
+    Deleted,
+    /// Only its mode changed.
+    ModeChanged,
+}
+
+/// One path that differs between two snapshots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathChange {
+    /// How it differs.
+    pub kind: PathChangeKind,
+    /// Its path, relative to the project root.
+    pub path: String,
+    /// Whether it is a directory.
+    pub directory: bool,
+}
+
+impl std::fmt::Display for PathChange {
+    /// `+added`, `~modified`, `-deleted`, `mmode-changed`; directories end in `/`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mark = match self.kind {
+            PathChangeKind::Added => '+',
+            PathChangeKind::Modified => '~',
+            PathChangeKind::Deleted => '-',
+            PathChangeKind::ModeChanged => 'm',
+        };
+        let slash = if self.directory { "/" } else { "" };
+        write!(f, "{mark}{}{slash}", self.path)
+    }
+}
+
+/// Counts of changed paths by kind, as a round's summary shows them: `+a ~b -c`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChangeCounts {
+    /// Paths added.
+    pub added: usize,
+    /// Paths modified (content or mode).
+    pub modified: usize,
+    /// Paths deleted.
+    pub deleted: usize,
+}
+
+impl ChangeCounts {
+    /// The counts of `changes`.
+    pub fn of(changes: &[PathChange]) -> Self {
+        let mut counts = Self::default();
+        for change in changes {
+            match change.kind {
+                PathChangeKind::Added => counts.added += 1,
+                PathChangeKind::Modified | PathChangeKind::ModeChanged => counts.modified += 1,
+                PathChangeKind::Deleted => counts.deleted += 1,
+            }
+        }
+        counts
+    }
+}
+
+impl std::fmt::Display for ChangeCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "+{} ~{} -{}", self.added, self.modified, self.deleted)
+    }
 }
 
 /// Whether a step of this kind is checkpointed before it runs: tools that write files or run
@@ -103,6 +191,24 @@ impl Checkpointer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_shows_its_kind_and_a_directory_its_slash() {
+        let change = |kind, path: &str, directory| PathChange {
+            kind,
+            path: path.into(),
+            directory,
+        };
+        let changes = [
+            change(PathChangeKind::Added, "src/new.rs", false),
+            change(PathChangeKind::Deleted, "old", true),
+            change(PathChangeKind::ModeChanged, "run.sh", false),
+            change(PathChangeKind::Modified, "a.txt", false),
+        ];
+        let lines: Vec<String> = changes.iter().map(ToString::to_string).collect();
+        assert_eq!(lines, ["+src/new.rs", "-old/", "mrun.sh", "~a.txt"]);
+        assert_eq!(ChangeCounts::of(&changes).to_string(), "+1 ~2 -1");
+    }
 
     #[test]
     fn edits_and_commands_are_checkpointed_reads_are_not() {

@@ -301,6 +301,19 @@ impl HistoryManager {
         &self.usage_records
     }
 
+    /// Records an undo or a redo (`record`, a [`Record::Rewind`] or [`Record::Redo`]) after
+    /// the session's `stored` records, and rebuilds the history as [`replay`](Self::replay)
+    /// would from both: the rounds it undid leave the conversation, or come back. Not during
+    /// a round.
+    pub fn apply_rewind(&mut self, stored: &[Record], record: Record) -> Result<(), StoreError> {
+        self.write(&record)?;
+        let mut records = stored.to_vec();
+        records.push(record);
+        let file = self.file.take();
+        *self = Self::replay(&records, file);
+        Ok(())
+    }
+
     /// Closes the running round.
     pub fn end_round(&mut self, status: RoundStatus) -> Result<(), StoreError> {
         self.round_start = None;

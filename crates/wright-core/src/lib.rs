@@ -37,6 +37,7 @@ pub mod summarize;
 mod summary;
 pub mod tiers;
 pub mod trim;
+pub mod undo;
 
 pub use error::RoundError;
 pub use round::{Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome};

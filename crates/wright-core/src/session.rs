@@ -17,7 +17,7 @@ use chrono::Local;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
 use wright_store::{
-    BusySession, LoadedSession, NamedSessionFile, SessionFile, SessionMeta, SessionStore,
+    BusySession, LoadedSession, NamedSessionFile, Record, SessionFile, SessionMeta, SessionStore,
     StoreError,
 };
 use wright_tools::ToolSettings;
@@ -342,6 +342,13 @@ impl Session {
     ) -> Result<bool, RoundError> {
         self.agent.set_cancellation(cancel);
         self.agent.compact_now(events).await
+    }
+
+    /// Records an undo or a redo (`record`, made by [`undo::carry_out`](crate::undo::carry_out))
+    /// in the session file after its `stored` records (as loaded now, the file being this
+    /// session's), and goes on with the conversation as it leaves it. Between rounds only.
+    pub fn record_rewind(&mut self, stored: &[Record], record: Record) -> Result<(), StoreError> {
+        self.agent.history_mut().apply_rewind(stored, record)
     }
 
     /// Whether the session was created here and nothing was ever written to it: such a

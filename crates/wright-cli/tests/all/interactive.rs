@@ -1,7 +1,7 @@
 //! The interactive session end to end: the real `wright` in a pseudo-terminal against the
 //! scripted provider — typing, streaming, approvals, Ctrl-C, slash commands.
 
-mod pty;
+pub mod pty;
 
 use std::process::Stdio;
 

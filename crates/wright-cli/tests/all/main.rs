@@ -15,6 +15,7 @@ mod crash;
 mod exec;
 mod hooks;
 mod interactive;
+mod interactive_undo;
 mod interrupt;
 mod interrupted_step;
 mod lifetime;

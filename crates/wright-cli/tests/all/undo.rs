@@ -395,3 +395,43 @@ fn an_unknown_round_exits_2_with_the_rounds_to_choose_from() {
         unknown.stderr
     );
 }
+
+#[test]
+fn removing_the_projects_last_session_removes_its_checkpoints() {
+    let project = project(false);
+    for (name, file) in [("one", "a.txt"), ("two", "b.txt")] {
+        let server = serve(vec![
+            step(&format!(
+                r#"Write[{{"file_path": "{file}", "content": "x\n"}}]"#
+            )),
+            reply("Thought: done\nAction: Finish[written]"),
+        ]);
+        let run = project.exec(&server, "openai", &["--session", name], "write");
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+    let checkpoints = project.home.path().join("state").join("checkpoints");
+    let stores = || std::fs::read_dir(&checkpoints).unwrap().count();
+    assert_eq!(stores(), 1);
+    let rm = |name: &str| {
+        Run::from(
+            project
+                .bare_command()
+                .args(["sessions", "rm", name])
+                .output()
+                .unwrap(),
+        )
+    };
+
+    let first = rm("one");
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert_eq!(stores(), 1, "session two may still undo with them");
+    let last = rm("two");
+    assert_eq!(last.code, Some(0), "{}", last.stderr);
+    assert!(
+        last.stdout
+            .contains("The project has no session left; its checkpoints were removed too."),
+        "{}",
+        last.stdout
+    );
+    assert_eq!(stores(), 0);
+}

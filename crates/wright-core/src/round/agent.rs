@@ -160,6 +160,11 @@ impl Agent {
         &self.history
     }
 
+    /// The session's history, to change between rounds.
+    pub(crate) fn history_mut(&mut self) -> &mut HistoryManager {
+        &mut self.history
+    }
+
     pub(super) fn cancellation(&self) -> &CancellationToken {
         self.ctx.cancellation()
     }

@@ -22,6 +22,14 @@ pub enum SlashCommand {
     Model(Option<String>),
     /// `/cost`: tokens and cost of the session.
     Cost,
+    /// `/undo`: take back the last round not undone, files and conversation.
+    Undo,
+    /// `/redo`: take back the last undo.
+    Redo,
+    /// `/rewind`: pick a round and undo back to before it.
+    Rewind,
+    /// `/diff [N]`: what the session (or round N) changed in the files.
+    Diff(Option<u32>),
     /// `/exit`: leave.
     Exit,
 }
@@ -45,6 +53,18 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("/model", "[NAME]", "switch the model for the next rounds"),
     ("/cost", "", "tokens and cost of this session"),
+    (
+        "/undo",
+        "",
+        "take back the last round: its file changes and its messages",
+    ),
+    ("/redo", "", "take back the last /undo"),
+    ("/rewind", "", "pick a round and undo back to before it"),
+    (
+        "/diff",
+        "[N]",
+        "what this session (or round N) changed in the files",
+    ),
     ("/exit", "", "leave wright"),
 ];
 
@@ -92,6 +112,18 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         },
         "model" => SlashCommand::Model(arg),
         "cost" => SlashCommand::Cost,
+        "undo" => SlashCommand::Undo,
+        "redo" => SlashCommand::Redo,
+        "rewind" => SlashCommand::Rewind,
+        "diff" => match arg.map(|n| n.parse::<u32>()) {
+            None => SlashCommand::Diff(None),
+            Some(Ok(round)) => SlashCommand::Diff(Some(round)),
+            Some(Err(_)) => {
+                return Some(Err(
+                    "/diff takes a round number: /diff N (/rewind lists the rounds)".to_string(),
+                ));
+            }
+        },
         "exit" | "quit" | "q" => SlashCommand::Exit,
         _ => {
             return Some(Err(format!(
@@ -147,6 +179,14 @@ mod tests {
             Some(Ok(SlashCommand::Model(Some("gpt-4o".into()))))
         );
         assert_eq!(parse("/model"), Some(Ok(SlashCommand::Model(None))));
+        assert_eq!(parse("/diff"), Some(Ok(SlashCommand::Diff(None))));
+        assert_eq!(parse("/diff 2"), Some(Ok(SlashCommand::Diff(Some(2)))));
+        assert_eq!(parse("/undo"), Some(Ok(SlashCommand::Undo)));
+    }
+
+    #[test]
+    fn a_diff_of_something_else_than_a_round_number_is_an_error() {
+        assert!(parse("/diff two").unwrap().is_err());
     }
 
     #[test]

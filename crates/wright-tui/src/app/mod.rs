@@ -22,6 +22,7 @@ mod wrap;
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write as _};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
@@ -32,6 +33,7 @@ use futures::StreamExt as _;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
+use wright_core::checkpoint::Checkpoints;
 use wright_core::cost::Price;
 use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, project_key};
@@ -42,7 +44,7 @@ pub use history::InputHistory;
 pub use reports::Reports;
 pub use state::{App, EXIT_CONFIRM_WINDOW};
 pub use terminal::{Screen, TrackedBackend};
-pub use worker::{Notice, Reply, Request, SessionOpened};
+pub use worker::{Choice, Notice, Reply, Request, SessionOpened};
 
 use crate::render::Theme;
 use worker::{Worker, WorkerConfig};
@@ -74,6 +76,9 @@ pub struct Launch {
     /// Writes what `/context` and `/sessions` print (the `wright context` report and the
     /// `wright sessions list` table).
     pub reports: Box<dyn Reports>,
+    /// The project's snapshots, for `/undo`, `/redo`, `/rewind` and `/diff` (whether or not
+    /// the agent takes new ones); `None`: those commands rewind only the conversation.
+    pub checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
 /// Runs the interactive session until the user leaves; returns the process's exit code.
@@ -92,6 +97,7 @@ pub async fn run(launch: Launch) -> u8 {
         store: launch.store,
         prices: launch.prices,
         reports: launch.reports,
+        checkpoints: launch.checkpoints,
     };
     let worker = match Worker::open(config, launch.session, reply_tx) {
         Ok(worker) => worker,

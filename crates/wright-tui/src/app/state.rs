@@ -18,7 +18,7 @@ use super::input::{Composer, Edit};
 use wright_protocol::text::plural;
 
 use super::transcript::{Transcript, styled};
-use super::worker::{Notice, Reply, Request, SessionOpened};
+use super::worker::{Choice, Notice, Reply, Request, SessionOpened};
 use crate::render::palette::{DIM, WARNING};
 use crate::render::{self, StatusInfo, Theme};
 
@@ -40,6 +40,36 @@ pub(super) struct Question {
     pub(super) reason: Option<Composer>,
 }
 
+/// Options waiting for the user to pick one.
+pub(super) struct Choosing {
+    pub(super) choice: Choice,
+    pub(super) selected: usize,
+    answer: Option<oneshot::Sender<Option<usize>>>,
+}
+
+impl Choosing {
+    /// What `key` picks: `Some(Some(i))` option `i`, `Some(None)` nothing (cancel), `None`:
+    /// no pick yet.
+    fn key(&mut self, key: KeyEvent) -> Option<Option<usize>> {
+        let last = self.choice.options.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(last),
+            KeyCode::Enter => return Some(Some(self.selected)),
+            KeyCode::Esc => return Some(None),
+            KeyCode::Char(c) => {
+                let c = c.to_ascii_lowercase();
+                let keyed = self.choice.options.iter().position(|(k, _)| *k == Some(c));
+                if keyed.is_some() {
+                    return Some(keyed);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
 /// Where the session is.
 pub(super) enum Mode {
     /// Waiting for input.
@@ -48,6 +78,8 @@ pub(super) enum Mode {
     Busy(Busy),
     /// The agent waits for an approval.
     Asking(Busy, Box<Question>),
+    /// A command waits for the user to pick an option (`/rewind`, `/undo`'s question).
+    Choosing(Busy, Box<Choosing>),
 }
 
 /// The interactive session's state.
@@ -160,6 +192,12 @@ impl App {
             }
             _ => {}
         }
+        if let Mode::Choosing(_, choosing) = &mut self.mode {
+            if let Some(picked) = choosing.key(key) {
+                self.pick(picked);
+            }
+            return;
+        }
         if let Mode::Asking(_, question) = &mut self.mode {
             let decision = match &mut question.reason {
                 None => match key.code {
@@ -250,6 +288,9 @@ impl App {
     }
 
     fn ctrl_c(&mut self) {
+        if matches!(self.mode, Mode::Choosing(..)) {
+            return self.pick(None);
+        }
         match &mut self.mode {
             Mode::Busy(busy) | Mode::Asking(busy, _) => {
                 if busy.stopping {
@@ -266,6 +307,8 @@ impl App {
                 }
                 self.queued.clear();
             }
+            // Cancelled above.
+            Mode::Choosing(..) => {}
             Mode::Idle if !self.composer.is_empty() => {
                 self.composer.clear();
                 self.completion = None;
@@ -289,11 +332,21 @@ impl App {
 
     /// Leaves: at once when idle, after stopping the agent otherwise.
     fn request_exit(&mut self) {
-        if let Mode::Busy(busy) | Mode::Asking(busy, _) = &mut self.mode {
+        if let Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) = &mut self.mode {
             busy.stopping = true;
             busy.cancel.cancel();
         }
         self.exit = true;
+    }
+
+    /// Sends what the user picked (`None`: nothing) to the command that asked.
+    fn pick(&mut self, picked: Option<usize>) {
+        if let Mode::Choosing(busy, mut choosing) = std::mem::replace(&mut self.mode, Mode::Idle) {
+            if let Some(answer) = choosing.answer.take() {
+                let _ = answer.send(picked);
+            }
+            self.mode = Mode::Busy(busy);
+        }
     }
 
     fn answer(&mut self, decision: Decision) {
@@ -310,7 +363,14 @@ impl App {
         let command = commands::parse(&text);
         let immediate = matches!(
             command,
-            Some(Ok(SlashCommand::Help | SlashCommand::Exit) | Err(_))
+            Some(
+                Ok(SlashCommand::Help
+                    | SlashCommand::Exit
+                    | SlashCommand::Undo
+                    | SlashCommand::Redo
+                    | SlashCommand::Rewind)
+                    | Err(_)
+            )
         );
         if command.is_some() && (immediate || !self.is_busy()) {
             // Commands open no round, which would show them; a queued one shows when it runs.
@@ -324,6 +384,18 @@ impl App {
             }
             Some(Ok(SlashCommand::Exit)) => return self.request_exit(),
             Some(Err(message)) => {
+                self.output.extend(render::error(&message, &self.theme));
+                return;
+            }
+            Some(Ok(SlashCommand::Undo | SlashCommand::Redo | SlashCommand::Rewind))
+                if self.is_busy() =>
+            {
+                // Queued, it would undo whatever the running round is about to do.
+                let message = format!(
+                    "{} cannot run while the agent works: wait for the round to end, \
+                     or Ctrl-C to stop it.",
+                    text.trim()
+                );
                 self.output.extend(render::error(&message, &self.theme));
                 return;
             }
@@ -379,6 +451,24 @@ impl App {
                     self.mode = other;
                 }
             },
+            Reply::Choose(choice, answer) => match std::mem::replace(&mut self.mode, Mode::Idle) {
+                Mode::Busy(busy) if !busy.stopping => {
+                    let selected = choice.selected.min(choice.options.len().saturating_sub(1));
+                    let choosing = Box::new(Choosing {
+                        choice,
+                        selected,
+                        answer: Some(answer),
+                    });
+                    self.mode = Mode::Choosing(busy, choosing);
+                }
+                other => {
+                    let _ = answer.send(None);
+                    self.mode = other;
+                }
+            },
+            Reply::Notice(Notice::Diff(text)) => {
+                self.output.extend(render::diff(&text, &self.theme));
+            }
             Reply::Notice(Notice::Info(text)) => self.info(&text),
             Reply::Notice(Notice::Error(text)) => {
                 self.output.extend(render::error(&text, &self.theme));

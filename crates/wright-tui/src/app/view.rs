@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use wright_protocol::ActionKind;
 
 use super::input::Composer;
-use super::state::{App, Mode};
+use super::state::{App, Choosing, Mode};
 use super::transcript::{clean, styled};
 use super::wrap;
 use crate::render::palette::{BOLD, DIM, WARNING};
@@ -139,6 +139,9 @@ impl App {
 
     /// The question under an action waiting for approval.
     fn question_lines(&self) -> Vec<Line<'static>> {
+        if let Mode::Choosing(_, choosing) = &self.mode {
+            return self.choice_lines(choosing);
+        }
         let Mode::Asking(_, question) = &self.mode else {
             return Vec::new();
         };
@@ -166,6 +169,35 @@ impl App {
         vec![self.theme.finish_line(line)]
     }
 
+    /// A choice: its title, then one row per option, the selected one reversed.
+    fn choice_lines(&self, choosing: &Choosing) -> Vec<Line<'static>> {
+        let mut lines: Vec<Line<'static>> = choosing
+            .choice
+            .title
+            .iter()
+            .map(|line| styled(clean(line), WARNING, &self.theme))
+            .collect();
+        for (i, (key, text)) in choosing.choice.options.iter().enumerate() {
+            let style = if i == choosing.selected {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            };
+            let mut spans = vec![Span::raw(if i == choosing.selected {
+                "› "
+            } else {
+                "  "
+            })];
+            if let Some(key) = key {
+                spans.push(Span::styled(key.to_string(), BOLD));
+                spans.push(Span::raw(" "));
+            }
+            spans.push(Span::styled(clean(text), style));
+            lines.push(self.theme.finish_line(Line::from(spans)));
+        }
+        lines
+    }
+
     /// The last row: a hint, the agent at work, or the status.
     fn footer(&self) -> Line<'static> {
         if let Some((hint, _)) = &self.hint {
@@ -176,7 +208,7 @@ impl App {
             n => format!(" · {n} queued"),
         };
         match &self.mode {
-            Mode::Busy(busy) | Mode::Asking(busy, _) => {
+            Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) => {
                 let elapsed = self.now.saturating_duration_since(busy.started);
                 let frame = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0);
                 let what = if busy.stopping {

@@ -3,6 +3,8 @@
 //! approval question and a status when each is done. The terminal stays responsive because
 //! none of this runs on its side.
 
+mod undo;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,8 +15,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::{ApprovalRequest, Approver, Decision};
+use wright_core::checkpoint::Checkpoints;
 use wright_core::cost::{Price, session_cost};
 use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
+use wright_core::undo::{UndoRequest, UndoScope};
 use wright_protocol::Event;
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
@@ -49,10 +53,24 @@ pub enum Reply {
     Event(Event),
     /// An action waits for the user's decision, to be sent on the channel.
     Approval(ApprovalRequest, oneshot::Sender<Decision>),
+    /// The user is to pick one of the options (`/rewind`'s rounds, whether `/undo` may
+    /// overwrite their changes); the index picked, or `None`, goes back on the channel.
+    Choose(Choice, oneshot::Sender<Option<usize>>),
     /// Text for the user.
     Notice(Notice),
     /// The request is done; the status after it, when it touched the model.
     Done(Option<StatusInfo>),
+}
+
+/// A question with options to pick from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The lines above the options.
+    pub title: Vec<String>,
+    /// The options: the key that picks one at once, if any, and what it says.
+    pub options: Vec<(Option<char>, String)>,
+    /// The option selected at first.
+    pub selected: usize,
 }
 
 /// Text the user is shown.
@@ -62,6 +80,8 @@ pub enum Notice {
     Info(String),
     /// Something failed.
     Error(String),
+    /// A unified diff, shown coloured.
+    Diff(String),
 }
 
 /// The session the agent works in.
@@ -111,6 +131,8 @@ pub struct Worker {
     root: PathBuf,
     prices: HashMap<String, Price>,
     reports: Box<dyn Reports>,
+    /// The project's snapshots, for `/undo` and `/diff`.
+    checkpoints: Option<Arc<dyn Checkpoints>>,
     replies: mpsc::UnboundedSender<Reply>,
 }
 
@@ -124,6 +146,9 @@ pub struct WorkerConfig {
     pub prices: HashMap<String, Price>,
     /// Writes `/context`'s report and `/sessions`' table.
     pub reports: Box<dyn Reports>,
+    /// The project's snapshots, compared and restored by `/undo`, `/rewind` and `/diff`;
+    /// `None` leaves them only the conversation.
+    pub checkpoints: Option<Arc<dyn Checkpoints>>,
 }
 
 impl Worker {
@@ -149,6 +174,7 @@ impl Worker {
             root,
             prices: config.prices,
             reports: config.reports,
+            checkpoints: config.checkpoints,
             replies,
         })
     }
@@ -198,6 +224,22 @@ impl Worker {
                     None
                 }
             },
+            Request::Command(SlashCommand::Undo) => {
+                self.undo(UndoRequest::Undo(None), UndoScope::Both).await;
+                None
+            }
+            Request::Command(SlashCommand::Redo) => {
+                self.undo(UndoRequest::Redo, UndoScope::Both).await;
+                None
+            }
+            Request::Command(SlashCommand::Rewind) => {
+                self.rewind().await;
+                None
+            }
+            Request::Command(SlashCommand::Diff(round)) => {
+                self.diff(round).await;
+                None
+            }
             Request::Command(command) => {
                 self.command(command);
                 None
@@ -267,7 +309,13 @@ impl Worker {
                 }
                 Err(e) => self.notice(Notice::Error(e.to_string())),
             },
-            SlashCommand::Help | SlashCommand::Compact | SlashCommand::Exit => {}
+            SlashCommand::Help
+            | SlashCommand::Compact
+            | SlashCommand::Exit
+            | SlashCommand::Undo
+            | SlashCommand::Redo
+            | SlashCommand::Rewind
+            | SlashCommand::Diff(_) => {}
         }
     }
 
@@ -391,6 +439,7 @@ mod tests {
             store: SessionStore::new(home.path(), root.path()),
             prices: HashMap::new(),
             reports: Box::new(Named),
+            checkpoints: None,
         };
         let (reply_tx, mut replies) = mpsc::unbounded_channel();
         let mut worker = Worker::open(config, None, reply_tx).unwrap();

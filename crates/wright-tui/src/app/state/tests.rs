@@ -262,6 +262,75 @@ fn a_paste_lands_in_the_prompt_without_sending() {
 }
 
 #[test]
+fn undo_is_refused_while_a_round_runs_and_not_queued() {
+    let mut app = app();
+    send(&mut app, "work");
+    output(&mut app);
+    type_text(&mut app, "/undo");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        output(&mut app),
+        "› /undo\n/undo cannot run while the agent works: wait for the round to end, or Ctrl-C \
+         to stop it.\n"
+    );
+    assert!(app.queued.is_empty());
+    assert!(app.take_requests().is_empty());
+}
+
+/// Sends `/rewind` and hands the app a choice of three options; the answer's receiver.
+fn choosing(app: &mut App) -> oneshot::Receiver<Option<usize>> {
+    type_text(app, "/rewind");
+    app.handle_key(key(KeyCode::Enter));
+    assert!(matches!(
+        app.take_requests().as_slice(),
+        [Request::Command(SlashCommand::Rewind)]
+    ));
+    let (answer, answered) = oneshot::channel();
+    let choice = Choice {
+        title: vec!["Which?".into()],
+        options: vec![
+            (None, "one".into()),
+            (Some('t'), "two".into()),
+            (None, "three".into()),
+        ],
+        selected: 2,
+    };
+    app.handle_reply(Reply::Choose(choice, answer));
+    answered
+}
+
+#[test]
+fn a_choice_is_picked_with_the_arrows_and_enter() {
+    let mut app = app();
+    let mut answered = choosing(&mut app);
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Up));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(answered.try_recv(), Ok(Some(0)));
+    assert!(app.is_busy(), "the command goes on until it is done");
+}
+
+#[test]
+fn a_choice_is_picked_by_its_key_and_cancelled_by_esc_or_ctrl_c() {
+    let mut app = app();
+    let mut answered = choosing(&mut app);
+    app.handle_key(key(KeyCode::Char('t')));
+    assert_eq!(answered.try_recv(), Ok(Some(1)));
+    done(&mut app);
+
+    let mut answered = choosing(&mut app);
+    app.handle_key(key(KeyCode::Esc));
+    assert_eq!(answered.try_recv(), Ok(None));
+    done(&mut app);
+
+    let mut answered = choosing(&mut app);
+    app.handle_key(ctrl('c'));
+    assert_eq!(answered.try_recv(), Ok(None));
+    assert!(!app.should_exit());
+}
+
+#[test]
 fn events_become_scrollback_lines() {
     let mut app = app();
     send(&mut app, "q");
