@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use wright_checkpoint::{CheckpointError, CheckpointStore};
+use wright_checkpoint::{CheckpointError, CheckpointId, CheckpointStore};
 use wright_core::checkpoint::{CheckpointFailure, Checkpoints};
 use wright_store::project_key;
 
@@ -99,5 +99,28 @@ impl Checkpoints for ProjectCheckpoints {
     fn snapshot(&self, label: &str) -> Result<String, CheckpointFailure> {
         let store = self.store()?;
         Ok(store.snapshot(label)?.id.to_string())
+    }
+
+    fn changed_files(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<Vec<PathBuf>, CheckpointFailure> {
+        let store = self.store()?;
+        let to = to.map(CheckpointId::parse).transpose()?;
+        Ok(store
+            .changes(&CheckpointId::parse(from)?, to.as_ref())?
+            .into_iter()
+            .filter(|change| !change.directory)
+            .map(|change| change.path)
+            .collect())
+    }
+
+    fn blob_ids(
+        &self,
+        at: &str,
+        paths: &[PathBuf],
+    ) -> Result<Vec<Option<String>>, CheckpointFailure> {
+        Ok(self.store()?.blob_ids(&CheckpointId::parse(at)?, paths)?)
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_checkpoint::CheckpointSettings;
 use wright_core::approval::ApprovalMode;
+use wright_core::commit::GitSettings;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
     DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
@@ -68,6 +69,27 @@ pub struct Settings {
     pub context_window_set: bool,
     /// `[checkpoints]`, resolved.
     pub checkpoints: CheckpointConfig,
+    /// `[git]`, resolved.
+    pub git: GitSettings,
+}
+
+/// `[git]` of the settings files (highest first), each key from the first file that sets it.
+pub fn git_settings(files: &[FileConfig]) -> GitSettings {
+    GitSettings {
+        auto_commit: files
+            .iter()
+            .find_map(|f| f.git.auto_commit)
+            .unwrap_or(false),
+        commit_prefix: files
+            .iter()
+            .find_map(|f| f.git.commit_prefix.clone())
+            .unwrap_or_default(),
+        commit_suffix: files
+            .iter()
+            .find_map(|f| f.git.commit_suffix.clone())
+            .unwrap_or_default(),
+        commit_model: files.iter().find_map(|f| f.git.commit_model.clone()),
+    }
 }
 
 /// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
@@ -534,6 +556,7 @@ pub fn resolve(
         context_window_set: env("WRIGHT_CONTEXT_WINDOW").is_some_and(|v| !v.is_empty())
             || files.iter().any(|f| f.context_window.is_some()),
         checkpoints: checkpoint_config(files),
+        git: git_settings(files),
     })
 }
 
@@ -644,6 +667,14 @@ pub fn restrict_untrusted(
     }
     if project.summary_model.take().is_some() {
         ignored.push("summary_model");
+    }
+    // Commits run the repository's hooks and write the user's history: the user turns them on.
+    if project.git.auto_commit == Some(true) {
+        project.git.auto_commit = None;
+        ignored.push("[git] auto_commit = true");
+    }
+    if project.git.commit_model.take().is_some() {
+        ignored.push("[git] commit_model");
     }
     // A project may protect more branches, not fewer.
     let protected: Vec<String> = user_files

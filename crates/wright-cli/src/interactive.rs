@@ -84,6 +84,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         approver: None,
         hooks: settings.hooks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
+        git: settings.git,
     };
     let launch = Launch {
         setup,

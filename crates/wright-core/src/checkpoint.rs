@@ -28,6 +28,28 @@ pub trait Checkpoints: Send + Sync {
     /// Snapshots the project's files as they are now, with `label` to say why; returns the
     /// snapshot's id.
     fn snapshot(&self, label: &str) -> Result<String, CheckpointFailure>;
+
+    /// The files (not directories) that differ from snapshot `from` to `to` (`None`: the files
+    /// as they are now), relative to the project root. Used by the git workflow to tell the
+    /// agent's files; a store that cannot compare says so.
+    fn changed_files(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<Vec<std::path::PathBuf>, CheckpointFailure> {
+        let _ = (from, to);
+        Err("this checkpoint store cannot compare snapshots".into())
+    }
+
+    /// The git blob id of each of `paths` in snapshot `at` (`None` where it holds no file).
+    fn blob_ids(
+        &self,
+        at: &str,
+        paths: &[std::path::PathBuf],
+    ) -> Result<Vec<Option<String>>, CheckpointFailure> {
+        let _ = (at, paths);
+        Err("this checkpoint store cannot read snapshots".into())
+    }
 }
 
 /// Whether a step of this kind is checkpointed before it runs: tools that write files or run

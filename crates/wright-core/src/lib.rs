@@ -16,6 +16,7 @@
 pub mod approval;
 pub mod checkpoint;
 pub mod code_law;
+pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod cost;

@@ -4,6 +4,7 @@
 //! compactions; [`SessionContext`] is what the next request of a stored session would hold
 //! (`wright context`, `/context`). Reading the settings is the command line's business.
 
+mod commit;
 mod next_request;
 
 pub use next_request::SessionContext;
@@ -24,6 +25,7 @@ use wright_tools::ToolSettings;
 
 use crate::approval::{ApprovalMode, Approver};
 use crate::checkpoint::Checkpoints;
+use crate::commit::GitSettings;
 use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
@@ -52,6 +54,8 @@ pub struct AgentSetup {
     /// Where snapshots of the project's files are taken before file-changing steps; `None`
     /// turns checkpoints off.
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// The git workflow (`[git]`): commits of the agent's changes.
+    pub git: GitSettings,
 }
 
 /// Why a session could not be opened or its agent built.
@@ -87,6 +91,7 @@ pub struct AgentBuilder {
     approver: Option<Arc<dyn Approver>>,
     hooks: Hooks,
     checkpoints: Option<Arc<dyn Checkpoints>>,
+    git: GitSettings,
 }
 
 impl AgentBuilder {
@@ -105,6 +110,7 @@ impl AgentBuilder {
             approver: setup.approver,
             hooks: setup.hooks,
             checkpoints: setup.checkpoints,
+            git: setup.git,
         })
     }
 
@@ -135,6 +141,16 @@ impl AgentBuilder {
             .with_approvals(self.approval, self.approver.clone())
             .with_hooks(self.hooks.clone())
             .with_checkpoints(self.checkpoints.clone()))
+    }
+
+    /// What a session of these agents commits with.
+    fn committer(&self) -> commit::Committer {
+        commit::Committer {
+            root: self.root.clone(),
+            git: self.git.clone(),
+            checkpoints: self.checkpoints.clone(),
+            policy: self.tools.command_policy.clone(),
+        }
     }
 
     /// The environment block of a session starting now in this project.
@@ -207,6 +223,7 @@ impl Sessions {
             resumed: false,
             warnings: Vec::new(),
             agent,
+            committer: self.agents.committer(),
         })
     }
 
@@ -234,6 +251,7 @@ impl Sessions {
             resumed: true,
             warnings: loaded.warnings,
             agent,
+            committer: self.agents.committer(),
         })
     }
 
@@ -282,6 +300,7 @@ pub struct Session {
     resumed: bool,
     warnings: Vec<String>,
     agent: Agent,
+    committer: commit::Committer,
 }
 
 impl Session {
@@ -365,6 +384,7 @@ mod tests {
             approver: None,
             hooks: Hooks::default(),
             checkpoints: None,
+            git: GitSettings::default(),
         }
     }
 

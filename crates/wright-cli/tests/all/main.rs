@@ -7,6 +7,7 @@
 
 mod approval;
 mod check;
+mod commit;
 mod common;
 mod confinement;
 mod context;

@@ -386,6 +386,7 @@ mod tests {
                 approver: None,
                 hooks: Hooks::default(),
                 checkpoints: None,
+                git: wright_core::commit::GitSettings::default(),
             },
             store: SessionStore::new(home.path(), root.path()),
             prices: HashMap::new(),
