@@ -22,6 +22,8 @@ pub enum SlashCommand {
     Model(Option<String>),
     /// `/cost`: tokens and cost of the session.
     Cost,
+    /// `/commit`: commit the files the agent changed (and not yet committed) to git.
+    Commit,
     /// `/exit`: leave.
     Exit,
 }
@@ -45,6 +47,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("/model", "[NAME]", "switch the model for the next rounds"),
     ("/cost", "", "tokens and cost of this session"),
+    (
+        "/commit",
+        "",
+        "commit the files the agent changed to git, with a written message",
+    ),
     ("/exit", "", "leave wright"),
 ];
 
@@ -92,6 +99,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         },
         "model" => SlashCommand::Model(arg),
         "cost" => SlashCommand::Cost,
+        "commit" => SlashCommand::Commit,
         "exit" | "quit" | "q" => SlashCommand::Exit,
         _ => {
             return Some(Err(format!(
@@ -164,6 +172,9 @@ mod tests {
     #[test]
     fn completion_candidates_share_the_prefix() {
         let names: Vec<_> = matching("/c").iter().map(|c| c.0).collect();
-        assert_eq!(names, ["/clear", "/compact", "/context", "/cost"]);
+        assert_eq!(
+            names,
+            ["/clear", "/compact", "/context", "/cost", "/commit"]
+        );
     }
 }
