@@ -60,6 +60,13 @@ impl CommandPolicy {
         &self.protected_branches
     }
 
+    /// Whether `branch` is one of the protected branches (a name or a `*` pattern matches it).
+    pub fn protects_branch(&self, branch: &str) -> bool {
+        self.protected_branches
+            .iter()
+            .any(|p| wildcard_match(p, branch))
+    }
+
     /// Whether an allow pattern matches `command`.
     pub(crate) fn allows(&self, command: &str) -> bool {
         self.allowing(command).is_some()

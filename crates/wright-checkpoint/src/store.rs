@@ -179,6 +179,23 @@ impl CheckpointStore {
         Ok(tree::compare(&before, &self.state(&to)?))
     }
 
+    /// The git blob id each of `paths` (relative to the project root) had in snapshot `at`:
+    /// the content of a regular file, or a symbolic link's target; `None` for a path the
+    /// snapshot does not hold as a file. The ids are git's (SHA-1 of the raw content), so they
+    /// compare with the project's own repository when it stores the content unconverted.
+    pub fn blob_ids(
+        &self,
+        at: &CheckpointId,
+        paths: &[PathBuf],
+    ) -> Result<Vec<Option<String>>, CheckpointError> {
+        let _lock = self.lock()?;
+        let state = self.state(at)?;
+        Ok(paths
+            .iter()
+            .map(|path| state.entries.get(path).map(|e| e.oid().to_string()))
+            .collect())
+    }
+
     /// The unified diff from `from` to `to` (`None`: the project now, snapshotted first), paths
     /// relative to the project as `a/PATH` and `b/PATH`, binary files as "Binary files ...
     /// differ". Permission bits beyond git's and empty directories show in

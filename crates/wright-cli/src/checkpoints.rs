@@ -176,4 +176,12 @@ impl Checkpoints for ProjectCheckpoints {
             changed: done.changed.iter().map(path_change).collect(),
         })
     }
+
+    fn blob_ids(
+        &self,
+        at: &str,
+        paths: &[PathBuf],
+    ) -> Result<Vec<Option<String>>, CheckpointFailure> {
+        Ok(self.store()?.blob_ids(&id(at)?, paths)?)
+    }
 }

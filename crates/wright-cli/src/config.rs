@@ -10,6 +10,7 @@ use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
 use wright_checkpoint::CheckpointSettings;
 use wright_core::approval::ApprovalMode;
 use wright_core::checks::{CheckSpec, Checks, DEFAULT_CHECK_TIMEOUT};
+use wright_core::commit::GitSettings;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
     DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
@@ -71,6 +72,27 @@ pub struct Settings {
     pub checkpoints: CheckpointConfig,
     /// The `[checks]` of every settings file (see [`checks`]).
     pub checks: Checks,
+    /// `[git]`, resolved.
+    pub git: GitSettings,
+}
+
+/// `[git]` of the settings files (highest first), each key from the first file that sets it.
+pub fn git_settings(files: &[FileConfig]) -> GitSettings {
+    GitSettings {
+        auto_commit: files
+            .iter()
+            .find_map(|f| f.git.auto_commit)
+            .unwrap_or(false),
+        commit_prefix: files
+            .iter()
+            .find_map(|f| f.git.commit_prefix.clone())
+            .unwrap_or_default(),
+        commit_suffix: files
+            .iter()
+            .find_map(|f| f.git.commit_suffix.clone())
+            .unwrap_or_default(),
+        commit_model: files.iter().find_map(|f| f.git.commit_model.clone()),
+    }
 }
 
 /// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
@@ -566,6 +588,7 @@ pub fn resolve(
             || files.iter().any(|f| f.context_window.is_some()),
         checkpoints: checkpoint_config(files),
         checks: checks(files)?,
+        git: git_settings(files),
     })
 }
 
@@ -692,6 +715,14 @@ pub fn restrict_untrusted(
     }
     if project.summary_model.take().is_some() {
         ignored.push("summary_model");
+    }
+    // Commits run the repository's hooks and write the user's history: the user turns them on.
+    if project.git.auto_commit == Some(true) {
+        project.git.auto_commit = None;
+        ignored.push("[git] auto_commit = true");
+    }
+    if project.git.commit_model.take().is_some() {
+        ignored.push("[git] commit_model");
     }
     // A project may protect more branches, not fewer.
     let protected: Vec<String> = user_files

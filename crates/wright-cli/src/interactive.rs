@@ -85,6 +85,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         hooks: settings.hooks,
         checks: settings.checks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
+        git: settings.git,
     };
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {

@@ -3,6 +3,7 @@
 
 mod check_cmd;
 mod checkpoints;
+mod commit_cmd;
 mod config;
 mod context_cmd;
 mod exit_signals;
@@ -100,6 +101,9 @@ enum Command {
     /// The unified diff of what a session (or one round) changed in the files, commands'
     /// changes included.
     Diff(undo_cmd::DiffArgs),
+    /// Commit a session's uncommitted changes — only the files the agent changed — to the
+    /// project's git repository, with a message a model call writes (`[git]` in config.toml).
+    Commit(commit_cmd::CommitArgs),
 }
 
 #[derive(Debug, Args)]
@@ -215,6 +219,7 @@ fn main() -> ExitCode {
             Some(Command::Check(args)) => check_cmd::run(&root, &args),
             Some(Command::Undo(args)) => undo_cmd::undo(&root, &args),
             Some(Command::Diff(args)) => undo_cmd::diff(&root, &args),
+            Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {
@@ -317,6 +322,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         hooks: settings.hooks,
         checks: settings.checks,
         checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
+        git: settings.git,
     };
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
@@ -360,6 +366,22 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     let outcome = session
         .run_round(&prompt, cancel, &mut |event| renderer.event(&event))
         .await;
+    let interrupted = matches!(
+        outcome,
+        RoundOutcome::Failed {
+            code: FailureCode::Interrupted,
+            ..
+        }
+    );
+    if session.auto_commits() && !interrupted {
+        // `exec` asks nothing: on a protected branch the commit is skipped (with a line).
+        let committed = session
+            .commit(false, &mut |event| renderer.event(&event))
+            .await;
+        if let Some(report) = committed.report() {
+            eprintln!("wright: {report}");
+        }
+    }
     renderer.cost(&before, &cost(&session));
     let unsaved = session.unsaved_records();
     match outcome {

@@ -37,6 +37,32 @@ pub trait Checkpoints: Send + Sync {
 
     /// Makes the files exactly as snapshot `to` had them, after snapshotting them as they are.
     fn restore(&self, to: &str) -> Result<Restored, CheckpointFailure>;
+
+    /// The files (not directories) that differ from snapshot `from` to `to` (`None`: the files
+    /// as they are now), relative to the project root. Used by the git workflow to tell the
+    /// agent's files.
+    fn changed_files(
+        &self,
+        from: &str,
+        to: Option<&str>,
+    ) -> Result<Vec<std::path::PathBuf>, CheckpointFailure> {
+        Ok(self
+            .changes(from, to)?
+            .into_iter()
+            .filter(|change| !change.directory)
+            .map(|change| std::path::PathBuf::from(change.path))
+            .collect())
+    }
+
+    /// The git blob id of each of `paths` in snapshot `at` (`None` where it holds no file).
+    fn blob_ids(
+        &self,
+        at: &str,
+        paths: &[std::path::PathBuf],
+    ) -> Result<Vec<Option<String>>, CheckpointFailure> {
+        let _ = (at, paths);
+        Err("this checkpoint store cannot read snapshots".into())
+    }
 }
 
 /// What [`Checkpoints::restore`] did.

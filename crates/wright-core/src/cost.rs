@@ -146,6 +146,8 @@ pub struct CostReport {
     pub steps: KindCost,
     /// The compaction summaries.
     pub summaries: KindCost,
+    /// The commit messages (`[git]`).
+    pub commits: KindCost,
     /// Everything.
     pub total: KindCost,
     /// Models called without a known price, in the order first called; their calls make the
@@ -176,6 +178,7 @@ pub fn session_cost(
         match kind {
             UsageKind::Step => report.steps.add(usage, cost),
             UsageKind::Summary => report.summaries.add(usage, cost),
+            UsageKind::Commit => report.commits.add(usage, cost),
         }
         report.total.add(usage, cost);
     }
@@ -216,6 +219,9 @@ impl fmt::Display for CostReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "steps:     {}", self.steps)?;
         writeln!(f, "summaries: {}", self.summaries)?;
+        if self.commits.calls > 0 {
+            writeln!(f, "commits:   {}", self.commits)?;
+        }
         writeln!(f, "total:     {}", self.total)?;
         for model in &self.unpriced_models {
             writeln!(
@@ -354,6 +360,7 @@ mod tests {
                     usage: usage(1_000_000, None, 500_000),
                     cost_usd: Some(2.0),
                 },
+                commits: KindCost::default(),
                 total: KindCost {
                     calls: 3,
                     usage: usage(1_750_000, None, 750_000),
@@ -384,6 +391,7 @@ mod tests {
                     usage: usage(0, None, 0),
                     cost_usd: Some(0.0),
                 },
+                commits: KindCost::default(),
                 total: KindCost {
                     calls: 2,
                     usage: usage(10, None, 5),

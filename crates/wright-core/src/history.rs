@@ -220,6 +220,16 @@ impl HistoryManager {
         self.rounds_opened
     }
 
+    /// Where the session is stored, if it is.
+    pub fn file_path(&self) -> Option<&std::path::Path> {
+        self.file.as_ref().map(SessionFile::path)
+    }
+
+    /// Records a commit of the agent's changes (issue 13, `[git]`).
+    pub fn record_commit(&mut self, commit: wright_store::CommitRecord) -> Result<(), StoreError> {
+        self.write(&Record::Commit(commit))
+    }
+
     /// Records a snapshot of the project's files (issue 13).
     pub fn record_checkpoint(&mut self, checkpoint: CheckpointRecord) -> Result<(), StoreError> {
         self.write(&Record::Checkpoint(checkpoint))

@@ -17,6 +17,7 @@ pub mod approval;
 pub mod checkpoint;
 pub mod checks;
 pub mod code_law;
+pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod cost;

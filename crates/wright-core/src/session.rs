@@ -4,6 +4,7 @@
 //! compactions; [`SessionContext`] is what the next request of a stored session would hold
 //! (`wright context`, `/context`). Reading the settings is the command line's business.
 
+mod commit;
 mod next_request;
 
 pub use next_request::SessionContext;
@@ -25,6 +26,7 @@ use wright_tools::ToolSettings;
 use crate::approval::{ApprovalMode, Approver};
 use crate::checkpoint::Checkpoints;
 use crate::checks::Checks;
+use crate::commit::GitSettings;
 use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
@@ -55,6 +57,8 @@ pub struct AgentSetup {
     /// Where snapshots of the project's files are taken before file-changing steps; `None`
     /// turns checkpoints off.
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// The git workflow (`[git]`): commits of the agent's changes.
+    pub git: GitSettings,
 }
 
 /// Why a session could not be opened or its agent built.
@@ -91,6 +95,7 @@ pub struct AgentBuilder {
     hooks: Hooks,
     checks: Checks,
     checkpoints: Option<Arc<dyn Checkpoints>>,
+    git: GitSettings,
 }
 
 impl AgentBuilder {
@@ -110,6 +115,7 @@ impl AgentBuilder {
             hooks: setup.hooks,
             checks: setup.checks,
             checkpoints: setup.checkpoints,
+            git: setup.git,
         })
     }
 
@@ -141,6 +147,16 @@ impl AgentBuilder {
             .with_hooks(self.hooks.clone())
             .with_checks(self.checks.clone())
             .with_checkpoints(self.checkpoints.clone()))
+    }
+
+    /// What a session of these agents commits with.
+    fn committer(&self) -> commit::Committer {
+        commit::Committer {
+            root: self.root.clone(),
+            git: self.git.clone(),
+            checkpoints: self.checkpoints.clone(),
+            policy: self.tools.command_policy.clone(),
+        }
     }
 
     /// The environment block of a session starting now in this project.
@@ -213,6 +229,7 @@ impl Sessions {
             resumed: false,
             warnings: Vec::new(),
             agent,
+            committer: self.agents.committer(),
         })
     }
 
@@ -240,6 +257,7 @@ impl Sessions {
             resumed: true,
             warnings: loaded.warnings,
             agent,
+            committer: self.agents.committer(),
         })
     }
 
@@ -288,6 +306,7 @@ pub struct Session {
     resumed: bool,
     warnings: Vec<String>,
     agent: Agent,
+    committer: commit::Committer,
 }
 
 impl Session {
@@ -379,6 +398,7 @@ mod tests {
             hooks: Hooks::default(),
             checks: Checks::default(),
             checkpoints: None,
+            git: GitSettings::default(),
         }
     }
 

@@ -203,8 +203,9 @@ impl<'a> Iterator for Rounds<'a> {
         };
         while let Some(record) = self.records.get(self.next) {
             match record {
-                // What `wright undo` did is read by `rewind`, apart from the rounds.
-                Record::Meta(_) | Record::Rewind(_) | Record::Redo(_) => {}
+                // What `wright undo` and commits did is read by `rewind` and `commit`, apart
+                // from the rounds.
+                Record::Meta(_) | Record::Rewind(_) | Record::Redo(_) | Record::Commit(_) => {}
                 Record::Checkpoint(checkpoint) => round.checkpoints.push(checkpoint),
                 Record::Message { at, message } => {
                     let stored = StoredMessage { at: *at, message };

@@ -349,4 +349,6 @@ pub enum UsageCall {
     Step,
     /// A summary written by compaction.
     Summary,
+    /// The message of a commit of the agent's changes (`[git] auto_commit`, `/commit`).
+    Commit,
 }

@@ -90,6 +90,7 @@ fn record_time(record: &Record) -> DateTime<Utc> {
         Record::Compaction(compaction) => compaction.at,
         Record::Checkpoint(checkpoint) => checkpoint.at,
         Record::Rewind(rewind) | Record::Redo(rewind) => rewind.at,
+        Record::Commit(commit) => commit.at,
     }
 }
 

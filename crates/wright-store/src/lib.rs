@@ -26,8 +26,8 @@ mod wait;
 pub use catalog::{MIN_ID_PREFIX, SessionSummary};
 pub use lines::MAX_RECORD_BYTES;
 pub use record::{
-    CheckpointKind, CheckpointRecord, CompactionRecord, Record, RewindRecord, RoundStatus,
-    SessionMeta, UsageKind,
+    CheckpointKind, CheckpointRecord, CommitRecord, CompactionRecord, Record, RewindRecord,
+    RoundStatus, SessionMeta, UsageKind,
 };
 pub use store::{
     DamagedSession, LoadedSession, NamedSession, SessionFile, SessionStore, StoreError,

@@ -43,6 +43,8 @@ pub enum UsageKind {
     Step,
     /// The summary of archived rounds (compaction).
     Summary,
+    /// The message of a commit of the agent's changes (issue 13, `[git]`).
+    Commit,
 }
 
 /// What one compaction archived (spec A4–A6, E2).
@@ -118,6 +120,9 @@ pub enum Record {
     /// `wright undo --redo`: the last rewind is taken back; the files were restored to the
     /// rewind's `restored` snapshot, and its rounds are part of the conversation again.
     Redo(RewindRecord),
+    /// The agent's changes of the rounds up to `round` were committed to the project's git
+    /// repository (issue 13, `[git] auto_commit`, `/commit`, `wright commit`).
+    Commit(CommitRecord),
 }
 
 /// When a [`CheckpointRecord`] was taken.
@@ -162,6 +167,19 @@ pub struct RewindRecord {
     /// The snapshot the files were restored to; `None` when they were left as they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+}
+
+/// A commit of the agent's changes (a [`Record::Commit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitRecord {
+    /// When it was made.
+    pub at: DateTime<Utc>,
+    /// The last round whose changes it holds, counting the session's rounds from 1.
+    pub round: u32,
+    /// The commit's id in the project's repository.
+    pub commit: String,
+    /// The files it holds, relative to the project root.
+    pub files: Vec<String>,
 }
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub struct FileConfig {
     /// `[checks]`: commands run after steps that edited the files their patterns match.
     #[serde(default)]
     pub checks: ChecksConfig,
+    /// `[git]`: commits of the agent's changes to the project's repository.
+    #[serde(default)]
+    pub git: GitConfig,
     /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
     /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
     /// file only, since a project cannot vouch for itself.
@@ -127,6 +130,21 @@ pub struct ChecksConfig {
     /// `{files}` in the command becomes the edited files the pattern matched, shell-quoted.
     #[serde(flatten)]
     pub commands: BTreeMap<String, String>,
+}
+
+/// The `[git]` table of a settings file (issue 13).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitConfig {
+    /// Whether the files the agent changed are committed after each round that changed them
+    /// (default false).
+    pub auto_commit: Option<bool>,
+    /// Put before the subject of every commit message (default none).
+    pub commit_prefix: Option<String>,
+    /// Put after the subject of every commit message (default none).
+    pub commit_suffix: Option<String>,
+    /// The model that writes commit messages (default the summary model).
+    pub commit_model: Option<String>,
 }
 
 /// The `[secrets]` table of a settings file.

@@ -8,6 +8,7 @@
 mod approval;
 mod check;
 mod checks;
+mod commit;
 mod common;
 mod confinement;
 mod context;

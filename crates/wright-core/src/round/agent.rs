@@ -160,9 +160,21 @@ impl Agent {
         &self.history
     }
 
-    /// The session's history, to change between rounds.
+    /// The session's history, to change between rounds (undo, commits).
     pub(crate) fn history_mut(&mut self) -> &mut HistoryManager {
         &mut self.history
+    }
+
+    /// The client that writes commit messages: `model`'s, or the summary model's.
+    pub(crate) fn commit_client(&self, model: Option<&str>) -> Result<LlmClient, LlmError> {
+        match model {
+            Some(model) if model != self.summary_llm.config().model => {
+                let mut config = self.llm.config().clone();
+                config.model = model.to_string();
+                LlmClient::new(config)
+            }
+            _ => Ok(self.summary_llm.clone()),
+        }
     }
 
     pub(super) fn cancellation(&self) -> &CancellationToken {

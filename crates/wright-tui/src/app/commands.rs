@@ -30,6 +30,8 @@ pub enum SlashCommand {
     Rewind,
     /// `/diff [N]`: what the session (or round N) changed in the files.
     Diff(Option<u32>),
+    /// `/commit`: commit the files the agent changed (and not yet committed) to git.
+    Commit,
     /// `/exit`: leave.
     Exit,
 }
@@ -64,6 +66,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "/diff",
         "[N]",
         "what this session (or round N) changed in the files",
+    ),
+    (
+        "/commit",
+        "",
+        "commit the files the agent changed to git, with a written message",
     ),
     ("/exit", "", "leave wright"),
 ];
@@ -124,6 +131,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
                 ));
             }
         },
+        "commit" => SlashCommand::Commit,
         "exit" | "quit" | "q" => SlashCommand::Exit,
         _ => {
             return Some(Err(format!(
@@ -204,6 +212,9 @@ mod tests {
     #[test]
     fn completion_candidates_share_the_prefix() {
         let names: Vec<_> = matching("/c").iter().map(|c| c.0).collect();
-        assert_eq!(names, ["/clear", "/compact", "/context", "/cost"]);
+        assert_eq!(
+            names,
+            ["/clear", "/compact", "/context", "/cost", "/commit"]
+        );
     }
 }

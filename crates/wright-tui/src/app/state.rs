@@ -410,6 +410,7 @@ impl App {
             Some(Ok(SlashCommand::Compact)) => Request::Compact {
                 cancel: cancel.clone(),
             },
+            Some(Ok(SlashCommand::Commit)) => Request::Commit,
             Some(Ok(command)) => Request::Command(command),
             _ => {
                 self.files.refresh();

@@ -16,10 +16,11 @@ use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::{ApprovalRequest, Approver, Decision};
 use wright_core::checkpoint::Checkpoints;
+use wright_core::commit::CommitOutcome;
 use wright_core::cost::{Price, session_cost};
 use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
 use wright_core::undo::{UndoRequest, UndoScope};
-use wright_protocol::Event;
+use wright_protocol::{ActionKind, Event, FailureCode};
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
@@ -41,6 +42,8 @@ pub enum Request {
         /// Fired by Ctrl-C.
         cancel: CancellationToken,
     },
+    /// Commit the agent's uncommitted changes to git (`/commit`).
+    Commit,
     /// A slash command that needs the agent or the store.
     Command(SlashCommand),
 }
@@ -204,6 +207,16 @@ impl Worker {
         match request {
             Request::Round { input, cancel } => {
                 let outcome = self.session.run_round(&input, cancel, &mut events).await;
+                let interrupted = matches!(
+                    outcome,
+                    RoundOutcome::Failed {
+                        code: FailureCode::Interrupted,
+                        ..
+                    }
+                );
+                if self.session.auto_commits() && !interrupted {
+                    self.commit(false).await;
+                }
                 let round_tokens = match outcome {
                     RoundOutcome::Finished { usage, .. } => usage.total_tokens,
                     RoundOutcome::Failed { .. } => 0,
@@ -240,10 +253,50 @@ impl Worker {
                 self.diff(round).await;
                 None
             }
+            Request::Commit => {
+                self.commit(true).await;
+                Some(self.status(0))
+            }
             Request::Command(command) => {
                 self.command(command);
                 None
             }
+        }
+    }
+
+    /// Commits the agent's uncommitted changes (see `wright_core::commit`); on a protected
+    /// branch only if the user says yes at the approval prompt. `on_demand` (`/commit`) says
+    /// so when there is nothing to commit.
+    async fn commit(&mut self, on_demand: bool) {
+        let replies = self.replies.clone();
+        let mut events = move |event: Event| {
+            let _ = replies.send(Reply::Event(event));
+        };
+        let mut outcome = self.session.commit(false, &mut events).await;
+        if let CommitOutcome::ProtectedBranch(branch) = &outcome {
+            let (answer, answered) = oneshot::channel();
+            let question = ApprovalRequest {
+                step: 0,
+                tool: "git commit".to_string(),
+                args: serde_json::json!({ "branch": branch }),
+                kind: ActionKind::Command,
+                preview: format!("git commit (the files the agent changed) on {branch}"),
+                concern: Some(format!(
+                    "{branch} is a protected branch ([bash] protected_branches)"
+                )),
+            };
+            let _ = self.replies.send(Reply::Approval(question, answer));
+            if matches!(answered.await, Ok(Decision::Once | Decision::Always)) {
+                outcome = self.session.commit(true, &mut events).await;
+            }
+        }
+        match (&outcome, outcome.report()) {
+            (CommitOutcome::Committed { .. }, Some(line)) => self.notice(Notice::Info(line)),
+            (_, Some(line)) => self.notice(Notice::Error(line)),
+            (_, None) if on_demand => self.notice(Notice::Info(
+                "Nothing to commit: the agent changed no file since the last commit.".to_string(),
+            )),
+            (_, None) => {}
         }
     }
 
@@ -315,7 +368,8 @@ impl Worker {
             | SlashCommand::Undo
             | SlashCommand::Redo
             | SlashCommand::Rewind
-            | SlashCommand::Diff(_) => {}
+            | SlashCommand::Diff(_)
+            | SlashCommand::Commit => {}
         }
     }
 
@@ -435,6 +489,7 @@ mod tests {
                 hooks: Hooks::default(),
                 checks: Default::default(),
                 checkpoints: None,
+                git: wright_core::commit::GitSettings::default(),
             },
             store: SessionStore::new(home.path(), root.path()),
             prices: HashMap::new(),
