@@ -624,3 +624,65 @@ fn an_untrusted_projects_checks_are_taken_out() {
     assert_eq!(files[0].checks, ChecksConfig::default());
     assert!(warnings[0].contains("[checks]"), "{warnings:?}");
 }
+
+#[test]
+fn a_git_table_reads_into_the_whole_settings_each_key_from_the_highest_file() {
+    let project = file("[git]\ncommit_prefix = \"agent: \"\nauto_commit = false\n");
+    let user = file(
+        "[git]\nauto_commit = true\ncommit_prefix = \"wright: \"\ncommit_suffix = \" [bot]\"\ncommit_model = \"small\"\n",
+    );
+    assert_eq!(
+        git_settings(&[project, user.clone()]),
+        GitSettings {
+            auto_commit: false,
+            commit_prefix: "agent: ".into(),
+            commit_suffix: " [bot]".into(),
+            commit_model: Some("small".into()),
+        }
+    );
+    assert_eq!(
+        git_settings(&[FileConfig::default(), user]),
+        GitSettings {
+            auto_commit: true,
+            commit_prefix: "wright: ".into(),
+            commit_suffix: " [bot]".into(),
+            commit_model: Some("small".into()),
+        }
+    );
+    assert_eq!(git_settings(&[file("")]), GitSettings::default());
+}
+
+#[test]
+fn unknown_keys_in_the_git_table_are_rejected() {
+    let error = toml::from_str::<FileConfig>("[git]\nauto_comit = true\n").unwrap_err();
+    assert!(error.to_string().contains("auto_comit"), "{error}");
+}
+
+#[test]
+fn an_untrusted_project_cannot_turn_auto_commit_on_or_pick_the_commit_model() {
+    let project_dir = tempfile::tempdir().unwrap();
+    let project = file(
+        "[git]\nauto_commit = true\ncommit_model = \"their-model\"\ncommit_prefix = \"p: \"\ncommit_suffix = \" s\"\n",
+    );
+    let mut files = vec![project, file("")];
+    let warnings = restrict_untrusted(&mut files, project_dir.path(), None);
+    let warning = warnings.join("\n");
+    assert!(
+        warning.contains("ignoring [git] auto_commit = true, [git] commit_model in"),
+        "{warning}"
+    );
+    assert!(!warning.contains("prefix"), "{warning}");
+    assert!(!warning.contains("suffix"), "{warning}");
+    assert_eq!(
+        git_settings(&files),
+        GitSettings {
+            auto_commit: false,
+            commit_prefix: "p: ".into(),
+            commit_suffix: " s".into(),
+            commit_model: None,
+        }
+    );
+    // Turning commits off is no widening.
+    let mut files = vec![file("[git]\nauto_commit = false\n"), file("")];
+    assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
+}
