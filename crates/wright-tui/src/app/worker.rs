@@ -285,8 +285,25 @@ impl Worker {
                     "{branch} is a protected branch ([bash] protected_branches)"
                 )),
             };
+            // The question line names only the tool: the event shows the branch and why.
+            events(Event::ApprovalRequested {
+                step: question.step,
+                tool: question.tool.clone(),
+                kind: question.kind,
+                preview: question.preview.clone(),
+                concern: question.concern.clone(),
+            });
             let _ = self.replies.send(Reply::Approval(question, answer));
-            if matches!(answered.await, Ok(Decision::Once | Decision::Always)) {
+            let decision = answered.await.unwrap_or(Decision::Deny { reason: None });
+            events(Event::ApprovalDecided {
+                step: 0,
+                decision: decision.verdict(),
+                reason: match &decision {
+                    Decision::Deny { reason } => reason.clone(),
+                    _ => None,
+                },
+            });
+            if matches!(decision, Decision::Once | Decision::Always) {
                 outcome = self.session.commit(true, &mut events).await;
             }
         }
