@@ -11,7 +11,7 @@ use wright_testkit::ScriptedResponse;
 use crate::common::{Project, Run, reply, serve};
 
 /// Runs git in `project`, asserting it succeeds; returns its stdout.
-fn git(project: &Project, args: &[&str]) -> String {
+pub(crate) fn git(project: &Project, args: &[&str]) -> String {
     let output = Command::new("git")
         .args(args)
         .current_dir(project.path())
@@ -27,7 +27,7 @@ fn git(project: &Project, args: &[&str]) -> String {
 }
 
 /// A repository on `branch` with `b.txt` and `c.txt` committed, and the user's `[git]` settings.
-fn repository(branch: &str, git_settings: &str) -> Project {
+pub(crate) fn repository(branch: &str, git_settings: &str) -> Project {
     let project = Project::new();
     let config = project.home.path().join(".config/wright");
     std::fs::create_dir_all(&config).unwrap();
@@ -43,7 +43,7 @@ fn repository(branch: &str, git_settings: &str) -> Project {
 }
 
 /// The round: Write `a.txt`, then the answer.
-fn writing_round() -> Vec<ScriptedResponse> {
+pub(crate) fn writing_round() -> Vec<ScriptedResponse> {
     vec![
         reply(
             "Thought: write it\nAction: Write[{\"file_path\": \"a.txt\", \"content\": \"hello\\n\"}]",
@@ -52,7 +52,7 @@ fn writing_round() -> Vec<ScriptedResponse> {
     ]
 }
 
-fn head(project: &Project) -> String {
+pub(crate) fn head(project: &Project) -> String {
     git(project, &["rev-parse", "HEAD"]).trim().to_string()
 }
 

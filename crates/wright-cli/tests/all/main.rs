@@ -16,6 +16,7 @@ mod crash;
 mod exec;
 mod hooks;
 mod interactive;
+mod interactive_commit;
 mod interactive_undo;
 mod interrupt;
 mod interrupted_step;
