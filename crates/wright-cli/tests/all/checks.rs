@@ -154,3 +154,78 @@ fn a_check_runs_confined_like_a_bash_command() {
     }
     let _ = std::fs::remove_dir_all(&outside);
 }
+
+/// Whether process `pid` still exists (a zombie counts: nobody reaped it).
+fn alive(pid: &str) -> bool {
+    Path::new("/proc").join(pid).exists()
+}
+
+#[test]
+fn ctrl_c_stops_a_running_check_and_its_process_group_and_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    // The shell records itself and a background sleep of its group, then waits.
+    let project = trusted_with_checks(
+        r#""*.txt" = "echo $$ > check.pid; sleep 30 & echo $! > sleep.pid; wait""#,
+    );
+    let server = serve(vec![write("a.txt", "x\n"), finish()]);
+    let mut child = project
+        .command(&server, "openai")
+        .args(["exec", "--json", "write it"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains(r#""type":"check_started""#) {
+            break;
+        }
+    }
+    let read_pid = |name: &str| {
+        let started = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(project.path().join(name)).unwrap_or_default();
+            if text.ends_with('\n') {
+                return text.trim().to_string();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no {name}: the check did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let pids = [read_pid("check.pid"), read_pid("sleep.pid")];
+    assert!(pids.iter().all(|pid| alive(pid)), "{pids:?}");
+
+    let sent = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "wright did not stop within 5 s of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    // Once wright is gone its children are reaped by init; give that a moment.
+    let gone = Instant::now();
+    while pids.iter().any(|pid| alive(pid)) {
+        assert!(
+            gone.elapsed() < Duration::from_secs(3),
+            "the check's processes outlived wright: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.requests().len(), 1, "the round ended at the check");
+}
