@@ -64,11 +64,13 @@
 mod error;
 mod git;
 mod manifest;
+mod prune;
 mod restore;
 mod stat_cache;
 mod store;
 mod tree;
 
 pub use error::{CheckpointError, MAX_STDERR_BYTES};
+pub use prune::Pruned;
 pub use store::{CheckpointId, CheckpointSettings, CheckpointStore, Restore, Snapshot};
 pub use tree::{ChangeKind, FileChange};

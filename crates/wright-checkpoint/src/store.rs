@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::error::CheckpointError;
 use crate::git::Git;
 use crate::manifest::{Manifest, exact_pattern};
+use crate::prune::{self, Pruned};
 use crate::restore;
 use crate::stat_cache::{self, Changed, StatCache, Stats};
 use crate::tree::{self, FileChange, State};
@@ -237,14 +238,20 @@ impl CheckpointStore {
         })
     }
 
-    /// Drops snapshots older than `keep` and the objects only they used.
+    /// Drops snapshots older than `keep`, then, with `max_bytes`, the oldest chains of
+    /// snapshots until the store's size on disk is at most `max_bytes`; and the objects only
+    /// the dropped snapshots used.
     ///
     /// Snapshots form chains; each call closes the current chain (the next snapshot starts a
     /// new one) and drops every chain whose last snapshot is older than `keep`, so a snapshot
-    /// lives at least `keep`, and at most `keep` plus the time between two calls.
-    pub fn prune(&self, keep: Duration) -> Result<(), CheckpointError> {
+    /// lives at least `keep`, and at most `keep` plus the time between two calls. The size cap
+    /// never drops the newest chain — the one the current chain was, which holds the running
+    /// session's latest snapshots — so when that chain alone is over the cap, it is all that is
+    /// kept and [`Pruned::over_cap`] says so. Each chain dropped for size costs a `git gc`
+    /// (only then is the space it held known to be freed).
+    pub fn prune(&self, keep: Duration, max_bytes: Option<u64>) -> Result<Pruned, CheckpointError> {
         let _lock = self.lock()?;
-        let now = SystemTime::now()
+        let cutoff = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .saturating_sub(keep)
@@ -254,32 +261,71 @@ impl CheckpointStore {
             "--format=%(objectname) %(committerdate:unix) %(refname)",
             "refs/wright/",
         ])?;
-        let mut dropped = false;
-        for line in String::from_utf8_lossy(&listing).lines() {
-            let mut fields = line.splitn(3, ' ');
-            let (Some(oid), Some(date), Some(name)) = (fields.next(), fields.next(), fields.next())
-            else {
+        let mut chains_dropped = 0;
+        let mut kept = Vec::new();
+        let mut current = None;
+        for mut chain in prune::parse_chains(&String::from_utf8_lossy(&listing)) {
+            if chain.expired(cutoff) {
+                self.git.run(["update-ref", "-d", chain.refname.as_str()])?;
+                chains_dropped += 1;
                 continue;
-            };
-            let old = date.parse::<u64>().map_or(true, |date| date <= now);
-            if old {
-                self.git.run(["update-ref", "-d", name])?;
-                dropped = true;
-            } else if name == HEAD_REF {
-                let segment = format!("{SEGMENT_REFS}{oid}");
-                self.git.run(["update-ref", segment.as_str(), oid])?;
-                self.git.run(["update-ref", "-d", name])?;
             }
+            if chain.refname == HEAD_REF {
+                let segment = format!("{SEGMENT_REFS}{}", chain.tip);
+                self.git
+                    .run(["update-ref", segment.as_str(), chain.tip.as_str()])?;
+                self.git.run(["update-ref", "-d", HEAD_REF])?;
+                chain.refname = segment.clone();
+                current = Some(segment);
+            }
+            kept.push(chain);
         }
         // The next snapshot starts a new chain, so it must not take the last one as parent.
         let last = self.last_path();
         if last.exists() {
             fs::remove_file(&last).map_err(CheckpointError::io("removing", &last))?;
         }
-        if dropped {
-            self.git.run(["gc", "--quiet", "--prune=now"])?;
+        if chains_dropped > 0 {
+            self.gc()?;
         }
-        Ok(())
+        let Some(max_bytes) = max_bytes else {
+            return Ok(Pruned {
+                chains_dropped,
+                store_bytes: None,
+                over_cap: false,
+            });
+        };
+        let mut size = self.size_on_disk()?;
+        for chain in prune::droppable_oldest_first(kept, current.as_deref()) {
+            if size <= max_bytes {
+                break;
+            }
+            self.git.run(["update-ref", "-d", chain.refname.as_str()])?;
+            chains_dropped += 1;
+            self.gc()?;
+            size = self.size_on_disk()?;
+        }
+        Ok(Pruned {
+            chains_dropped,
+            store_bytes: Some(size),
+            over_cap: size > max_bytes,
+        })
+    }
+
+    /// Deletes the objects no kept snapshot uses.
+    fn gc(&self) -> Result<(), CheckpointError> {
+        self.git.run(["gc", "--quiet", "--prune=now"]).map(|_| ())
+    }
+
+    /// The shadow repository's size on disk, in bytes: loose objects and packs.
+    fn size_on_disk(&self) -> Result<u64, CheckpointError> {
+        let output = self.git.run(["count-objects", "-v"])?;
+        prune::parse_store_size(&String::from_utf8_lossy(&output)).ok_or_else(|| {
+            CheckpointError::GitOutput {
+                command: "count-objects -v".to_string(),
+                detail: "no size or size-pack line".to_string(),
+            }
+        })
     }
 
     /// Deletes the whole store (for example when the project's sessions are all removed).

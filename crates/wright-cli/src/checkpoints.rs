@@ -21,6 +21,8 @@ use crate::config::CheckpointConfig;
 const PRUNE_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
 /// The file whose modification time says when the store was last pruned.
 const PRUNED_MARKER: &str = "last-pruned";
+/// Bytes in a MiB, for the warning of a store over its size cap.
+const MIB: u64 = 1024 * 1024;
 
 /// The state directory of `project_root`'s checkpoints under the state directory `home`.
 pub fn state_dir(home: &Path, project_root: &Path) -> PathBuf {
@@ -131,8 +133,8 @@ impl ProjectCheckpoints {
             .map_err(Clone::clone)
     }
 
-    /// Prunes snapshots older than `keep_days`, once a day at most; a failure only means the
-    /// store stays larger for now.
+    /// Prunes snapshots older than `keep_days`, then the oldest ones while the store is over
+    /// `max_store_mb`, once a day at most; a failure only means the store stays larger for now.
     fn prune_if_due(&self, store: &CheckpointStore) {
         let marker = state_dir(&self.home, &self.root).join(PRUNED_MARKER);
         let due = fs::metadata(&marker)
@@ -144,10 +146,19 @@ impl ProjectCheckpoints {
             return;
         }
         // Written first: a prune that fails is not retried on every start.
-        if fs::write(&marker, b"").is_ok()
-            && let Err(e) = store.prune(self.config.keep)
-        {
-            eprintln!("wright: warning: could not prune old checkpoints: {e}");
+        if fs::write(&marker, b"").is_err() {
+            return;
+        }
+        match store.prune(self.config.keep, Some(self.config.max_store_bytes)) {
+            Err(e) => eprintln!("wright: warning: could not prune old checkpoints: {e}"),
+            Ok(pruned) if pruned.over_cap => eprintln!(
+                "wright: warning: the checkpoint store ({} MiB) is over [checkpoints] \
+                 max_store_mb ({} MiB) with only the latest chain of snapshots left; it is \
+                 kept so this session can still be undone",
+                pruned.store_bytes.unwrap_or_default() / MIB,
+                self.config.max_store_bytes / MIB,
+            ),
+            Ok(_) => {}
         }
     }
 }

@@ -98,6 +98,11 @@ pub fn git_settings(files: &[FileConfig]) -> GitSettings {
 /// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
 pub const DEFAULT_CHECKPOINT_KEEP_DAYS: u64 = 30;
 
+/// MiB the checkpoint store may take unless `[checkpoints] max_store_mb` says otherwise (issue
+/// 13: "the store is bounded ... and a size cap"): room for months of snapshots of a large
+/// source tree, small beside the disks it lives on.
+pub const DEFAULT_CHECKPOINT_MAX_STORE_MB: u64 = 2048;
+
 /// How checkpoints are taken and kept (`[checkpoints]`, issue 13).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckpointConfig {
@@ -105,6 +110,8 @@ pub struct CheckpointConfig {
     pub enabled: bool,
     /// How long snapshots are kept.
     pub keep: Duration,
+    /// Bytes the store may take on disk before its oldest chains of snapshots are dropped.
+    pub max_store_bytes: u64,
     /// How snapshots are taken (the size cap).
     pub store: CheckpointSettings,
 }
@@ -122,6 +129,11 @@ pub fn checkpoint_config(files: &[FileConfig]) -> CheckpointConfig {
             .find_map(|f| f.checkpoints.enabled)
             .unwrap_or(true),
         keep: Duration::from_secs(keep_days.saturating_mul(24 * 60 * 60)),
+        max_store_bytes: files
+            .iter()
+            .find_map(|f| f.checkpoints.max_store_mb)
+            .unwrap_or(DEFAULT_CHECKPOINT_MAX_STORE_MB)
+            .saturating_mul(1024 * 1024),
         store: CheckpointSettings {
             max_file_bytes: files
                 .iter()
@@ -688,6 +700,9 @@ pub fn restrict_untrusted(
     }
     if project.checkpoints.max_file_bytes.take().is_some() {
         ignored.push("[checkpoints] max_file_bytes");
+    }
+    if project.checkpoints.max_store_mb.take().is_some() {
+        ignored.push("[checkpoints] max_store_mb");
     }
     if project.secrets.mask == Some(false) {
         project.secrets.mask = None;

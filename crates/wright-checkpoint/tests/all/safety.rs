@@ -69,7 +69,10 @@ fn the_projects_own_repository_is_never_touched() {
     fixture.store.diff(&snapshot.id, None).unwrap();
     let restore = fixture.store.restore(&snapshot.id).unwrap();
     fixture.store.restore(&restore.previous).unwrap();
-    fixture.store.prune(std::time::Duration::ZERO).unwrap();
+    fixture
+        .store
+        .prune(std::time::Duration::ZERO, None)
+        .unwrap();
 
     assert_eq!(own_repository_state(fixture.root()), own);
     assert_eq!(git(fixture.root(), &["status", "--porcelain"]), status);

@@ -200,7 +200,10 @@ fn pruning_drops_old_snapshots_and_keeps_recent_ones() {
     fixture.write("a.txt", b"one\n");
     let old = fixture.store.snapshot("old").unwrap();
 
-    fixture.store.prune(Duration::from_secs(3600)).unwrap();
+    fixture
+        .store
+        .prune(Duration::from_secs(3600), None)
+        .unwrap();
     assert_eq!(
         fixture.store.changes(&old.id, Some(&old.id)).unwrap(),
         vec![]
@@ -208,7 +211,7 @@ fn pruning_drops_old_snapshots_and_keeps_recent_ones() {
 
     fixture.write("a.txt", b"two\n");
     let recent = fixture.store.snapshot("after the first prune").unwrap();
-    fixture.store.prune(Duration::ZERO).unwrap();
+    fixture.store.prune(Duration::ZERO, None).unwrap();
 
     for id in [&old.id, &recent.id] {
         let error = fixture.store.changes(id, Some(id)).unwrap_err();
@@ -219,6 +222,105 @@ fn pruning_drops_old_snapshots_and_keeps_recent_ones() {
     }
     let fresh = fixture.store.snapshot("after pruning everything").unwrap();
     assert_eq!(fixture.store.changes(&fresh.id, None).unwrap(), vec![]);
+}
+
+/// `len` bytes that git cannot compress much, different for each `seed`.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 56) as u8
+        })
+        .collect()
+}
+
+/// Three chains of snapshots (each closed by a prune that drops nothing), each with its own
+/// files; returns each chain's snapshot, oldest first.
+fn three_chains(fixture: &Fixture) -> Vec<CheckpointId> {
+    (0..3)
+        .map(|chain| {
+            for file in 0..8 {
+                fixture.write(&format!("f{file}.bin"), &noise(chain * 100 + file, 1000));
+            }
+            let id = fixture.store.snapshot("chain").unwrap().id;
+            fixture
+                .store
+                .prune(Duration::from_secs(3600), None)
+                .unwrap();
+            id
+        })
+        .collect()
+}
+
+/// Whether the shadow repository holds the object `oid`.
+fn has_object(fixture: &Fixture, oid: &str) -> bool {
+    let git_dir = format!("--git-dir={}", fixture.state_dir().join("repo").display());
+    std::process::Command::new("git")
+        .args([git_dir.as_str(), "cat-file", "-e", oid])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn a_store_over_its_size_cap_is_pruned_down_to_the_newest_chain() {
+    let fixture = Fixture::new(false);
+    let ids = three_chains(&fixture);
+    let old_blobs: Vec<String> = fixture
+        .store
+        .blob_ids(&ids[0], &[PathBuf::from("f0.bin")])
+        .unwrap()
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(old_blobs.len(), 1);
+    assert!(has_object(&fixture, &old_blobs[0]));
+
+    let pruned = fixture
+        .store
+        .prune(Duration::from_secs(3600), Some(1))
+        .unwrap();
+
+    assert_eq!(pruned.chains_dropped, 2);
+    assert!(pruned.over_cap, "{pruned:?}");
+    for id in &ids[..2] {
+        let error = fixture.store.changes(id, Some(id)).unwrap_err();
+        assert!(
+            matches!(&error, CheckpointError::UnknownCheckpoint(_)),
+            "{error:?}"
+        );
+    }
+    assert!(!has_object(&fixture, &old_blobs[0]));
+    let newest = crate::fixture::capture(fixture.root());
+    fixture.write("f0.bin", b"changed after the prune\n");
+    fixture.store.restore(&ids[2]).unwrap();
+    assert_eq!(crate::fixture::capture(fixture.root()), newest);
+}
+
+#[test]
+fn a_store_under_its_size_cap_keeps_every_chain() {
+    let fixture = Fixture::new(false);
+    let ids = three_chains(&fixture);
+
+    let pruned = fixture
+        .store
+        .prune(Duration::from_secs(3600), Some(1 << 30))
+        .unwrap();
+
+    assert_eq!(pruned.chains_dropped, 0);
+    assert!(!pruned.over_cap);
+    assert!(
+        pruned.store_bytes.is_some_and(|bytes| bytes > 0),
+        "{pruned:?}"
+    );
+    for id in &ids {
+        assert_eq!(fixture.store.changes(id, Some(id)).unwrap(), vec![]);
+    }
 }
 
 #[test]

@@ -116,6 +116,9 @@ pub struct CheckpointsConfig {
     pub enabled: Option<bool>,
     /// Days snapshots are kept (default 30).
     pub keep_days: Option<u64>,
+    /// MiB the checkpoint store may take on disk before its oldest snapshots are dropped
+    /// (default 2048).
+    pub max_store_mb: Option<u64>,
     /// Files larger than this many bytes are not snapshotted (default 16 MiB).
     pub max_file_bytes: Option<u64>,
 }

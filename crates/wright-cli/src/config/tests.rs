@@ -570,9 +570,10 @@ protected_branches = []
 #[test]
 fn an_untrusted_project_cannot_turn_checkpoints_off_or_shrink_them() {
     let project_dir = tempfile::tempdir().unwrap();
-    let project: FileConfig =
-        toml::from_str("[checkpoints]\nenabled = false\nkeep_days = 0\nmax_file_bytes = 1\n")
-            .unwrap();
+    let project: FileConfig = toml::from_str(
+        "[checkpoints]\nenabled = false\nkeep_days = 0\nmax_file_bytes = 1\nmax_store_mb = 1\n",
+    )
+    .unwrap();
     let mut files = vec![project, FileConfig::default()];
     let warning = restrict_untrusted(&mut files, project_dir.path(), None).join("\n");
     assert_eq!(files[0].checkpoints, CheckpointsConfig::default());
@@ -584,6 +585,14 @@ fn an_untrusted_project_cannot_turn_checkpoints_off_or_shrink_them() {
     let on: FileConfig = toml::from_str("[checkpoints]\nenabled = true\n").unwrap();
     let mut files = vec![on, FileConfig::default()];
     assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
+}
+
+#[test]
+fn the_checkpoint_store_cap_defaults_to_2048_mib_and_is_read_in_mib() {
+    let default = checkpoint_config(&[FileConfig::default()]);
+    assert_eq!(default.max_store_bytes, 2048 * 1024 * 1024);
+    let set = checkpoint_config(&[file("[checkpoints]\nmax_store_mb = 10\n")]);
+    assert_eq!(set.max_store_bytes, 10 * 1024 * 1024);
 }
 
 #[test]
