@@ -52,7 +52,8 @@ pub(crate) fn parse_chains(listing: &str) -> Vec<Chain> {
 
 /// The chains a size cap may drop, oldest first: all but the newest, which holds the latest
 /// snapshots (those of the running session). The newest is `current`'s chain when it is among
-/// `chains`, else the one with the latest date.
+/// `chains`, else the one with the latest date, and of chains with the same date (seconds) the
+/// one closed last, whose ref name sorts last.
 pub(crate) fn droppable_oldest_first(mut chains: Vec<Chain>, current: Option<&str>) -> Vec<Chain> {
     chains.sort_by(|a, b| {
         let newest_key = |c: &Chain| (Some(c.refname.as_str()) == current, c.date);

@@ -19,7 +19,8 @@ use crate::tree::{self, FileChange, State};
 
 /// The ref that keeps the current chain of snapshots reachable (so `git gc` keeps them).
 const HEAD_REF: &str = "refs/wright/checkpoints";
-/// Where [`CheckpointStore::prune`] keeps earlier chains, one ref per chain's last snapshot.
+/// Where [`CheckpointStore::prune`] keeps earlier chains, one ref per chain's last snapshot,
+/// named `<nanoseconds since the epoch when closed>-<tip>`.
 const SEGMENT_REFS: &str = "refs/wright/segments/";
 
 /// The shadow's attributes, ahead of any `.gitattributes` of the project: no line-ending
@@ -271,7 +272,12 @@ impl CheckpointStore {
                 continue;
             }
             if chain.refname == HEAD_REF {
-                let segment = format!("{SEGMENT_REFS}{}", chain.tip);
+                // Named by when it was closed, so that chains closed within the same second
+                // (dates have seconds only) still sort oldest first by name.
+                let closed = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |since| since.as_nanos());
+                let segment = format!("{SEGMENT_REFS}{closed:020}-{}", chain.tip);
                 self.git
                     .run(["update-ref", segment.as_str(), chain.tip.as_str()])?;
                 self.git.run(["update-ref", "-d", HEAD_REF])?;
