@@ -7,12 +7,12 @@ use std::path::Path;
 use clap::Args;
 use wright_core::approval::ApprovalMode;
 use wright_core::commit::CommitOutcome;
-use wright_core::session::{AgentBuilder, AgentSetup, Sessions};
+use wright_core::session::{AgentBuilder, Sessions};
 use wright_protocol::Event;
 use wright_store::SessionStore;
 
 use crate::config::{self, Flags};
-use crate::{checkpoints, session};
+use crate::session;
 
 /// Exit code: bad settings, or no such session.
 const EXIT_USAGE: u8 = 2;
@@ -55,18 +55,7 @@ pub async fn commit(root: &Path, args: &CommitArgs) -> u8 {
         }
         Err(e) => return usage(e.to_string()),
     };
-    let setup = AgentSetup {
-        root: root.to_path_buf(),
-        llm: settings.llm,
-        agent: settings.agent,
-        tools: settings.tools,
-        approval: ApprovalMode::Auto,
-        approver: None,
-        hooks: settings.hooks,
-        checks: settings.checks,
-        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
-        git: settings.git,
-    };
+    let setup = settings.agent_setup(root, &home, ApprovalMode::Auto);
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
         Err(e) => return usage(e.to_string()),

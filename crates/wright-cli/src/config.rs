@@ -17,6 +17,7 @@ use wright_core::compaction::{
 };
 use wright_core::cost::Price;
 use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
+use wright_core::session::AgentSetup;
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -92,6 +93,25 @@ pub fn git_settings(files: &[FileConfig]) -> GitSettings {
             .find_map(|f| f.git.commit_suffix.clone())
             .unwrap_or_default(),
         commit_model: files.iter().find_map(|f| f.git.commit_model.clone()),
+    }
+}
+
+impl Settings {
+    /// What the agent of a session in the project at `root` is built from, with `approval`
+    /// and checkpoints in the store under `home` (`$WRIGHT_HOME`), as `[checkpoints]` says.
+    pub fn agent_setup(&self, root: &Path, home: &Path, approval: ApprovalMode) -> AgentSetup {
+        AgentSetup {
+            root: root.to_path_buf(),
+            llm: self.llm.clone(),
+            agent: self.agent.clone(),
+            tools: self.tools.clone(),
+            approval,
+            approver: None,
+            hooks: self.hooks.clone(),
+            checks: self.checks.clone(),
+            checkpoints: crate::checkpoints::for_agent(home, root, &self.checkpoints),
+            git: self.git.clone(),
+        }
     }
 }
 

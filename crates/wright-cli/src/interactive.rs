@@ -7,7 +7,6 @@ use std::path::Path;
 use chrono::Local;
 use wright_core::approval::ApprovalMode;
 use wright_core::compaction::ContextSettings;
-use wright_core::session::AgentSetup;
 use wright_store::{LoadedSession, SessionStore, SessionSummary, StoreError};
 use wright_tui::app::{EXIT_USAGE, Launch, Reports};
 
@@ -72,21 +71,11 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let setup = AgentSetup {
-        root: root.to_path_buf(),
-        llm: settings.llm,
-        agent: settings.agent,
-        tools: settings.tools,
-        approval: args
-            .approval
-            .or(settings.approval)
-            .unwrap_or(ApprovalMode::Ask),
-        approver: None,
-        hooks: settings.hooks,
-        checks: settings.checks,
-        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
-        git: settings.git,
-    };
+    let approval = args
+        .approval
+        .or(settings.approval)
+        .unwrap_or(ApprovalMode::Ask);
+    let setup = settings.agent_setup(root, &home, approval);
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {
         checkpoints: Some(undo),

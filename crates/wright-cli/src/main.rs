@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::session_cost;
-use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
+use wright_core::session::{AgentBuilder, Session, Sessions};
 use wright_llm::ProviderKind;
 use wright_protocol::text::plural;
 use wright_protocol::{Event, FailureCode, ToolCall, ToolStatus};
@@ -309,21 +309,11 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Ok(home) => home,
         Err(e) => return usage_error(e.to_string()),
     };
-    let setup = AgentSetup {
-        root: root.to_path_buf(),
-        llm: settings.llm.clone(),
-        agent: settings.agent,
-        tools: settings.tools,
-        approval: args
-            .approval
-            .or(settings.approval)
-            .unwrap_or(ApprovalMode::Auto),
-        approver: None,
-        hooks: settings.hooks,
-        checks: settings.checks,
-        checkpoints: checkpoints::for_agent(&home, root, &settings.checkpoints),
-        git: settings.git,
-    };
+    let approval = args
+        .approval
+        .or(settings.approval)
+        .unwrap_or(ApprovalMode::Auto);
+    let setup = settings.agent_setup(root, &home, approval);
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
         Err(e) => return usage_error(e.to_string()),
