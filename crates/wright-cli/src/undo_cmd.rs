@@ -100,15 +100,48 @@ fn session(root: &Path, query: Option<&str>) -> Result<(PathBuf, LoadedSession),
         None => store.latest(),
     }
     .map_err(Failure::failed)?;
-    let loaded = found.ok_or_else(|| {
-        Failure::usage(match query {
-            Some(query) => {
-                format!("no session {query:?} in this project; `wright sessions list` shows them")
-            }
-            None => "this project has no session yet".to_string(),
-        })
-    })?;
+    let loaded = found.ok_or_else(|| Failure::usage(missing_session(&home, &store, query)))?;
     Ok((home, loaded))
+}
+
+/// Why no session was found, with what there is to choose from: this project's sessions, or
+/// where a session of that name or id lives when it is another project's (its directory gone
+/// when the project moved).
+fn missing_session(home: &Path, store: &SessionStore, query: Option<&str>) -> String {
+    let ours = store.summaries().unwrap_or_default();
+    let Some(query) = query else {
+        return "this project has no session yet".to_string();
+    };
+    if !ours.is_empty() {
+        let list: Vec<String> = ours
+            .iter()
+            .map(|s| {
+                let name = s.meta.name.as_deref().unwrap_or("-");
+                format!("  {}  {name}  ({} rounds)", s.meta.id, s.rounds)
+            })
+            .collect();
+        return format!(
+            "no session {query:?} in this project; its sessions are:\n{}",
+            list.join("\n")
+        );
+    }
+    let elsewhere = SessionStore::all_summaries(home)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|s| s.meta.name.as_deref() == Some(query) || s.meta.id.starts_with(query));
+    match elsewhere {
+        Some(s) if !Path::new(&s.meta.project_root).exists() => format!(
+            "session {query:?} was run in {}, which no longer exists: if the project moved, \
+             its sessions and checkpoints stay with the old path; undo there after moving it \
+             back",
+            s.meta.project_root
+        ),
+        Some(s) => format!(
+            "session {query:?} belongs to the project at {}; run `wright -C {} undo`",
+            s.meta.project_root, s.meta.project_root
+        ),
+        None => format!("no session {query:?} in this project, which has no sessions"),
+    }
 }
 
 /// The project's checkpoint store, for the project the session ran in.

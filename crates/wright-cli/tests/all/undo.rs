@@ -397,6 +397,62 @@ fn an_unknown_round_exits_2_with_the_rounds_to_choose_from() {
 }
 
 #[test]
+fn an_unknown_session_exits_2_with_the_sessions_to_choose_from() {
+    let project = project(false);
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &["--session", "work"], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let unknown = wright(&project, &["undo", "--session", "nope"]);
+    assert_eq!(unknown.code, Some(2), "{}", unknown.stderr);
+    assert!(
+        unknown
+            .stderr
+            .contains("no session \"nope\" in this project; its sessions are:"),
+        "{}",
+        unknown.stderr
+    );
+    assert!(
+        unknown.stderr.contains("  work  (1 rounds)"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn a_session_of_a_project_that_moved_is_a_clear_error() {
+    let project = project(false);
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &["--session", "work"], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let old = project.path().canonicalize().unwrap();
+    let moved = old.with_file_name(format!(
+        "{}-moved",
+        old.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::rename(&old, &moved).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_wright"))
+        .current_dir(&moved)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", project.home.path())
+        .env("WRIGHT_HOME", project.home.path().join("state"))
+        .args(["undo", "--session", "work"])
+        .output()
+        .unwrap();
+    std::fs::rename(&moved, &old).unwrap();
+    let run = Run::from(output);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "session \"work\" was run in {}, which no longer exists",
+            old.display()
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn removing_the_projects_last_session_removes_its_checkpoints() {
     let project = project(false);
     for (name, file) in [("one", "a.txt"), ("two", "b.txt")] {
