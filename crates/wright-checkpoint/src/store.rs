@@ -239,6 +239,28 @@ impl CheckpointStore {
         })
     }
 
+    /// Like [`restore`](Self::restore), but only `paths` (relative to the project; a directory
+    /// with all it holds) are made as in `to`: everything else stays as it is now. For taking
+    /// back what the agent changed without undoing what the user changed elsewhere since.
+    pub fn restore_only(
+        &self,
+        to: &CheckpointId,
+        paths: &[PathBuf],
+    ) -> Result<Restore, CheckpointError> {
+        let _lock = self.lock()?;
+        let only: std::collections::BTreeSet<PathBuf> = paths.iter().cloned().collect();
+        let target = self.state(to)?.only(&only);
+        let previous = self.snapshot_locked(&format!("before restoring part of {to}"))?;
+        let now = self.state(&previous.id)?.only(&only);
+        let changed = tree::compare(&now, &target);
+        restore::apply(&self.git, &self.project_root, &now, &target)?;
+        Ok(Restore {
+            previous: previous.id,
+            changed,
+            skipped: previous.skipped,
+        })
+    }
+
     /// Drops snapshots older than `keep`, then, with `max_bytes`, the oldest chains of
     /// snapshots until the store's size on disk is at most `max_bytes`; and the objects only
     /// the dropped snapshots used.

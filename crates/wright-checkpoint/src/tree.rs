@@ -57,6 +57,25 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// This state narrowed to `paths` (and what lies under them): its entries, directories and
+    /// modes there, plus the directories above them, which a restore of those paths needs.
+    pub(crate) fn only(&self, paths: &BTreeSet<PathBuf>) -> State {
+        let wanted = |path: &Path| paths.iter().any(|p| path.starts_with(p));
+        let above = |dir: &Path| paths.iter().any(|p| p.starts_with(dir));
+        let mut manifest = self.manifest.clone();
+        manifest.dirs.retain(|dir, _| wanted(dir) || above(dir));
+        manifest.modes.retain(|path, _| wanted(path));
+        State {
+            entries: self
+                .entries
+                .iter()
+                .filter(|(path, _)| wanted(path))
+                .map(|(path, entry)| (path.clone(), entry.clone()))
+                .collect(),
+            manifest,
+        }
+    }
+
     /// The effective permission bits of a regular file entry.
     fn file_mode(&self, path: &Path, entry: &Entry) -> Option<u32> {
         match entry {

@@ -188,6 +188,15 @@ impl Checkpoints for ProjectCheckpoints {
         })
     }
 
+    fn restore_only(&self, to: &str, paths: &[String]) -> Result<Restored, CheckpointFailure> {
+        let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        let done = self.store()?.restore_only(&id(to)?, &paths)?;
+        Ok(Restored {
+            previous: done.previous.to_string(),
+            changed: done.changed.iter().map(path_change).collect(),
+        })
+    }
+
     fn blob_ids(
         &self,
         at: &str,

@@ -38,6 +38,13 @@ pub trait Checkpoints: Send + Sync {
     /// Makes the files exactly as snapshot `to` had them, after snapshotting them as they are.
     fn restore(&self, to: &str) -> Result<Restored, CheckpointFailure>;
 
+    /// Like [`restore`](Self::restore), for `paths` (relative to the project root) only:
+    /// everything else stays as it is. A store that cannot narrow a restore restores it all.
+    fn restore_only(&self, to: &str, paths: &[String]) -> Result<Restored, CheckpointFailure> {
+        let _ = paths;
+        self.restore(to)
+    }
+
     /// The files (not directories) that differ from snapshot `from` to `to` (`None`: the files
     /// as they are now), relative to the project root. Used by the git workflow to tell the
     /// agent's files.

@@ -56,6 +56,10 @@ pub struct UndoStep {
     /// The snapshot the files go back to; `None` when the files stay as they are (out of
     /// scope, or the rounds changed no files).
     pub target: Option<String>,
+    /// The files as the agent (or the last undo or redo) left them, when known: then only
+    /// the paths that differ between it and `target` are restored, and what the user changed
+    /// elsewhere since stays. `None` (the last round was cut off): everything is restored.
+    pub agent_state: Option<String>,
 }
 
 impl UndoStep {
@@ -75,11 +79,16 @@ impl UndoStep {
                 (true, rewind.from_round, rewind.restored)
             }
         };
+        let agent_state = match known_files(records) {
+            KnownFiles::Snapshot(id) => Some(id),
+            KnownFiles::Never | KnownFiles::CutOff(_) => None,
+        };
         Ok(Self {
             redo,
             from_round,
             scope,
             target: target.filter(|_| scope.files()),
+            agent_state,
         })
     }
 
@@ -139,7 +148,18 @@ pub fn carry_out(
     let mut previous = None;
     if let Some(target) = &step.target {
         let store = store.ok_or("the project's checkpoints cannot be opened")?;
-        let done = store.restore(target)?;
+        // Only what the undone rounds (or the undo taken back) changed goes back.
+        let done = match &step.agent_state {
+            Some(agent) => {
+                let paths: Vec<String> = store
+                    .changes(target, Some(agent))?
+                    .into_iter()
+                    .map(|change| change.path)
+                    .collect();
+                store.restore_only(target, &paths)?
+            }
+            None => store.restore(target)?,
+        };
         previous = Some(done.previous);
         restored = Some(done.changed);
     }

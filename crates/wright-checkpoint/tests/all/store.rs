@@ -334,3 +334,34 @@ fn removing_the_store_deletes_its_directory() {
 
     assert!(!dir.exists());
 }
+
+#[test]
+fn restoring_only_some_paths_leaves_every_other_change_as_it_is() {
+    let fixture = Fixture::new(false);
+    fixture.write("agent.txt", b"before\n");
+    fixture.write("user.txt", b"before\n");
+    let start = fixture.store.snapshot("start").unwrap().id;
+    // The agent changes one file and makes a directory with a file; the user changes another
+    // file and adds one in the agent's new directory.
+    fixture.write("agent.txt", b"agent\n");
+    fixture.write("made/by/agent.rs", b"fn f() {}\n");
+    fixture.write("user.txt", b"user\n");
+    fixture.write("mine.txt", b"mine\n");
+
+    fixture
+        .store
+        .restore_only(
+            &start,
+            &[
+                PathBuf::from("agent.txt"),
+                PathBuf::from("made/by/agent.rs"),
+            ],
+        )
+        .unwrap();
+
+    let root = fixture.root();
+    assert_eq!(std::fs::read(root.join("agent.txt")).unwrap(), b"before\n");
+    assert!(!root.join("made").exists());
+    assert_eq!(std::fs::read(root.join("user.txt")).unwrap(), b"user\n");
+    assert_eq!(std::fs::read(root.join("mine.txt")).unwrap(), b"mine\n");
+}

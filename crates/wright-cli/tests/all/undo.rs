@@ -380,6 +380,38 @@ fn undo_refuses_to_overwrite_a_file_the_user_changed_unless_forced() {
 }
 
 #[test]
+fn a_forced_undo_takes_back_only_what_the_agent_changed() {
+    let project = project(false);
+    project.write("mine.md", "draft\n");
+    let before = tree(project.path());
+    let server = serve(changing_round());
+    let run = project.exec(&server, "openai", &[], "change things");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // After the round the user edits a file the round never touched and adds one.
+    project.write("mine.md", "my edit\n");
+    project.write("added-by-me.txt", "mine\n");
+
+    let forced = wright(&project, &["undo", "--force"]);
+    assert_eq!(forced.code, Some(0), "{}", forced.stderr);
+
+    let mut expected = before;
+    let mut after = tree(project.path());
+    for mine in ["mine.md", "added-by-me.txt"] {
+        expected.remove(mine);
+        after.remove(mine);
+    }
+    assert_eq!(after, expected);
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("mine.md")).unwrap(),
+        "my edit\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("added-by-me.txt")).unwrap(),
+        "mine\n"
+    );
+}
+
+#[test]
 fn an_unknown_round_exits_2_with_the_rounds_to_choose_from() {
     let project = project(false);
     let server = serve(changing_round());
