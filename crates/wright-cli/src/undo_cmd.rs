@@ -187,9 +187,10 @@ fn undo_error(error: UndoError) -> Failure {
 fn check_untouched(
     store: &dyn Checkpoints,
     records: &[wright_store::Record],
+    step: &UndoStep,
     force: bool,
 ) -> Result<(), Failure> {
-    match overwrites(store, records).map_err(Failure::failed)? {
+    match overwrites(store, records, step).map_err(Failure::failed)? {
         Overwrites::Nothing => Ok(()),
         Overwrites::Unknown => {
             eprintln!(
@@ -235,7 +236,7 @@ fn undo_result(root: &Path, args: &UndoArgs) -> Result<(), Failure> {
     let step = UndoStep::plan(records, request, scope).map_err(undo_error)?;
     let store = if step.restores_files() {
         let store = checkpoint_store(&home, root, &loaded)?;
-        check_untouched(store.as_ref(), records, args.force)?;
+        check_untouched(store.as_ref(), records, &step, args.force)?;
         Some(store)
     } else {
         None

@@ -110,16 +110,27 @@ pub enum Overwrites {
     UserChanges(Vec<PathChange>),
 }
 
-/// What restoring the files would overwrite, going by the session's `records`.
+/// What carrying out `step` would overwrite, going by the session's `records`: the paths
+/// changed since the agent last touched the files among those the step restores (changes the
+/// user made elsewhere stay as they are, see [`carry_out`]).
 pub fn overwrites(
     store: &dyn Checkpoints,
     records: &[Record],
+    step: &UndoStep,
 ) -> Result<Overwrites, CheckpointFailure> {
     match known_files(records) {
         KnownFiles::Never => Ok(Overwrites::Nothing),
         KnownFiles::CutOff(_) => Ok(Overwrites::Unknown),
         KnownFiles::Snapshot(known) => {
-            let changed = store.changes(&known, None)?;
+            let mut changed = store.changes(&known, None)?;
+            if let Some(target) = &step.target {
+                let restored: Vec<String> = store
+                    .changes(target, Some(&known))?
+                    .into_iter()
+                    .map(|change| change.path)
+                    .collect();
+                changed.retain(|change| restored.iter().any(|path| overlap(&change.path, path)));
+            }
             Ok(if changed.is_empty() {
                 Overwrites::Nothing
             } else {
@@ -127,6 +138,16 @@ pub fn overwrites(
             })
         }
     }
+}
+
+/// Whether one of two project-relative paths is the other or lies under it.
+fn overlap(a: &str, b: &str) -> bool {
+    let under = |inner: &str, outer: &str| {
+        inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    a == b || under(a, b) || under(b, a)
 }
 
 /// What an undo or a redo did.
@@ -354,18 +375,31 @@ mod tests {
             user_changes: vec![added("mine.txt")],
             ..Fake::default()
         };
+        let plan = |records: &[Record]| {
+            UndoStep::plan(records, UndoRequest::Undo(None), UndoScope::Both).unwrap()
+        };
+        let session = session();
         assert_eq!(
-            overwrites(&store, &session()).unwrap(),
+            overwrites(&store, &session, &plan(&session)).unwrap(),
             Overwrites::UserChanges(vec![added("mine.txt")])
         );
         assert_eq!(
-            overwrites(&Fake::default(), &session()).unwrap(),
+            overwrites(&Fake::default(), &session, &plan(&session)).unwrap(),
             Overwrites::Nothing
         );
         assert_eq!(
-            overwrites(&store, &session()[..2]).unwrap(),
+            overwrites(&store, &session[..2], &plan(&session[..2])).unwrap(),
             Overwrites::Unknown,
             "the round did not end"
         );
+    }
+
+    #[test]
+    fn paths_overlap_when_one_is_the_other_or_lies_under_it() {
+        assert!(overlap("src/a.rs", "src/a.rs"));
+        assert!(overlap("newdir/sub/x", "newdir"));
+        assert!(overlap("newdir", "newdir/sub/x"));
+        assert!(!overlap("newdir2", "newdir"));
+        assert!(!overlap("mine.md", "src/a.rs"));
     }
 }

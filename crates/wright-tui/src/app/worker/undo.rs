@@ -88,10 +88,11 @@ impl Worker {
         let step = UndoStep::plan(&records, request, scope).map_err(|e| undo_error(&e))?;
         let store = if step.restores_files() {
             let store = self.store()?;
-            let (asked, known) = (store.clone(), records.clone());
-            let found =
-                blocking(move || overwrites(asked.as_ref(), &known).map_err(|e| e.to_string()))
-                    .await?;
+            let (asked, known, planned) = (store.clone(), records.clone(), step.clone());
+            let found = blocking(move || {
+                overwrites(asked.as_ref(), &known, &planned).map_err(|e| e.to_string())
+            })
+            .await?;
             match found {
                 Overwrites::Nothing => {}
                 Overwrites::Unknown => self.notice(Notice::Info(
