@@ -94,11 +94,9 @@ pub(crate) fn protected_paths(
     git_globals: &[PathBuf],
     extra: &[ProtectedPath],
 ) -> Vec<ProtectedPath> {
-    let paths = project_paths(root, home, git_globals)
-        .into_iter()
-        .map(|(path, why)| ProtectedPath::new(&path, why))
-        .collect();
-    with_extras(root, paths, extra)
+    listed(root, home, git_globals, extra, |path, why| {
+        ProtectedPath::new(&path, why)
+    })
 }
 
 /// The same paths as [`protected_paths`], named as they are reached rather than where they
@@ -111,22 +109,25 @@ pub(crate) fn named_protected_paths(
     git_globals: &[PathBuf],
     extra: &[ProtectedPath],
 ) -> Vec<ProtectedPath> {
-    let paths = project_paths(root, home, git_globals)
-        .into_iter()
-        .map(|(path, why)| ProtectedPath {
-            path,
-            why: why.into(),
-        })
-        .collect();
-    with_extras(root, paths, extra)
+    listed(root, home, git_globals, extra, |path, why| ProtectedPath {
+        path,
+        why: why.into(),
+    })
 }
 
-/// `paths` and the front end's `extra`, without those that hold the project, each once.
-fn with_extras(
+/// The project's protected paths, each made a [`ProtectedPath`] by `name`, then the front
+/// end's `extra`, without those that hold the project, each once.
+fn listed(
     root: &Path,
-    mut paths: Vec<ProtectedPath>,
+    home: Option<&Path>,
+    git_globals: &[PathBuf],
     extra: &[ProtectedPath],
+    name: impl Fn(PathBuf, &'static str) -> ProtectedPath,
 ) -> Vec<ProtectedPath> {
+    let mut paths: Vec<ProtectedPath> = project_paths(root, home, git_globals)
+        .into_iter()
+        .map(|(path, why)| name(path, why))
+        .collect();
     paths.extend(extra.iter().cloned());
     paths.retain(|p| !root.starts_with(&p.path));
     let mut seen = std::collections::HashSet::new();
