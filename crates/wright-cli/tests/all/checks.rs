@@ -163,7 +163,7 @@ fn alive(pid: &str) -> bool {
 #[test]
 fn ctrl_c_stops_a_running_check_and_its_process_group_and_exits_130() {
     use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
 
     // The shell records itself and a background sleep of its group, then waits.
@@ -201,22 +201,7 @@ fn ctrl_c_stops_a_running_check_and_its_process_group_and_exits_130() {
     let pids = [read_pid("check.pid"), read_pid("sleep.pid")];
     assert!(pids.iter().all(|pid| alive(pid)), "{pids:?}");
 
-    let sent = Instant::now();
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            sent.elapsed() < Duration::from_secs(5),
-            "wright did not stop within 5 s of Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = interrupt_and_wait(&mut child, Duration::from_secs(5));
     assert_eq!(status.code(), Some(130));
     // Once wright is gone its children are reaped by init; give that a moment.
     let gone = Instant::now();

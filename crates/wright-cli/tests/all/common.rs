@@ -151,3 +151,27 @@ pub fn messages(request: &RecordedRequest) -> Vec<(String, String)> {
 pub fn last_message(request: &RecordedRequest) -> String {
     messages(request).pop().unwrap().1
 }
+
+/// Sends SIGINT (Ctrl-C) to `child` and waits for it to exit, failing if that takes longer
+/// than `within`.
+pub fn interrupt_and_wait(
+    child: &mut std::process::Child,
+    within: std::time::Duration,
+) -> std::process::ExitStatus {
+    let sent = std::time::Instant::now();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            sent.elapsed() < within,
+            "wright did not stop within {within:?} of Ctrl-C"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -1,10 +1,10 @@
 //! Ctrl-C during a round stops the running tool at once and exits with 130.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
-use crate::common::{Project, reply, serve};
+use crate::common::{Project, interrupt_and_wait, reply, serve};
 
 #[test]
 fn ctrl_c_during_a_tool_exits_130_with_an_interrupted_event() {
@@ -27,22 +27,7 @@ fn ctrl_c_during_a_tool_exits_130_with_an_interrupted_event() {
         }
     }
     std::thread::sleep(Duration::from_millis(300));
-    let sent = Instant::now();
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            sent.elapsed() < Duration::from_secs(10),
-            "wright did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = interrupt_and_wait(&mut child, Duration::from_secs(10));
     assert_eq!(status.code(), Some(130));
     let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
     let last: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
