@@ -226,17 +226,7 @@ impl CheckpointStore {
     /// are (see [`Restore::previous`]). Ignored files, `.git` and files over the size cap are
     /// left as they are.
     pub fn restore(&self, to: &CheckpointId) -> Result<Restore, CheckpointError> {
-        let _lock = self.lock()?;
-        let target = self.state(to)?;
-        let previous = self.snapshot_locked(&format!("before restoring {to}"))?;
-        let now = self.state(&previous.id)?;
-        let changed = tree::compare(&now, &target);
-        restore::apply(&self.git, &self.project_root, &now, &target)?;
-        Ok(Restore {
-            previous: previous.id,
-            changed,
-            skipped: previous.skipped,
-        })
+        self.restore_within(to, None)
     }
 
     /// Like [`restore`](Self::restore), but only `paths` (relative to the project; a directory
@@ -247,11 +237,24 @@ impl CheckpointStore {
         to: &CheckpointId,
         paths: &[PathBuf],
     ) -> Result<Restore, CheckpointError> {
-        let _lock = self.lock()?;
         let only: std::collections::BTreeSet<PathBuf> = paths.iter().cloned().collect();
-        let target = self.state(to)?.only(&only);
-        let previous = self.snapshot_locked(&format!("before restoring part of {to}"))?;
-        let now = self.state(&previous.id)?.only(&only);
+        self.restore_within(to, Some(&only))
+    }
+
+    /// The restore of `to`, over every captured path or over `only` (and what lies under it).
+    fn restore_within(
+        &self,
+        to: &CheckpointId,
+        only: Option<&std::collections::BTreeSet<PathBuf>>,
+    ) -> Result<Restore, CheckpointError> {
+        let _lock = self.lock()?;
+        let narrow = |state: tree::State| match only {
+            Some(only) => state.only(only),
+            None => state,
+        };
+        let target = narrow(self.state(to)?);
+        let previous = self.snapshot_locked(&format!("before restoring {to}"))?;
+        let now = narrow(self.state(&previous.id)?);
         let changed = tree::compare(&now, &target);
         restore::apply(&self.git, &self.project_root, &now, &target)?;
         Ok(Restore {

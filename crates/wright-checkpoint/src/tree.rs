@@ -60,8 +60,10 @@ impl State {
     /// This state narrowed to `paths` (and what lies under them): its entries, directories and
     /// modes there, plus the directories above them, which a restore of those paths needs.
     pub(crate) fn only(&self, paths: &BTreeSet<PathBuf>) -> State {
-        let wanted = |path: &Path| paths.iter().any(|p| path.starts_with(p));
-        let above = |dir: &Path| paths.iter().any(|p| p.starts_with(dir));
+        // Lookups in sets, not a scan of `paths` per entry: a round may change thousands.
+        let wanted = |path: &Path| path.ancestors().any(|a| paths.contains(a));
+        let ancestors: BTreeSet<&Path> = paths.iter().flat_map(|p| p.ancestors().skip(1)).collect();
+        let above = |dir: &Path| ancestors.contains(dir);
         let mut manifest = self.manifest.clone();
         manifest.dirs.retain(|dir, _| wanted(dir) || above(dir));
         manifest.modes.retain(|path, _| wanted(path));

@@ -142,12 +142,8 @@ pub fn overwrites(
 
 /// Whether one of two project-relative paths is the other or lies under it.
 fn overlap(a: &str, b: &str) -> bool {
-    let under = |inner: &str, outer: &str| {
-        inner
-            .strip_prefix(outer)
-            .is_some_and(|rest| rest.starts_with('/'))
-    };
-    a == b || under(a, b) || under(b, a)
+    let (a, b) = (std::path::Path::new(a), std::path::Path::new(b));
+    a.starts_with(b) || b.starts_with(a)
 }
 
 /// What an undo or a redo did.
