@@ -398,4 +398,57 @@ mod tests {
         assert!(!overlap("newdir2", "newdir"));
         assert!(!overlap("mine.md", "src/a.rs"));
     }
+
+    /// A store that knows which paths the agent changed (from `a` to `b`) apart from which the
+    /// user changed since (`b` to now), and records what a narrowed restore was given.
+    #[derive(Default)]
+    struct TwoSides {
+        restored_only: Mutex<Vec<Vec<String>>>,
+    }
+
+    impl Checkpoints for TwoSides {
+        fn snapshot(&self, _: &str) -> Result<String, CheckpointFailure> {
+            Ok("now".into())
+        }
+        fn changes(
+            &self,
+            from: &str,
+            to: Option<&str>,
+        ) -> Result<Vec<PathChange>, CheckpointFailure> {
+            Ok(match (from, to) {
+                ("a", Some("b")) => vec![added("agent.txt")],
+                ("b", None) => vec![added("agent.txt"), added("elsewhere.txt")],
+                _ => vec![],
+            })
+        }
+        fn diff(&self, _: &str, _: Option<&str>) -> Result<String, CheckpointFailure> {
+            Ok(String::new())
+        }
+        fn restore(&self, _: &str) -> Result<Restored, CheckpointFailure> {
+            Err("the whole tree must not be restored".into())
+        }
+        fn restore_only(&self, _: &str, paths: &[String]) -> Result<Restored, CheckpointFailure> {
+            self.restored_only.lock().unwrap().push(paths.to_vec());
+            Ok(Restored {
+                previous: "before-undo".into(),
+                changed: vec![],
+            })
+        }
+    }
+
+    #[test]
+    fn an_undo_restores_and_asks_about_only_the_paths_the_agent_changed() {
+        let store = TwoSides::default();
+        let records = session();
+        let step = UndoStep::plan(&records, UndoRequest::Undo(None), UndoScope::Both).unwrap();
+        assert_eq!(
+            overwrites(&store, &records, &step).unwrap(),
+            Overwrites::UserChanges(vec![added("agent.txt")])
+        );
+        carry_out(&step, Some(&store)).unwrap();
+        assert_eq!(
+            *store.restored_only.lock().unwrap(),
+            [vec!["agent.txt".to_string()]]
+        );
+    }
 }
