@@ -695,3 +695,40 @@ fn an_untrusted_project_cannot_turn_auto_commit_on_or_pick_the_commit_model() {
     let mut files = vec![file("[git]\nauto_commit = false\n"), file("")];
     assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
 }
+
+#[test]
+fn hook_scripts_the_settings_directory_and_wright_home_are_protected() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    std::fs::create_dir_all(root.join("scripts")).unwrap();
+    std::fs::create_dir_all(root.join("tools")).unwrap();
+    std::fs::write(root.join("scripts/vet.sh"), "exit 0\n").unwrap();
+    std::fs::write(root.join("tools/check.py"), "").unwrap();
+    std::fs::write(root.join("bare.sh"), "").unwrap();
+    let settings = file(
+        "[[hooks.pre_tool]]\ncommand = \"./scripts/vet.sh\"\n\
+         [[hooks.post_tool]]\ncommand = \"python3 'tools/check.py' --strict\"\n\
+         [[hooks.post_tool]]\ncommand = \"bare.sh\"\n",
+    );
+    let home = base.join("home");
+    let state = base.join("state");
+    let env = |name: &str| match name {
+        "HOME" => Some(home.display().to_string()),
+        "WRIGHT_HOME" => Some(state.display().to_string()),
+        _ => None,
+    };
+    let paths: Vec<PathBuf> = protected_paths(&[settings], &root, &env)
+        .into_iter()
+        .map(|p| p.path)
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            home.join(".config/wright"),
+            state,
+            root.join("scripts/vet.sh"),
+            root.join("tools/check.py"),
+        ]
+    );
+}
