@@ -78,14 +78,14 @@ pub use write::WriteTool;
 /// Adding a tool = one file implementing this + one line in [`ToolRegistry::builtin`].
 pub trait Tool: Send + Sync {
     /// The name the model writes after `Action:`, e.g. `Read`, `Bash`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// What the tool does to the world: reads, edits files, or runs commands.
     fn kind(&self) -> ToolKind;
 
     /// The tool's prompt text (purpose, parameters, rules, one example), shown in the system
     /// prompt under `## <name>`; from `prompts/tools/`.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
 
     /// The JSON Schema of the tool's arguments (an object schema, subschemas inline), as
     /// function-calling providers and MCP clients take it.

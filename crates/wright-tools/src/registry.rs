@@ -72,6 +72,12 @@ impl ToolRegistry {
         }
     }
 
+    /// Keeps only the tools `keep` says yes to, in their order (a sub-agent's tool list, plan
+    /// mode's read-only tools).
+    pub fn retain(&mut self, mut keep: impl FnMut(&dyn Tool) -> bool) {
+        self.tools.retain(|tool| keep(tool.as_ref()));
+    }
+
     /// The tool called exactly `name`.
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
         self.tools
@@ -81,7 +87,7 @@ impl ToolRegistry {
     }
 
     /// The tool names, in registration order.
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
     }
 
