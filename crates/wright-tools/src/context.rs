@@ -217,6 +217,18 @@ impl ToolContext {
         self
     }
 
+    /// The context of a sub-agent this context's agent runs (issue 14): the same project,
+    /// confinement, policy, protected paths and cancellation (Ctrl-C stops the child too), but
+    /// a todo list and a record of read files of its own — what the child read, the parent has
+    /// not seen, so the parent may not edit it unread on the child's account.
+    pub fn for_child(&self) -> Self {
+        Self {
+            mtimes: Arc::default(),
+            todos: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// Lets Edit and MultiEdit change files the agent has not read in this context, for one-off
     /// calls where no Read can come first (`wright tool Edit …`). A file read and then modified
     /// on disk is still refused.
@@ -732,6 +744,28 @@ mod tests {
         ctx.observe_mtime(&path, t0);
         assert_eq!(ctx.freshness(&path, t0), Freshness::Unchanged);
         assert_eq!(ctx.freshness(&path, t1), Freshness::Modified);
+    }
+
+    #[test]
+    fn a_childs_context_has_its_own_reads_and_todos_and_shares_the_cancellation() {
+        let (_dir, parent) = project();
+        let path = parent.root().join("src/main.rs");
+        let t0 = SystemTime::UNIX_EPOCH;
+        parent.observe_mtime(&path, t0);
+        parent.set_todos(vec![TodoItem {
+            id: "1".into(),
+            content: "parent's".into(),
+            status: wright_protocol::TodoStatus::Pending,
+        }]);
+        let child = parent.for_child();
+        assert_eq!(child.freshness(&path, t0), Freshness::Unseen);
+        assert!(child.todos().is_empty());
+        child.observe_mtime(&path, t0);
+        child.set_todos(Vec::new());
+        assert_eq!(parent.todos().len(), 1);
+        assert_eq!(child.root(), parent.root());
+        parent.cancellation().cancel();
+        assert!(child.cancellation().is_cancelled());
     }
 
     #[test]
