@@ -47,6 +47,9 @@ pub struct ToolContext {
     /// The protected paths as the guard last recorded them ([`crate::guard`]), for the check
     /// after a command and before the next one.
     guard_snapshot: Arc<Mutex<Option<guard::Snapshot>>>,
+    /// Whether nothing may be changed (plan mode, read-only agents; see
+    /// [`ToolContext::with_read_only`]).
+    read_only: bool,
 }
 
 impl ToolContext {
@@ -80,6 +83,7 @@ impl ToolContext {
             )
             .into(),
             guard_snapshot: Arc::default(),
+            read_only: false,
         })
     }
 
@@ -215,6 +219,18 @@ impl ToolContext {
     pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
         self
+    }
+
+    /// A context where nothing may be changed (plan mode, read-only sub-agents): tools that
+    /// edit files are refused and Bash runs only commands the checker judges read-only.
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether nothing may be changed here (see [`with_read_only`](Self::with_read_only)).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The context of a sub-agent this context's agent runs (issue 14): the same project,
