@@ -217,11 +217,20 @@ impl AgentBuilder {
         if profile.read_only {
             tools.retain(|tool| tool.read_only() || tool.name() == "Bash");
         }
-        let (llm, summary_llm, config) = (
-            self.llm.clone(),
-            self.summary_llm.clone(),
-            self.config.clone(),
-        );
+        let mut config = self.config.clone();
+        if let Some(max_steps) = profile.max_steps {
+            config.max_steps = max_steps;
+        }
+        let (llm, summary_llm) = match &profile.model {
+            Some(model) if *model != self.llm.config().model => {
+                let mut llm_config = self.llm.config().clone();
+                llm_config.model = model.clone();
+                let llm = LlmClient::new(llm_config)?;
+                let summary_llm = summary_client(&llm, &config)?;
+                (llm, summary_llm)
+            }
+            _ => (self.llm.clone(), self.summary_llm.clone()),
+        };
         let agent = Agent::with_clients(llm, summary_llm, tools, ctx, config, history);
         let checkpoints = if depth == 0 {
             self.checkpoints.clone()

@@ -22,6 +22,10 @@ pub struct AgentProfile {
     pub instructions: Option<String>,
     /// Only read-only tools, Bash limited to read-only commands.
     pub read_only: bool,
+    /// Its model, when not the session's.
+    pub model: Option<String>,
+    /// Its limit of model calls in a round, when not the session's.
+    pub max_steps: Option<u32>,
 }
 
 /// The instructions every sub-agent's system prompt gets before its own.
@@ -43,6 +47,8 @@ impl AgentProfile {
             tools: agent.tools.clone(),
             instructions: Some(instructions),
             read_only: agent.read_only,
+            model: agent.model.clone(),
+            max_steps: agent.max_steps,
         }
     }
 
@@ -54,6 +60,8 @@ impl AgentProfile {
             tools: agent.tools.clone(),
             instructions: Some(agent.instructions.trim().to_string()).filter(|i| !i.is_empty()),
             read_only: agent.read_only,
+            model: agent.model.clone(),
+            max_steps: agent.max_steps,
         }
     }
 }
