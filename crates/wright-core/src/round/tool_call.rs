@@ -5,7 +5,7 @@
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
-use wright_store::CheckpointKind;
+use wright_store::{CheckpointKind, UsageKind};
 
 use wright_tools::CommandRun;
 
@@ -13,6 +13,7 @@ use crate::approval::Gate;
 use crate::checkpoint::changes_files;
 use crate::checks;
 use crate::hooks::HookOutcome;
+use crate::subagent::subagent_spending;
 use crate::summary::result_summary;
 
 use super::{Agent, Round};
@@ -65,6 +66,15 @@ impl Round<'_> {
                                 self.checkpointed = true;
                             }
                             let mut result = prepared.run(&agent.ctx).await;
+                            // A Task call's sub-agents billed calls of their own: the session's
+                            // cost counts them.
+                            for (model, usage) in subagent_spending(&result.stats) {
+                                let recorded =
+                                    agent
+                                        .history
+                                        .record_usage(usage, UsageKind::Subagent, &model);
+                                self.sink.warn_unsaved(recorded);
+                            }
                             agent.after_hooks(call, &mut result, &cancel).await;
                             ran = true;
                             result

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use wright_core::approval::ApprovalMode;
 use wright_core::checks::Checks;
 use wright_core::commit::GitSettings;
+use wright_core::cost::session_cost;
 use wright_core::hooks::Hooks;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
 use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
@@ -191,6 +192,15 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
     assert_eq!(children[0].meta.task.as_deref(), Some("Summarise big.txt"));
     assert_eq!(children[0].rounds, 1);
     assert_eq!(children[0].tokens, 220);
+    // The parent's cost counts the child's calls.
+    let cost = session_cost(
+        session.agent().history().usage_records(),
+        "main-model",
+        &HashMap::new(),
+    );
+    assert_eq!(cost.steps.usage.total_tokens, 220);
+    assert_eq!(cost.subagents.usage.total_tokens, 220);
+    assert_eq!(cost.total.usage.total_tokens, 440);
 }
 
 #[tokio::test]
