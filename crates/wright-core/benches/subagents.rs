@@ -9,6 +9,9 @@
 //!
 //! `cargo bench -p wright-core --bench subagents`
 
+// A benchmark, not library code: a failure is a panic with its reason.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
