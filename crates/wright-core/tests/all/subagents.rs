@@ -77,10 +77,13 @@ impl Project {
     }
 
     fn session(&self, server: &TestServer) -> Session {
-        let sessions = Sessions::new(
-            self.store(),
-            AgentBuilder::new(self.setup(server, 0)).unwrap(),
-        );
+        self.session_with(server, ApprovalMode::Auto)
+    }
+
+    fn session_with(&self, server: &TestServer, approval: ApprovalMode) -> Session {
+        let mut setup = self.setup(server, 0);
+        setup.approval = approval;
+        let sessions = Sessions::new(self.store(), AgentBuilder::new(setup).unwrap());
         sessions.create(None).unwrap()
     }
 }
@@ -364,4 +367,66 @@ async fn sub_agents_nest_no_deeper_than_the_limit() {
     let grandchildren = project.store().children(&child.meta.id).unwrap();
     assert_eq!(grandchildren.len(), 1);
     assert_eq!(grandchildren[0].meta.task.as_deref(), Some("level two"));
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_a_child_waiting_on_the_model() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"slow\", \"prompt\": \"take your time\"}]"),
+        reply("Action: Finish[too late]").with_delay_ms(20_000),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let outcome = session.run_round("go", cancel, &mut |_| {}).await;
+    assert!(
+        matches!(
+            outcome,
+            RoundOutcome::Failed {
+                code: wright_protocol::FailureCode::Interrupted,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_child_asks_as_the_parent_would_and_with_no_one_to_ask_its_write_is_denied() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"description\": \"write\", \"prompt\": \"create notes.txt\"}]"),
+        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
+        reply("Action: Finish[I could not write it]"),
+        reply("Action: Finish[parent done]"),
+    ]))
+    .unwrap();
+    let mut session = project.session_with(&server, ApprovalMode::Ask);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert!(!project.root.path().join("notes.txt").exists());
+    let (_, child_next) = parts(&server.requests()[2]);
+    assert!(
+        child_next.contains("The user denied this action."),
+        "{child_next}"
+    );
+    assert!(
+        child_next.contains(wright_core::approval::NO_APPROVER_REASON),
+        "{child_next}"
+    );
 }
