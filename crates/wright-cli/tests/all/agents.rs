@@ -158,12 +158,40 @@ fn a_tasks_session_is_listed_under_its_parent() {
         reply(
             "Action: Task[{\"agent\": \"explore\", \"description\": \"Look around\", \"prompt\": \"list the files\"}]",
         ),
+        reply("Action: LS[{\"path\": \".\"}]"),
         reply("Action: Finish[CHILD-SAYS-HI]"),
         reply("Action: Finish[parent done]"),
     ]);
     let run = project.exec(&server, "openai", &["--json"], "delegate");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let session = run.events()[0]["session_id"].as_str().unwrap().to_string();
+    let events = run.events();
+    let session = events[0]["session_id"].as_str().unwrap().to_string();
+    // The child's steps come as `subagent` events under the Task call's step.
+    let child_call = events
+        .iter()
+        .find(|e| e["type"] == "subagent" && e["event"]["type"] == "tool_call")
+        .unwrap_or_else(|| panic!("{events:#?}"));
+    assert_eq!(child_call["step"], 1);
+    assert_eq!(child_call["agent"], "explore");
+    assert_eq!(child_call["description"], "Look around");
+    assert_eq!(child_call["event"]["tool"], "LS");
+
+    // A person running exec sees the child's steps too.
+    let human_server = serve(vec![
+        reply(
+            "Action: Task[{\"agent\": \"explore\", \"description\": \"Look\", \"prompt\": \"list\"}]",
+        ),
+        reply("Action: LS[{\"path\": \".\"}]"),
+        reply("Action: Finish[seen]"),
+        reply("Action: Finish[done]"),
+    ]);
+    let human = project.exec(&human_server, "openai", &[], "delegate");
+    assert_eq!(human.code, Some(0), "{}", human.stderr);
+    assert!(
+        human.stderr.contains("↳ explore → LS {\"path\":\".\"}"),
+        "{}",
+        human.stderr
+    );
     let output = project
         .bare_command()
         .args(["sessions", "show", &session])

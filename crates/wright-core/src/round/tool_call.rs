@@ -65,7 +65,23 @@ impl Round<'_> {
                             {
                                 self.checkpointed = true;
                             }
-                            let mut result = prepared.run(&agent.ctx).await;
+                            // Events the call reports while it runs (a Task call's
+                            // sub-agents' steps) are shown as they come.
+                            let (events, mut progress) = tokio::sync::mpsc::unbounded_channel();
+                            let ctx = agent.ctx.clone().with_events(events);
+                            let run = prepared.run(&ctx);
+                            tokio::pin!(run);
+                            let mut result = loop {
+                                tokio::select! {
+                                    result = &mut run => break result,
+                                    Some(event) = progress.recv() => {
+                                        self.sink.emit(at_step(event, step));
+                                    }
+                                }
+                            };
+                            while let Ok(event) = progress.try_recv() {
+                                self.sink.emit(at_step(event, step));
+                            }
                             // A Task call's sub-agents billed calls of their own: the session's
                             // cost counts them.
                             for (model, usage) in subagent_spending(&result.stats) {
@@ -150,6 +166,14 @@ impl Round<'_> {
             }
         }
     }
+}
+
+/// A sub-agent's event as the step of the Task call that ran it reports it.
+fn at_step(mut event: Event, step: u32) -> Event {
+    if let Event::Subagent { step: at, .. } = &mut event {
+        *at = step;
+    }
+    event
 }
 
 impl Agent {

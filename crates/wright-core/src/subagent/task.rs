@@ -7,7 +7,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, FailureCode, ToolError, ToolResult, Usage};
+use wright_protocol::{ErrorCode, Event, FailureCode, ToolError, ToolResult, Usage};
 use wright_store::{Record, SessionStore};
 use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
 
@@ -407,6 +407,19 @@ pub(crate) fn subagent_spending(stats: &Value) -> Vec<(String, Usage)> {
         .unwrap_or_default()
 }
 
+/// Whether a sub-agent's event is shown to the user: its steps, questions, warnings and end,
+/// not its streamed text or per-call usage (the Task call's note sums that up).
+fn shown(event: &Event) -> bool {
+    !matches!(
+        event,
+        Event::AssistantDelta { .. }
+            | Event::ReasoningDelta { .. }
+            | Event::Usage { .. }
+            | Event::SessionStarted { .. }
+            | Event::RoundStarted { .. }
+    )
+}
+
 /// The usage of `records`, summed per model (a record naming none is `default_model`'s).
 fn spent_per_model(records: &[Record], default_model: &str) -> Vec<(String, Usage)> {
     let mut spent: Vec<(String, Usage)> = Vec::new();
@@ -500,7 +513,18 @@ impl TaskRunner {
                 );
             }
         };
-        let outcome = agent.run_round(&job.prompt, &mut |_| {}).await;
+        let (agent_name, description) = (job.agent.name.clone(), job.description.clone());
+        let mut forward = |event: Event| {
+            if shown(&event) {
+                ctx.emit(Event::Subagent {
+                    step: 0,
+                    agent: agent_name.clone(),
+                    description: description.clone(),
+                    event: Box::new(event),
+                });
+            }
+        };
+        let outcome = agent.run_round(&job.prompt, &mut forward).await;
         let cost = session_cost(
             agent.history().usage_records(),
             agent.model(),

@@ -137,7 +137,7 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
     ]))
     .unwrap();
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
+    let (outcome, events) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
     assert!(
         matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "It has 300 lines."),
         "{outcome:?}"
@@ -186,6 +186,46 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
         !parent_next.contains("BIGLINE"),
         "the child's observation reached the parent"
     );
+
+    // The child's steps are reported as it makes them, under the Task call's step, and
+    // before the Task call's own result.
+    let subagent: Vec<(u32, String, String)> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Subagent {
+                step, agent, event, ..
+            } => Some((*step, agent.clone(), format!("{event:?}"))),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        subagent.iter().any(|(step, agent, event)| *step == 1
+            && agent == "explore"
+            && event.starts_with("ToolCall")
+            && event.contains("big.txt")),
+        "{subagent:?}"
+    );
+    assert!(
+        subagent
+            .iter()
+            .any(|(_, _, event)| event.starts_with("ToolResult") && event.contains("Read")),
+        "{subagent:?}"
+    );
+    assert!(
+        !subagent
+            .iter()
+            .any(|(_, _, event)| event.starts_with("AssistantDelta") || event.starts_with("Usage")),
+        "{subagent:?}"
+    );
+    let task_result = events
+        .iter()
+        .position(|e| matches!(e, Event::ToolResult { tool, .. } if tool == "Task"))
+        .unwrap();
+    let last_child = events
+        .iter()
+        .rposition(|e| matches!(e, Event::Subagent { .. }))
+        .unwrap();
+    assert!(last_child < task_result);
 
     // The child's session is linked to the parent's and holds its steps.
     let children = project.store().children(session.id()).unwrap();
