@@ -34,7 +34,9 @@ use crate::error::RoundError;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
 use crate::round::{Agent, AgentConfig, Events, RoundOutcome, summary_client};
-use crate::subagent::{AgentCatalog, AgentProfile, SubagentSettings, TaskRunner, TaskTool};
+use crate::subagent::{
+    AgentCatalog, AgentProfile, SubagentSettings, TaskRunner, TaskTool, agent_listing,
+};
 
 /// What every agent of a front end is made of, apart from its session: resolved from the
 /// settings once, then used for each session opened (`exec`'s one, the interactive session's
@@ -167,6 +169,7 @@ impl AgentBuilder {
         &self,
         history: HistoryManager,
         environment: &str,
+        agents: &str,
         session: &str,
     ) -> Result<Agent, SessionError> {
         let ctx = self
@@ -180,7 +183,15 @@ impl AgentBuilder {
             ctx.set_todos(todos);
         }
         let ctx = ctx.with_read_only(self.profile.read_only);
-        self.assemble(history, environment, ctx, &self.profile.clone(), 0, session)
+        self.assemble(
+            history,
+            environment,
+            ctx,
+            &self.profile.clone(),
+            0,
+            session,
+            agents,
+        )
     }
 
     /// An agent at `depth` (0 for a session's own, 1 for its sub-agents, …) over `history`
@@ -196,6 +207,7 @@ impl AgentBuilder {
         profile: &AgentProfile,
         depth: u32,
         session: &str,
+        agents: &str,
     ) -> Result<Agent, SessionError> {
         let mut tools = self.tools.registry();
         if let Some(store) = self
@@ -209,6 +221,7 @@ impl AgentBuilder {
                 parent: session.to_string(),
                 environment: environment.to_string(),
                 depth: depth + 1,
+                listing: agents.to_string(),
             })));
         }
         if let Some(names) = &profile.tools {
@@ -256,6 +269,11 @@ impl AgentBuilder {
         }
     }
 
+    /// The agents a session starting now lists in its Task tool's description.
+    pub fn agent_listing(&self) -> String {
+        agent_listing(&self.catalog)
+    }
+
     /// The environment block of a session starting now in this project.
     pub fn environment(&self) -> String {
         Environment::detect(&self.root, Local::now().date_naive()).block()
@@ -288,7 +306,9 @@ pub struct Sessions {
 impl Sessions {
     /// The sessions in `store`, with agents from `agents`.
     pub fn new(store: SessionStore, mut agents: AgentBuilder) -> Self {
-        let store = store.with_environment(agents.environment());
+        let store = store
+            .with_environment(agents.environment())
+            .with_agents(agents.agent_listing());
         agents.store = Some(store.clone());
         Self {
             store,
@@ -318,9 +338,13 @@ impl Sessions {
     /// A session over the file of a session just created.
     fn start(&self, meta: SessionMeta, file: SessionFile) -> Result<Session, SessionError> {
         let environment = environment_of(&meta, &self.agents);
-        let agent = self
-            .agents
-            .build(HistoryManager::new(Some(file)), &environment, &meta.id)?;
+        let listing = listing_of(&meta, &self.agents);
+        let agent = self.agents.build(
+            HistoryManager::new(Some(file)),
+            &environment,
+            &listing,
+            &meta.id,
+        )?;
         Ok(Session {
             id: meta.id,
             name: meta.name,
@@ -345,9 +369,11 @@ impl Sessions {
         file: SessionFile,
     ) -> Result<Session, SessionError> {
         let environment = environment_of(&loaded.meta, &self.agents);
+        let listing = listing_of(&loaded.meta, &self.agents);
         let agent = self.agents.build(
             HistoryManager::replay(&loaded.records, Some(file)),
             &environment,
+            &listing,
             &loaded.meta.id,
         )?;
         Ok(Session {
@@ -396,6 +422,14 @@ fn environment_of(meta: &SessionMeta, agents: &AgentBuilder) -> String {
     meta.environment
         .clone()
         .unwrap_or_else(|| agents.environment())
+}
+
+/// The agents a session's Task tool lists: those it recorded when it started, or, for a
+/// session from before wrights recorded them, those of now.
+fn listing_of(meta: &SessionMeta, agents: &AgentBuilder) -> String {
+    meta.agents
+        .clone()
+        .unwrap_or_else(|| agents.agent_listing())
 }
 
 /// An open session: its identity and its agent.

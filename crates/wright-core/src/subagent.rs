@@ -9,7 +9,7 @@ mod front_matter;
 mod task;
 
 pub use catalog::{AgentCatalog, AgentDefinition, AgentFileError, AgentSource, EXPLORE, GENERAL};
-pub use task::{SubagentSettings, TaskTool};
+pub use task::{SubagentSettings, TaskTool, agent_listing};
 pub(crate) use task::{TaskRunner, subagent_spending};
 
 /// What makes an agent one of the catalog's rather than the plain session agent: the tools

@@ -20,6 +20,10 @@ pub struct SessionMeta {
     /// that the prompt stays the same when the session is resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// The agents the Task tool's description listed when the session started (issue 14),
+    /// kept like the environment block so that the prompt stays the same on resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<String>,
     /// For a sub-agent's session (issue 14): the session whose Task call ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,

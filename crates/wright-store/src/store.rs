@@ -232,6 +232,7 @@ pub struct SessionStore {
     dir: PathBuf,
     project_root: PathBuf,
     environment: Option<String>,
+    agents: Option<String>,
 }
 
 /// A session read from disk.
@@ -257,6 +258,7 @@ impl SessionStore {
             dir: sessions.join(project_key(project_root)),
             project_root: project_root.to_path_buf(),
             environment: None,
+            agents: None,
         };
         let legacy = sessions.join(legacy_project_key(project_root));
         if legacy.is_dir() && !store.dir.exists() {
@@ -287,6 +289,13 @@ impl SessionStore {
     /// ends their system prompt; it is fixed when a session starts).
     pub fn with_environment(mut self, environment: String) -> Self {
         self.environment = Some(environment);
+        self
+    }
+
+    /// Sessions created from now on record `agents`, the list of agents their Task tool
+    /// describes (fixed when a session starts, like the environment block).
+    pub fn with_agents(mut self, agents: String) -> Self {
+        self.agents = Some(agents);
         self
     }
 
@@ -360,6 +369,7 @@ impl SessionStore {
             project_root: self.project_root.display().to_string(),
             created_at: Utc::now(),
             environment: self.environment.clone(),
+            agents: self.agents.clone(),
             parent: None,
             agent: None,
             task: None,

@@ -54,6 +54,8 @@ pub(crate) struct TaskRunner {
     pub environment: String,
     /// The depth of the children (1 for the session agent's).
     pub depth: u32,
+    /// The list of agents in the Task tool's description, as the session recorded it.
+    pub listing: String,
 }
 
 /// The `Task` tool of one agent.
@@ -64,7 +66,7 @@ pub struct TaskTool {
 
 impl TaskTool {
     pub(crate) fn new(runner: TaskRunner) -> Self {
-        let description = describe(runner.builder.catalog());
+        let description = DESCRIPTION.replace("{{agents}}", &runner.listing);
         Self {
             runner: Arc::new(runner),
             description,
@@ -72,9 +74,9 @@ impl TaskTool {
     }
 }
 
-/// The tool's description with the catalog's agents listed, one line each.
-fn describe(catalog: &AgentCatalog) -> String {
-    let agents = catalog
+/// The catalog's agents as the Task tool's description lists them, one line each.
+pub fn agent_listing(catalog: &AgentCatalog) -> String {
+    catalog
         .agents()
         .iter()
         .map(|agent| {
@@ -82,8 +84,7 @@ fn describe(catalog: &AgentCatalog) -> String {
             format!("- `{}`{access}: {}", agent.name, agent.description)
         })
         .collect::<Vec<_>>()
-        .join("\n");
-    DESCRIPTION.replace("{{agents}}", &agents)
+        .join("\n")
 }
 
 /// One task as the model gives it.
@@ -502,6 +503,7 @@ impl TaskRunner {
             &profile,
             self.depth,
             &meta.id,
+            &self.listing,
         );
         let mut agent = match built {
             Ok(agent) => agent,

@@ -470,3 +470,47 @@ async fn a_child_asks_as_the_parent_would_and_with_no_one_to_ask_its_write_is_de
         "{child_next}"
     );
 }
+
+#[tokio::test]
+async fn a_resumed_session_lists_the_agents_it_started_with() {
+    let project = Project::new();
+    project.write(
+        ".wright/agents/first.md",
+        "---\nname: first\ndescription: There from the start\n---\n",
+    );
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Finish[one]"),
+        reply("Action: Finish[two]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    run(&mut session, "first round").await;
+    let id = session.id().to_string();
+    drop(session);
+
+    // An agent file added later does not change the resumed session's L1…
+    project.write(
+        ".wright/agents/second.md",
+        "---\nname: second\ndescription: Added later\n---\n",
+    );
+    let sessions = Sessions::new(
+        project.store(),
+        AgentBuilder::new(project.setup(&server, 0)).unwrap(),
+    );
+    let loaded = project.store().find(&id).unwrap().unwrap();
+    let mut resumed = sessions.resume(loaded).unwrap();
+    run(&mut resumed, "second round").await;
+    let requests = server.requests();
+    let (before, _) = parts(&requests[0]);
+    let (after, _) = parts(&requests[1]);
+    assert_eq!(before, after, "L1 changed on resume");
+    assert!(after.contains("`first`: There from the start"));
+    assert!(!after.contains("second"), "{after}");
+    // …and a new session lists it.
+    let new = sessions.create(None).unwrap();
+    assert!(
+        new.agent()
+            .system_prompt()
+            .contains("- `second`: Added later")
+    );
+}

@@ -23,6 +23,7 @@ fn meta(id: &str, name: Option<&str>, created: &str) -> SessionMeta {
         project_root: PROJECT.to_string(),
         created_at: time(created),
         environment: None,
+        agents: None,
         parent: None,
         agent: None,
         task: None,
