@@ -95,6 +95,20 @@ pub enum SessionError {
     },
 }
 
+/// Where an agent runs: its session, the parts of L1 its session fixed when it started, and
+/// how deep it is (0 for a session's own agent, 1 for its sub-agents, …).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place<'a> {
+    /// The id of the session it records to.
+    pub session: &'a str,
+    /// The environment block that ends its L1.
+    pub environment: &'a str,
+    /// The agents its Task tool lists.
+    pub agents: &'a str,
+    /// How deep it is.
+    pub depth: u32,
+}
+
 /// Builds the [`Agent`] of a session: the model's clients, the tool registry and its context,
 /// the agent's settings, approvals and hooks, with the session's history and the todo list
 /// that history last wrote.
@@ -183,32 +197,33 @@ impl AgentBuilder {
             ctx.set_todos(todos);
         }
         let ctx = ctx.with_read_only(self.profile.read_only);
-        self.assemble(
-            history,
-            environment,
-            ctx,
-            &self.profile.clone(),
-            0,
+        let place = Place {
             session,
+            environment,
             agents,
-        )
+            depth: 0,
+        };
+        self.assemble(history, ctx, &self.profile.clone(), &place)
     }
 
-    /// An agent at `depth` (0 for a session's own, 1 for its sub-agents, …) over `history`
-    /// in `ctx`, as `profile` says: its tools (a Task tool while sub-agents may nest deeper),
+    /// An agent at `place` (its depth: 0 for a session's own, 1 for its sub-agents, …) over
+    /// `history` in `ctx`, as `profile` says: its tools (a Task tool while sub-agents may nest deeper),
     /// its L1, its model and step limit. Only the session's own agent takes checkpoints: a
     /// sub-agent's changes are covered by the checkpoint its parent takes before the Task
     /// call.
     pub(crate) fn assemble(
         &self,
         history: HistoryManager,
-        environment: &str,
         ctx: ToolContext,
         profile: &AgentProfile,
-        depth: u32,
-        session: &str,
-        agents: &str,
+        place: &Place<'_>,
     ) -> Result<Agent, SessionError> {
+        let Place {
+            session,
+            environment,
+            agents,
+            depth,
+        } = *place;
         let mut tools = self.tools.registry();
         if let Some(store) = self
             .store

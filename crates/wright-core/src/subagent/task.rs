@@ -14,7 +14,7 @@ use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
 use crate::cost::{format_usd, session_cost};
 use crate::history::HistoryManager;
 use crate::round::RoundOutcome;
-use crate::session::AgentBuilder;
+use crate::session::{AgentBuilder, Place};
 
 use super::{AgentCatalog, AgentDefinition, AgentProfile, catalog::GENERAL};
 
@@ -496,15 +496,15 @@ impl TaskRunner {
         if job.agent.read_only {
             child_ctx = child_ctx.with_read_only(true);
         }
-        let built = self.builder.assemble(
-            HistoryManager::new(Some(file)),
-            &self.environment,
-            child_ctx,
-            &profile,
-            self.depth,
-            &meta.id,
-            &self.listing,
-        );
+        let place = Place {
+            session: &meta.id,
+            environment: &self.environment,
+            agents: &self.listing,
+            depth: self.depth,
+        };
+        let built =
+            self.builder
+                .assemble(HistoryManager::new(Some(file)), child_ctx, &profile, &place);
         let mut agent = match built {
             Ok(agent) => agent,
             Err(e) => {
