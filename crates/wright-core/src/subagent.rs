@@ -9,6 +9,7 @@ mod front_matter;
 mod task;
 
 pub use catalog::{AgentCatalog, AgentDefinition, AgentFileError, AgentSource, EXPLORE, GENERAL};
+pub(crate) use task::with_task_description;
 pub use task::{SubagentSettings, TaskTool, agent_listing};
 pub(crate) use task::{TaskRunner, subagent_spending};
 

@@ -12,6 +12,7 @@ use crate::context::ContextBuilder;
 use crate::environment::Environment;
 use crate::history::HistoryManager;
 use crate::prompt::session_system_prompt;
+use crate::subagent::{AgentCatalog, agent_listing, with_task_description};
 use crate::tiers::HistoryView;
 
 /// What the next request of a session would be built from: L1 for the builtin tools, the
@@ -32,6 +33,12 @@ impl SessionContext {
     /// Nothing is written and the session file is not locked.
     pub fn load(root: &Path, session: Option<&LoadedSession>) -> Self {
         let tools = ToolRegistry::builtin();
+        // The Task tool lists the agents the session recorded; a new session (or one from
+        // before sessions recorded them) the built-in ones.
+        let agents = session
+            .and_then(|s| s.meta.agents.clone())
+            .unwrap_or_else(|| agent_listing(&AgentCatalog::default()));
+        let tools = with_task_description(tools, &agents);
         let records = session.map_or(&[][..], |s| s.records.as_slice());
         let history = HistoryManager::replay(records, None);
         let environment = session

@@ -74,6 +74,46 @@ impl TaskTool {
     }
 }
 
+/// `tools` with a stand-in for the Task tool listing `agents`, for showing a session's L1
+/// without running anything (`wright context`).
+pub(crate) fn with_task_description(
+    mut tools: wright_tools::ToolRegistry,
+    agents: &str,
+) -> wright_tools::ToolRegistry {
+    tools.register(Box::new(DescribedTask(
+        DESCRIPTION.replace("{{agents}}", agents),
+    )));
+    tools
+}
+
+/// The Task tool as L1 describes it, for a registry that is only shown: every call fails.
+struct DescribedTask(String);
+
+impl Tool for DescribedTask {
+    fn name(&self) -> &str {
+        "Task"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn description(&self) -> &str {
+        &self.0
+    }
+
+    fn schema(&self) -> Value {
+        json!({"type": "object"})
+    }
+
+    fn prepare(&self, _: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Err(tool_error(
+            ErrorCode::Other,
+            "sub-agents run only in a session (`wright exec`, the interactive session)",
+        ))
+    }
+}
+
 /// The catalog's agents as the Task tool's description lists them, one line each.
 pub fn agent_listing(catalog: &AgentCatalog) -> String {
     catalog
