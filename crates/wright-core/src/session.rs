@@ -133,10 +133,12 @@ impl AgentBuilder {
         if let Some(todos) = history.last_todo_list() {
             ctx.set_todos(todos);
         }
+        let mut tools = self.tools.registry();
+        crate::ask_user::register(&mut tools, self.approver.clone());
         let agent = Agent::with_clients(
             self.llm.clone(),
             self.summary_llm.clone(),
-            self.tools.registry(),
+            tools,
             ctx,
             self.config.clone(),
             history,

@@ -14,7 +14,7 @@ use crate::history::HistoryManager;
 use crate::prompt::session_system_prompt;
 use crate::tiers::HistoryView;
 
-/// What the next request of a session would be built from: L1 for the builtin tools, the
+/// What the next request of a session would be built from: L1 for a session's tools, the
 /// project's CODE_LAW.md as it is now, the session's history replayed from its records, and
 /// the todo list its last TodoWrite left.
 pub struct SessionContext {
@@ -31,7 +31,8 @@ impl SessionContext {
     /// not begun yet). L1 ends with the session's environment block, or today's for a new one.
     /// Nothing is written and the session file is not locked.
     pub fn load(root: &Path, session: Option<&LoadedSession>) -> Self {
-        let tools = ToolRegistry::builtin();
+        let mut tools = ToolRegistry::builtin();
+        crate::ask_user::register(&mut tools, None);
         let records = session.map_or(&[][..], |s| s.records.as_slice());
         let history = HistoryManager::replay(records, None);
         let environment = session
