@@ -10,11 +10,13 @@ use ratatui::text::Line;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use wright_core::approval::{ApprovalRequest, Decision};
+use wright_core::ask_user::{UserAnswer, UserQuestion};
 
 use super::commands::{self, SlashCommand};
 use super::complete::{self, Completion, FileIndex};
 use super::history::InputHistory;
 use super::input::{Composer, Edit};
+use super::picker::{Picked, Picker};
 use wright_protocol::text::plural;
 
 use super::transcript::{Transcript, styled};
@@ -38,6 +40,29 @@ pub(super) struct Question {
     answer: Option<oneshot::Sender<Decision>>,
     /// After `n`: the reason being typed.
     pub(super) reason: Option<Composer>,
+}
+
+/// The model's question (AskUser), waiting for the user's answer.
+pub(super) struct Answering {
+    pub(super) picker: Picker,
+    question: UserQuestion,
+    answer: Option<oneshot::Sender<UserAnswer>>,
+}
+
+impl Answering {
+    /// What the picker's answer means to the model.
+    fn answer(&self, picked: Picked) -> UserAnswer {
+        match picked {
+            Picked::Options(indices) => UserAnswer::Chose(
+                indices
+                    .into_iter()
+                    .filter_map(|i| self.question.choices.get(i).cloned())
+                    .collect(),
+            ),
+            Picked::Text(text) => UserAnswer::Typed(text),
+            Picked::Dismissed => UserAnswer::Declined,
+        }
+    }
 }
 
 /// Options waiting for the user to pick one.
@@ -80,6 +105,8 @@ pub(super) enum Mode {
     Asking(Busy, Box<Question>),
     /// A command waits for the user to pick an option (`/rewind`, `/undo`'s question).
     Choosing(Busy, Box<Choosing>),
+    /// The agent waits for the answer to the model's question.
+    Answering(Busy, Box<Answering>),
 }
 
 /// The interactive session's state.
@@ -173,6 +200,7 @@ impl App {
                             reason.paste(&text);
                         }
                     }
+                    Mode::Answering(_, answering) => answering.picker.paste(&text),
                     _ => self.composer.paste(&text),
                 }
                 self.update_completion();
@@ -195,6 +223,13 @@ impl App {
         if let Mode::Choosing(_, choosing) = &mut self.mode {
             if let Some(picked) = choosing.key(key) {
                 self.pick(picked);
+            }
+            return;
+        }
+        if let Mode::Answering(_, answering) = &mut self.mode {
+            if let Some(picked) = answering.picker.key(key) {
+                let answer = answering.answer(picked);
+                self.answer_question(answer);
             }
             return;
         }
@@ -292,7 +327,7 @@ impl App {
             return self.pick(None);
         }
         match &mut self.mode {
-            Mode::Busy(busy) | Mode::Asking(busy, _) => {
+            Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Answering(busy, _) => {
                 if busy.stopping {
                     // Stopping takes too long: leave anyway.
                     self.exit = true;
@@ -300,10 +335,12 @@ impl App {
                 }
                 busy.stopping = true;
                 busy.cancel.cancel();
-                if let Mode::Asking(busy, question) = std::mem::replace(&mut self.mode, Mode::Idle)
-                {
-                    drop(question);
-                    self.mode = Mode::Busy(busy);
+                // The question is dropped unanswered: the round ends as interrupted.
+                match std::mem::replace(&mut self.mode, Mode::Idle) {
+                    Mode::Asking(busy, _) | Mode::Answering(busy, _) => {
+                        self.mode = Mode::Busy(busy);
+                    }
+                    other => self.mode = other,
                 }
                 self.queued.clear();
             }
@@ -332,7 +369,11 @@ impl App {
 
     /// Leaves: at once when idle, after stopping the agent otherwise.
     fn request_exit(&mut self) {
-        if let Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) = &mut self.mode {
+        if let Mode::Busy(busy)
+        | Mode::Asking(busy, _)
+        | Mode::Choosing(busy, _)
+        | Mode::Answering(busy, _) = &mut self.mode
+        {
             busy.stopping = true;
             busy.cancel.cancel();
         }
@@ -344,6 +385,17 @@ impl App {
         if let Mode::Choosing(busy, mut choosing) = std::mem::replace(&mut self.mode, Mode::Idle) {
             if let Some(answer) = choosing.answer.take() {
                 let _ = answer.send(picked);
+            }
+            self.mode = Mode::Busy(busy);
+        }
+    }
+
+    /// Sends the answer to the model's question.
+    fn answer_question(&mut self, answer: UserAnswer) {
+        if let Mode::Answering(busy, mut answering) = std::mem::replace(&mut self.mode, Mode::Idle)
+        {
+            if let Some(sender) = answering.answer.take() {
+                let _ = sender.send(answer);
             }
             self.mode = Mode::Busy(busy);
         }
@@ -449,6 +501,34 @@ impl App {
                 other => {
                     // Nobody to ask (stopping): the round is being cancelled anyway.
                     let _ = answer.send(Decision::Deny { reason: None });
+                    self.mode = other;
+                }
+            },
+            Reply::Ask(question, answer) => match std::mem::replace(&mut self.mode, Mode::Idle) {
+                Mode::Busy(busy) if !busy.stopping => {
+                    let title = question
+                        .question
+                        .lines()
+                        .enumerate()
+                        .map(|(i, line)| format!("{} {line}", if i == 0 { "?" } else { " " }))
+                        .collect();
+                    let picker = Picker::new(
+                        title,
+                        question.choices.clone(),
+                        Some("type an answer"),
+                        question.multi,
+                        0,
+                    );
+                    let answering = Box::new(Answering {
+                        picker,
+                        question,
+                        answer: Some(answer),
+                    });
+                    self.mode = Mode::Answering(busy, answering);
+                }
+                other => {
+                    // Stopping: the round is being cancelled anyway.
+                    let _ = answer.send(UserAnswer::Declined);
                     self.mode = other;
                 }
             },

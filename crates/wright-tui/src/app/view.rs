@@ -45,10 +45,12 @@ impl App {
         self.width.saturating_sub(PROMPT_WIDTH).max(1)
     }
 
-    /// The composer the keys go to: the reason for a denial, or the prompt.
+    /// The composer the keys go to: the reason for a denial, the answer to the model's
+    /// question, or the prompt.
     fn prompt_composer(&self) -> &Composer {
         match &self.mode {
             Mode::Asking(_, question) => question.reason.as_ref().unwrap_or(&self.composer),
+            Mode::Answering(_, answering) => answering.picker.field().unwrap_or(&self.composer),
             _ => &self.composer,
         }
     }
@@ -81,9 +83,11 @@ impl App {
 
         let composer = self.prompt_composer();
         let rows = composer.rows(self.text_width());
-        let asking_reason =
-            matches!(&self.mode, Mode::Asking(_, question) if question.reason.is_some());
-        let marker = if asking_reason { "✗ " } else { "› " };
+        let marker = match &self.mode {
+            Mode::Asking(_, question) if question.reason.is_some() => "✗ ",
+            Mode::Answering(_, answering) if answering.picker.field().is_some() => "✎ ",
+            _ => "› ",
+        };
         let marker_area = Rect::new(area.x, y, PROMPT_WIDTH.min(area.width), 1);
         if y < bottom {
             frame.render_widget(
@@ -138,9 +142,12 @@ impl App {
     }
 
     /// The question under an action waiting for approval.
-    fn question_lines(&self) -> Vec<Line<'static>> {
+    pub(super) fn question_lines(&self) -> Vec<Line<'static>> {
         if let Mode::Choosing(_, choosing) = &self.mode {
             return self.choice_lines(choosing);
+        }
+        if let Mode::Answering(_, answering) = &self.mode {
+            return answering.picker.lines(&self.theme);
         }
         let Mode::Asking(_, question) = &self.mode else {
             return Vec::new();
@@ -208,7 +215,10 @@ impl App {
             n => format!(" · {n} queued"),
         };
         match &self.mode {
-            Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) => {
+            Mode::Busy(busy)
+            | Mode::Asking(busy, _)
+            | Mode::Choosing(busy, _)
+            | Mode::Answering(busy, _) => {
                 let elapsed = self.now.saturating_duration_since(busy.started);
                 let frame = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0);
                 let what = if busy.stopping {

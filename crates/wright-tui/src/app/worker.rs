@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::{ApprovalRequest, Approver, Decision};
+use wright_core::ask_user::{UserAnswer, UserQuestion};
 use wright_core::checkpoint::Checkpoints;
 use wright_core::commit::CommitOutcome;
 use wright_core::cost::{Price, session_cost};
@@ -56,6 +57,8 @@ pub enum Reply {
     Event(Event),
     /// An action waits for the user's decision, to be sent on the channel.
     Approval(ApprovalRequest, oneshot::Sender<Decision>),
+    /// The model asks the user a question (AskUser); the answer goes back on the channel.
+    Ask(UserQuestion, oneshot::Sender<UserAnswer>),
     /// The user is to pick one of the options (`/rewind`'s rounds, whether `/undo` may
     /// overwrite their changes); the index picked, or `None`, goes back on the channel.
     Choose(Choice, oneshot::Sender<Option<usize>>),
@@ -107,7 +110,8 @@ pub struct SessionOpened {
 }
 
 /// Asks the terminal: every question goes down the same channel as the events, so it arrives
-/// after the `approval_requested` event that shows what is asked about.
+/// after the `approval_requested` (or, for the model's own question, `tool_call`) event that
+/// shows what is asked about.
 pub struct ChannelApprover {
     replies: mpsc::UnboundedSender<Reply>,
 }
@@ -123,6 +127,17 @@ impl Approver for ChannelApprover {
                 };
             }
             answered.await.unwrap_or(Decision::Deny { reason: None })
+        })
+    }
+
+    fn ask(&self, question: UserQuestion) -> BoxFuture<'static, UserAnswer> {
+        let (answer, answered) = oneshot::channel();
+        let asked = self.replies.send(Reply::Ask(question, answer)).is_ok();
+        Box::pin(async move {
+            if !asked {
+                return UserAnswer::NoOne;
+            }
+            answered.await.unwrap_or(UserAnswer::Declined)
         })
     }
 }

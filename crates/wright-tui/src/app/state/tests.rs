@@ -330,6 +330,102 @@ fn a_choice_is_picked_by_its_key_and_cancelled_by_esc_or_ctrl_c() {
     assert!(!app.should_exit());
 }
 
+/// Sends a round and hands the app the model's question; the answer's receiver.
+fn asked(app: &mut App, choices: &[&str], multi: bool) -> oneshot::Receiver<UserAnswer> {
+    send(app, "add a flag");
+    let (answer, answered) = oneshot::channel();
+    let question = UserQuestion {
+        question: "On or off by default?".into(),
+        choices: choices.iter().map(|c| c.to_string()).collect(),
+        multi,
+    };
+    app.handle_reply(Reply::Ask(question, answer));
+    answered
+}
+
+#[test]
+fn the_models_question_is_a_picker_of_its_choices_and_a_typed_answer() {
+    let mut app = app();
+    let mut answered = asked(&mut app, &["on", "off"], false);
+    let shown = to_plain(&app.question_lines());
+    assert_eq!(
+        shown,
+        "? On or off by default?\n› 1. on\n  2. off\n  ✎ type an answer\n\
+         ↑↓ move · Enter pick · Esc decline\n"
+    );
+    app.handle_key(key(KeyCode::Down));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        answered.try_recv(),
+        Ok(UserAnswer::Chose(vec!["off".into()]))
+    );
+    assert!(app.is_busy(), "the round goes on");
+    assert!(app.question_lines().is_empty());
+}
+
+#[test]
+fn an_answer_of_ones_own_is_typed_in_the_last_row() {
+    let mut app = app();
+    let mut answered = asked(&mut app, &["on", "off"], false);
+    for _ in 0..2 {
+        app.handle_key(key(KeyCode::Down));
+    }
+    app.handle_key(key(KeyCode::Enter));
+    type_text(&mut app, "off on ci");
+    app.handle_terminal(TermEvent::Paste(", on locally".into()));
+    assert!(
+        app.composer.is_empty(),
+        "the answer is not typed into the prompt"
+    );
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        answered.try_recv(),
+        Ok(UserAnswer::Typed("off on ci, on locally".into()))
+    );
+}
+
+#[test]
+fn several_choices_are_ticked_with_space_and_sent_with_enter() {
+    let mut app = app();
+    let mut answered = asked(&mut app, &["linux", "macos", "windows"], true);
+    app.handle_key(key(KeyCode::Char(' ')));
+    app.handle_key(key(KeyCode::Char('3')));
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        answered.try_recv(),
+        Ok(UserAnswer::Chose(vec!["linux".into(), "windows".into()]))
+    );
+}
+
+#[test]
+fn esc_declines_the_models_question() {
+    let mut app = app();
+    let mut answered = asked(&mut app, &[], false);
+    type_text(&mut app, "draft");
+    app.handle_key(key(KeyCode::Esc));
+    assert_eq!(answered.try_recv(), Ok(UserAnswer::Declined));
+    assert!(app.is_busy());
+}
+
+#[test]
+fn ctrl_c_while_the_model_asks_cancels_the_round_and_drops_the_question() {
+    let mut app = app();
+    let mut answered = asked(&mut app, &["on", "off"], false);
+    app.handle_key(ctrl('c'));
+    assert!(answered.try_recv().is_err(), "no answer is sent");
+    assert!(app.question_lines().is_empty());
+    assert!(!app.should_exit());
+    // Stopping: a question that comes now is declined at once.
+    let (answer, mut late) = oneshot::channel();
+    let question = UserQuestion {
+        question: "Still there?".into(),
+        choices: Vec::new(),
+        multi: false,
+    };
+    app.handle_reply(Reply::Ask(question, answer));
+    assert_eq!(late.try_recv(), Ok(UserAnswer::Declined));
+}
+
 #[test]
 fn events_become_scrollback_lines() {
     let mut app = app();
@@ -346,4 +442,5 @@ fn events_become_scrollback_lines() {
     assert_eq!(output(&mut app), "\n› q\nThought: hm\n\nThe answer.\n");
 }
 
+use wright_core::ask_user::{UserAnswer, UserQuestion};
 use wright_protocol::Event;
