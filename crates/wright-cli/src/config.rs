@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use wright_checker::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
@@ -18,6 +18,7 @@ use wright_core::compaction::{
 use wright_core::cost::Price;
 use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
 use wright_core::session::AgentSetup;
+use wright_core::subagent::{AgentCatalog, AgentFileError, AgentProfile, SubagentSettings};
 use wright_core::{AgentConfig, DEFAULT_MAX_STEPS};
 use wright_llm::{
     DEFAULT_ANTHROPIC_BASE_URL, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_OUTPUT_TOKENS,
@@ -75,6 +76,56 @@ pub struct Settings {
     pub checks: Checks,
     /// `[git]`, resolved.
     pub git: GitSettings,
+    /// The agents the Task tool may run: the built-ins, the user's and the project's.
+    pub agents: Arc<AgentCatalog>,
+    /// Agent files that could not be used (each agent skipped), for the user to see.
+    pub agent_problems: Vec<AgentFileError>,
+    /// `[agents]`, resolved.
+    pub subagents: SubagentSettings,
+}
+
+/// The user's settings directory: `$XDG_CONFIG_HOME/wright`, else `~/.config/wright`.
+pub fn user_config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".config")))
+        .map(|dir| dir.join("wright"))
+}
+
+/// `[agents]` of the settings files (highest first), each key from the first file that sets
+/// it; the concurrency is kept between 1 and 16.
+pub fn subagent_settings(files: &[FileConfig]) -> SubagentSettings {
+    let defaults = SubagentSettings::default();
+    SubagentSettings {
+        max_depth: files
+            .iter()
+            .find_map(|f| f.agents.max_depth)
+            .unwrap_or(defaults.max_depth)
+            .min(MAX_SUBAGENT_DEPTH),
+        concurrency: files
+            .iter()
+            .find_map(|f| f.agents.concurrency)
+            .unwrap_or(defaults.concurrency)
+            .clamp(1, 16),
+    }
+}
+
+/// The deepest sub-agents may nest whatever the settings say.
+const MAX_SUBAGENT_DEPTH: u32 = 4;
+
+/// The agents of the project at `root` for tools `tools` (the Task tool's own name
+/// included): the built-ins, the user's `agents/` and the project's `.wright/agents/`.
+pub fn agent_catalog(
+    root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    tools: &ToolSettings,
+) -> (AgentCatalog, Vec<AgentFileError>) {
+    let registry = tools.registry();
+    let mut known: Vec<&str> = registry.names();
+    known.push("Task");
+    let user = user_config_dir(env).map(|dir| dir.join("agents"));
+    AgentCatalog::load(root, user.as_deref(), &known)
 }
 
 /// `[git]` of the settings files (highest first), each key from the first file that sets it.
@@ -111,6 +162,10 @@ impl Settings {
             checks: self.checks.clone(),
             checkpoints: crate::checkpoints::for_agent(home, root, &self.checkpoints),
             git: self.git.clone(),
+            agents: Arc::clone(&self.agents),
+            subagents: self.subagents,
+            profile: AgentProfile::default(),
+            prices: self.prices.clone(),
         }
     }
 }
@@ -492,12 +547,8 @@ project or in ~/.config/wright/config.toml.";
 /// The settings files that apply to `project_root`, highest first.
 pub fn config_files(project_root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
     let mut files = vec![project_root.join(PROJECT_CONFIG)];
-    let user_dir = env("XDG_CONFIG_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".config")));
-    if let Some(dir) = user_dir {
-        files.push(dir.join("wright").join("config.toml"));
+    if let Some(dir) = user_config_dir(env) {
+        files.push(dir.join("config.toml"));
     }
     files
 }
@@ -621,6 +672,9 @@ pub fn resolve(
         checkpoints: checkpoint_config(files),
         checks: checks(files)?,
         git: git_settings(files),
+        agents: Arc::default(),
+        agent_problems: Vec::new(),
+        subagents: subagent_settings(files),
     })
 }
 
@@ -845,6 +899,9 @@ pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError>
     let mut settings = resolve(flags, &env, &files, project_root)?;
     settings.tools.protected = protected_paths(&files, project_root, &env);
     settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(process_vars());
+    let (agents, problems) = agent_catalog(project_root, &env, &settings.tools);
+    settings.agents = Arc::new(agents);
+    settings.agent_problems = problems;
     Ok(settings)
 }
 

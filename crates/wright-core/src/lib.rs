@@ -36,6 +36,7 @@ pub mod session;
 #[cfg(test)]
 mod spec_map;
 pub mod stored;
+pub mod subagent;
 pub mod summarize;
 mod summary;
 pub mod tiers;

@@ -9,6 +9,7 @@ mod next_request;
 
 pub use next_request::SessionContext;
 
+use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,17 +22,19 @@ use wright_store::{
     BusySession, LoadedSession, NamedSessionFile, Record, SessionFile, SessionMeta, SessionStore,
     StoreError,
 };
-use wright_tools::ToolSettings;
+use wright_tools::{ToolContext, ToolSettings};
 
 use crate::approval::{ApprovalMode, Approver};
 use crate::checkpoint::Checkpoints;
 use crate::checks::Checks;
 use crate::commit::GitSettings;
+use crate::cost::Price;
 use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
 use crate::round::{Agent, AgentConfig, Events, RoundOutcome, summary_client};
+use crate::subagent::{AgentCatalog, AgentProfile, SubagentSettings, TaskRunner, TaskTool};
 
 /// What every agent of a front end is made of, apart from its session: resolved from the
 /// settings once, then used for each session opened (`exec`'s one, the interactive session's
@@ -59,6 +62,15 @@ pub struct AgentSetup {
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
     /// The git workflow (`[git]`): commits of the agent's changes.
     pub git: GitSettings,
+    /// The agents the Task tool may run (issue 14).
+    pub agents: Arc<AgentCatalog>,
+    /// How deep sub-agents nest and how many run at once.
+    pub subagents: SubagentSettings,
+    /// What the session's own agent is (`exec --agent`, `--tools`, `--system-prompt-file`);
+    /// the default is the plain agent with every tool.
+    pub profile: AgentProfile,
+    /// The prices of models (for the cost note of a sub-agent's answer).
+    pub prices: HashMap<String, Price>,
 }
 
 /// Why a session could not be opened or its agent built.
@@ -84,6 +96,7 @@ pub enum SessionError {
 /// Builds the [`Agent`] of a session: the model's clients, the tool registry and its context,
 /// the agent's settings, approvals and hooks, with the session's history and the todo list
 /// that history last wrote.
+#[derive(Clone)]
 pub struct AgentBuilder {
     root: PathBuf,
     llm: LlmClient,
@@ -96,6 +109,13 @@ pub struct AgentBuilder {
     checks: Checks,
     checkpoints: Option<Arc<dyn Checkpoints>>,
     git: GitSettings,
+    catalog: Arc<AgentCatalog>,
+    subagents: SubagentSettings,
+    profile: AgentProfile,
+    prices: Arc<HashMap<String, Price>>,
+    /// Where sub-agents' sessions go: the store of the sessions this builder's agents run
+    /// in (set by [`Sessions::new`]); without one there is no Task tool.
+    store: Option<SessionStore>,
 }
 
 impl AgentBuilder {
@@ -116,13 +136,39 @@ impl AgentBuilder {
             checks: setup.checks,
             checkpoints: setup.checkpoints,
             git: setup.git,
+            catalog: setup.agents,
+            subagents: setup.subagents,
+            profile: setup.profile,
+            prices: Arc::new(setup.prices),
+            store: None,
         })
+    }
+
+    /// The agents the Task tool may run.
+    pub fn catalog(&self) -> &AgentCatalog {
+        &self.catalog
+    }
+
+    /// How sub-agents nest and run at once.
+    pub(crate) fn subagent_settings(&self) -> SubagentSettings {
+        self.subagents
+    }
+
+    /// The prices of models.
+    pub(crate) fn prices(&self) -> &HashMap<String, Price> {
+        &self.prices
     }
 
     /// An agent over `history`, in a fresh tool context whose todo list is the one the
     /// history's last successful TodoWrite left, its L1 ending with the session's
-    /// `environment` block.
-    pub fn build(&self, history: HistoryManager, environment: &str) -> Result<Agent, SessionError> {
+    /// `environment` block; `session` is the id of the session it runs in (sub-agents'
+    /// sessions are linked to it).
+    pub fn build(
+        &self,
+        history: HistoryManager,
+        environment: &str,
+        session: &str,
+    ) -> Result<Agent, SessionError> {
         let ctx = self
             .tools
             .context(&self.root)
@@ -133,22 +179,75 @@ impl AgentBuilder {
         if let Some(todos) = history.last_todo_list() {
             ctx.set_todos(todos);
         }
+        let ctx = ctx.with_read_only(self.profile.read_only);
+        self.assemble(history, environment, ctx, &self.profile.clone(), 0, session)
+    }
+
+    /// An agent at `depth` (0 for a session's own, 1 for its sub-agents, …) over `history`
+    /// in `ctx`, as `profile` says: its tools (a Task tool while sub-agents may nest deeper),
+    /// its L1, its model and step limit. Only the session's own agent takes checkpoints: a
+    /// sub-agent's changes are covered by the checkpoint its parent takes before the Task
+    /// call.
+    pub(crate) fn assemble(
+        &self,
+        history: HistoryManager,
+        environment: &str,
+        ctx: ToolContext,
+        profile: &AgentProfile,
+        depth: u32,
+        session: &str,
+    ) -> Result<Agent, SessionError> {
         let mut tools = self.tools.registry();
-        crate::ask_user::register(&mut tools, self.approver.clone());
-        let agent = Agent::with_clients(
-            self.llm.clone(),
-            self.summary_llm.clone(),
-            tools,
-            ctx,
-            self.config.clone(),
-            history,
-        );
+        if let Some(store) = self
+            .store
+            .as_ref()
+            .filter(|_| depth < self.subagents.max_depth)
+        {
+            tools.register(Box::new(TaskTool::new(TaskRunner {
+                builder: self.clone(),
+                store: store.clone(),
+                parent: session.to_string(),
+                environment: environment.to_string(),
+                depth: depth + 1,
+            })));
+        }
+        // A sub-agent reports to its parent, which asks the user if need be.
+        if depth == 0 {
+            crate::ask_user::register(&mut tools, self.approver.clone());
+        }
+        if let Some(names) = &profile.tools {
+            tools.retain(|tool| names.iter().any(|name| name == tool.name()));
+        }
+        if profile.read_only {
+            tools.retain(|tool| tool.read_only() || tool.name() == "Bash");
+        }
+        let mut config = self.config.clone();
+        if let Some(max_steps) = profile.max_steps {
+            config.max_steps = max_steps;
+        }
+        let (llm, summary_llm) = match &profile.model {
+            Some(model) if *model != self.llm.config().model => {
+                let mut llm_config = self.llm.config().clone();
+                llm_config.model = model.clone();
+                let llm = LlmClient::new(llm_config)?;
+                let summary_llm = summary_client(&llm, &config)?;
+                (llm, summary_llm)
+            }
+            _ => (self.llm.clone(), self.summary_llm.clone()),
+        };
+        let agent = Agent::with_clients(llm, summary_llm, tools, ctx, config, history);
+        let checkpoints = if depth == 0 {
+            self.checkpoints.clone()
+        } else {
+            None
+        };
         Ok(agent
             .with_environment(environment)
+            .with_instructions(profile.instructions.as_deref())
             .with_approvals(self.approval, self.approver.clone())
             .with_hooks(self.hooks.clone())
             .with_checks(self.checks.clone())
-            .with_checkpoints(self.checkpoints.clone()))
+            .with_checkpoints(checkpoints))
     }
 
     /// What a session of these agents commits with.
@@ -192,8 +291,9 @@ pub struct Sessions {
 
 impl Sessions {
     /// The sessions in `store`, with agents from `agents`.
-    pub fn new(store: SessionStore, agents: AgentBuilder) -> Self {
+    pub fn new(store: SessionStore, mut agents: AgentBuilder) -> Self {
         let store = store.with_environment(agents.environment());
+        agents.store = Some(store.clone());
         Self {
             store,
             agents,
@@ -224,7 +324,7 @@ impl Sessions {
         let environment = environment_of(&meta, &self.agents);
         let agent = self
             .agents
-            .build(HistoryManager::new(Some(file)), &environment)?;
+            .build(HistoryManager::new(Some(file)), &environment, &meta.id)?;
         Ok(Session {
             id: meta.id,
             name: meta.name,
@@ -252,6 +352,7 @@ impl Sessions {
         let agent = self.agents.build(
             HistoryManager::replay(&loaded.records, Some(file)),
             &environment,
+            &loaded.meta.id,
         )?;
         Ok(Session {
             id: loaded.meta.id,
@@ -401,6 +502,10 @@ mod tests {
             checks: Checks::default(),
             checkpoints: None,
             git: GitSettings::default(),
+            agents: Arc::default(),
+            subagents: SubagentSettings::default(),
+            profile: AgentProfile::default(),
+            prices: HashMap::new(),
         }
     }
 

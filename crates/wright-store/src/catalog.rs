@@ -167,7 +167,9 @@ impl SessionStore {
     /// A prefix that several ids start with is an error listing them.
     pub fn find(&self, query: &str) -> Result<Option<LoadedSession>, StoreError> {
         let query = query.trim();
-        let paths = session_paths(self.dir())?;
+        // A sub-agent's session is found by its id too (`sessions show` lists them).
+        let mut paths = session_paths(self.dir())?;
+        paths.extend(self.child_paths()?);
         let id_of = |path: &PathBuf| {
             path.file_stem()
                 .map(|stem| stem.to_string_lossy().into_owned())
@@ -224,7 +226,19 @@ impl SessionStore {
         // Held until the file is gone, so no other process starts writing it in between.
         let _lock = SessionFile::locked(file, path.clone())?;
         std::fs::remove_file(path).map_err(io_error("cannot remove"))?;
+        // The sessions of its sub-agents go with it (best effort: they are found by nothing
+        // else).
+        let _ = std::fs::remove_dir_all(self.tasks_dir(&session.meta.id));
         Ok(SessionSummary::of(&session))
+    }
+
+    /// The sessions of the sub-agents the session `parent` ran, oldest first.
+    pub fn children(&self, parent: &str) -> Result<Vec<SessionSummary>, StoreError> {
+        Ok(session_paths(&self.tasks_dir(parent))?
+            .iter()
+            .filter_map(|path| load(path).ok())
+            .map(|session| SessionSummary::of(&session))
+            .collect())
     }
 }
 

@@ -20,6 +20,15 @@ pub struct SessionMeta {
     /// that the prompt stays the same when the session is resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// For a sub-agent's session (issue 14): the session whose Task call ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// For a sub-agent's session: the agent it ran as (`explore`, a named agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// For a sub-agent's session: the task's short description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
 }
 
 /// How a round ended.

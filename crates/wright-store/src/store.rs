@@ -18,6 +18,9 @@ pub(crate) const SESSION_EXTENSION: &str = "jsonl";
 const PARTIAL_EXTENSION: &str = "jsonl.partial";
 /// The file locked while a named session is looked up and created.
 const NAMES_LOCK: &str = ".names.lock";
+/// The directory under a project's session directory holding its sub-agents' sessions, one
+/// directory per parent session.
+const TASKS_DIR: &str = "tasks";
 
 /// A storage failure, naming the file involved.
 #[derive(Debug, thiserror::Error)]
@@ -345,18 +348,79 @@ impl SessionStore {
 
     /// Creates a session file without looking at the names already taken.
     fn create_file(&self, name: Option<&str>) -> Result<(SessionMeta, SessionFile), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(io_error("cannot create", &self.dir))?;
-        let meta = SessionMeta {
+        let meta = self.new_meta(name);
+        create_in(&self.dir, meta)
+    }
+
+    /// The meta line of a session created now.
+    fn new_meta(&self, name: Option<&str>) -> SessionMeta {
+        SessionMeta {
             id: uuid::Uuid::now_v7().to_string(),
             name: name.map(str::to_string),
             project_root: self.project_root.display().to_string(),
             created_at: Utc::now(),
             environment: self.environment.clone(),
+            parent: None,
+            agent: None,
+            task: None,
+        }
+    }
+
+    /// The directory of the sessions of the sub-agents the session `parent` ran (issue 14):
+    /// apart from the project's own sessions, so listing, `--continue` and names never see
+    /// them.
+    pub fn tasks_dir(&self, parent: &str) -> PathBuf {
+        self.dir.join(TASKS_DIR).join(parent)
+    }
+
+    /// Creates the session of a sub-agent that a Task call of the session `parent` runs as
+    /// `agent` for `task` (its short description).
+    pub fn create_child(
+        &self,
+        parent: &str,
+        agent: &str,
+        task: &str,
+    ) -> Result<(SessionMeta, SessionFile), StoreError> {
+        let meta = SessionMeta {
+            parent: Some(parent.to_string()),
+            agent: Some(agent.to_string()),
+            task: Some(task.to_string()),
+            ..self.new_meta(None)
         };
+        create_in(&self.tasks_dir(parent), meta)
+    }
+
+    /// Every sub-agent's session file of the project, oldest first within each parent.
+    pub(crate) fn child_paths(&self) -> Result<Vec<PathBuf>, StoreError> {
+        let tasks = self.dir.join(TASKS_DIR);
+        let entries = match std::fs::read_dir(&tasks) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error("cannot read", &tasks)(e)),
+        };
+        let mut parents: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+            .map(|entry| entry.path())
+            .collect();
+        parents.sort();
+        let mut paths = Vec::new();
+        for parent in parents {
+            paths.extend(session_paths(&parent)?);
+        }
+        Ok(paths)
+    }
+}
+
+/// Creates the session file of `meta` in `dir` (and the directories above it) and writes its
+/// meta line.
+fn create_in(dir: &Path, meta: SessionMeta) -> Result<(SessionMeta, SessionFile), StoreError> {
+    {
+        std::fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
         // The file is written under a name listing ignores and renamed into place once its
         // meta line is complete, so a crash here never leaves a session that cannot be loaded.
-        let path = self.dir.join(format!("{}.{SESSION_EXTENSION}", meta.id));
-        let partial = self.dir.join(format!(".{}.{PARTIAL_EXTENSION}", meta.id));
+        let path = dir.join(format!("{}.{SESSION_EXTENSION}", meta.id));
+        let partial = dir.join(format!(".{}.{PARTIAL_EXTENSION}", meta.id));
         let file = OpenOptions::new()
             .create_new(true)
             .append(true)
@@ -369,7 +433,9 @@ impl SessionStore {
         session.path = path;
         Ok((meta, session))
     }
+}
 
+impl SessionStore {
     /// Every session of the project, oldest first. Files that are not sessions are skipped
     /// ([`damaged`](Self::damaged) lists them).
     pub fn list(&self) -> Result<Vec<LoadedSession>, StoreError> {

@@ -47,6 +47,9 @@ pub struct ToolContext {
     /// The protected paths as the guard last recorded them ([`crate::guard`]), for the check
     /// after a command and before the next one.
     guard_snapshot: Arc<Mutex<Option<guard::Snapshot>>>,
+    /// Whether nothing may be changed (plan mode, read-only agents; see
+    /// [`ToolContext::with_read_only`]).
+    read_only: bool,
 }
 
 impl ToolContext {
@@ -80,6 +83,7 @@ impl ToolContext {
             )
             .into(),
             guard_snapshot: Arc::default(),
+            read_only: false,
         })
     }
 
@@ -215,6 +219,30 @@ impl ToolContext {
     pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
         self.cancel = cancel;
         self
+    }
+
+    /// A context where nothing may be changed (plan mode, read-only sub-agents): tools that
+    /// edit files are refused and Bash runs only commands the checker judges read-only.
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether nothing may be changed here (see [`with_read_only`](Self::with_read_only)).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The context of a sub-agent this context's agent runs (issue 14): the same project,
+    /// confinement, policy, protected paths and cancellation (Ctrl-C stops the child too), but
+    /// a todo list and a record of read files of its own — what the child read, the parent has
+    /// not seen, so the parent may not edit it unread on the child's account.
+    pub fn for_child(&self) -> Self {
+        Self {
+            mtimes: Arc::default(),
+            todos: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// Lets Edit and MultiEdit change files the agent has not read in this context, for one-off
@@ -732,6 +760,28 @@ mod tests {
         ctx.observe_mtime(&path, t0);
         assert_eq!(ctx.freshness(&path, t0), Freshness::Unchanged);
         assert_eq!(ctx.freshness(&path, t1), Freshness::Modified);
+    }
+
+    #[test]
+    fn a_childs_context_has_its_own_reads_and_todos_and_shares_the_cancellation() {
+        let (_dir, parent) = project();
+        let path = parent.root().join("src/main.rs");
+        let t0 = SystemTime::UNIX_EPOCH;
+        parent.observe_mtime(&path, t0);
+        parent.set_todos(vec![TodoItem {
+            id: "1".into(),
+            content: "parent's".into(),
+            status: wright_protocol::TodoStatus::Pending,
+        }]);
+        let child = parent.for_child();
+        assert_eq!(child.freshness(&path, t0), Freshness::Unseen);
+        assert!(child.todos().is_empty());
+        child.observe_mtime(&path, t0);
+        child.set_todos(Vec::new());
+        assert_eq!(parent.todos().len(), 1);
+        assert_eq!(child.root(), parent.root());
+        parent.cancellation().cancel();
+        assert!(child.cancellation().is_cancelled());
     }
 
     #[test]

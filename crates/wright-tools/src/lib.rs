@@ -121,6 +121,13 @@ pub trait Tool: Send + Sync {
 
 /// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.
 pub trait Prepared: Send + Sync {
+    /// What this call does to the world when it differs from its tool's [`Tool::kind`]: a
+    /// Task that runs only read-only agents reads, one with an agent that writes changes
+    /// files. `None` (the default): the tool's kind.
+    fn kind(&self) -> Option<ToolKind> {
+        None
+    }
+
     /// Why only the user may let this call run (the checker's `ask` verdict), if anything.
     fn concern(&self) -> Option<&Concern> {
         None

@@ -188,9 +188,10 @@ impl PreparedCall<'_> {
         self.call
     }
 
-    /// What the tool does: reads, edits files, or runs commands.
+    /// What the call does: reads, edits files, or runs commands (the tool's kind unless the
+    /// call says otherwise, see [`Prepared::kind`]).
     pub fn kind(&self) -> ToolKind {
-        self.tool.kind()
+        self.prepared.kind().unwrap_or_else(|| self.tool.kind())
     }
 
     /// Why only the user may let this call run, if a check says so.

@@ -86,6 +86,9 @@ pub struct FileConfig {
     /// `[git]`: commits of the agent's changes to the project's repository.
     #[serde(default)]
     pub git: GitConfig,
+    /// `[agents]`: how sub-agents (the Task tool) nest and run at once.
+    #[serde(default)]
+    pub agents: AgentsConfig,
     /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
     /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
     /// file only, since a project cannot vouch for itself.
@@ -133,6 +136,16 @@ pub struct ChecksConfig {
     /// `{files}` in the command becomes the edited files the pattern matched, shell-quoted.
     #[serde(flatten)]
     pub commands: BTreeMap<String, String>,
+}
+
+/// The `[agents]` table of a settings file (issue 14).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// How deep sub-agents may nest (default 2; 0 turns the Task tool off).
+    pub max_depth: Option<u32>,
+    /// Read-only sub-agents of one Task call that run at the same time (default 4).
+    pub concurrency: Option<usize>,
 }
 
 /// The `[git]` table of a settings file (issue 13).

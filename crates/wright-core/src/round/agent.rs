@@ -124,6 +124,16 @@ impl Agent {
         self
     }
 
+    /// Ends L1 with `instructions` (a named agent's, or `--system-prompt-file`'s), after the
+    /// environment block; call it after [`with_environment`](Self::with_environment).
+    pub fn with_instructions(mut self, instructions: Option<&str>) -> Self {
+        if let Some(instructions) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
+            self.system.push_str("\n\n");
+            self.system.push_str(instructions);
+        }
+        self
+    }
+
     /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;

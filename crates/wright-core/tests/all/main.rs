@@ -10,4 +10,5 @@ mod compaction_window;
 mod cost;
 mod react_roundtrip;
 mod rendered_request;
+mod subagents;
 mod window;

@@ -23,6 +23,9 @@ fn meta(id: &str, name: Option<&str>, created: &str) -> SessionMeta {
         project_root: PROJECT.to_string(),
         created_at: time(created),
         environment: None,
+        parent: None,
+        agent: None,
+        task: None,
     }
 }
 
@@ -415,4 +418,43 @@ fn a_session_whose_meta_line_is_garbage_is_listed_as_damaged_with_the_reason() {
     assert_eq!(there.damaged().unwrap(), damaged);
     assert_eq!(here.damaged().unwrap(), vec![]);
     assert_eq!(SessionStore::all_summaries(home.path()).unwrap().len(), 1);
+}
+
+#[test]
+fn a_sub_agents_session_is_listed_under_its_parent_only() {
+    let home = tempfile::tempdir().unwrap();
+    let store = store(&home);
+    let (parent, mut parent_file) = store.create(None).unwrap();
+    let record = serde_json::from_value(user("2026-01-01T00:00:00Z", "look around")).unwrap();
+    parent_file.append(&record).unwrap();
+    drop(parent_file);
+    let (child, child_file) = store
+        .create_child(&parent.id, "explore", "find the parser")
+        .unwrap();
+    drop(child_file);
+
+    // Listing and --continue see the parent alone.
+    let listed: Vec<String> = store
+        .summaries()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.meta.id)
+        .collect();
+    assert_eq!(listed, vec![parent.id.clone()]);
+    assert_eq!(store.latest().unwrap().unwrap().meta.id, parent.id);
+
+    let children = store.children(&parent.id).unwrap();
+    assert_eq!(children.len(), 1);
+    let meta = &children[0].meta;
+    assert_eq!(meta.id, child.id);
+    assert_eq!(meta.parent.as_deref(), Some(parent.id.as_str()));
+    assert_eq!(meta.agent.as_deref(), Some("explore"));
+    assert_eq!(meta.task.as_deref(), Some("find the parser"));
+    // Found by its id, so `sessions show` can open it.
+    assert_eq!(found_id(&store, &child.id), Some(child.id.clone()));
+
+    // Removing the parent removes its sub-agents' sessions.
+    store.remove(&parent.id).unwrap();
+    assert_eq!(found_id(&store, &child.id), None);
+    assert!(store.children(&parent.id).unwrap().is_empty());
 }

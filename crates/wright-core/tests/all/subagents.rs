@@ -1,0 +1,357 @@
+//! Sub-agents end to end (issue 14): a session whose agent calls the Task tool, against the
+//! scripted provider, with the children's sessions in a real store.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use wright_core::approval::ApprovalMode;
+use wright_core::checks::Checks;
+use wright_core::commit::GitSettings;
+use wright_core::hooks::Hooks;
+use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
+use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
+use wright_core::{AgentConfig, RoundOutcome};
+use wright_llm::{LlmConfig, ProviderKind};
+use wright_protocol::Event;
+use wright_store::SessionStore;
+use wright_testkit::{RecordedRequest, Script, ScriptedResponse, TestServer};
+use wright_tools::ToolSettings;
+
+struct Project {
+    home: tempfile::TempDir,
+    root: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            root: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let path = self.root.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn store(&self) -> SessionStore {
+        SessionStore::new(self.home.path(), self.root.path())
+    }
+
+    fn setup(&self, server: &TestServer, max_steps: u32) -> AgentSetup {
+        let tools = ToolSettings::default();
+        let registry = tools.registry();
+        let mut names: Vec<&str> = registry.names();
+        names.push("Task");
+        let (catalog, problems) = AgentCatalog::load(self.root.path(), None, &names);
+        assert_eq!(problems, vec![]);
+        AgentSetup {
+            root: self.root.path().to_path_buf(),
+            llm: LlmConfig::new(
+                ProviderKind::OpenAi,
+                format!("{}/v1/", server.url()),
+                "main-model",
+            ),
+            agent: AgentConfig {
+                max_steps,
+                ..AgentConfig::default()
+            },
+            tools,
+            approval: ApprovalMode::Auto,
+            approver: None,
+            hooks: Hooks::default(),
+            checks: Checks::default(),
+            checkpoints: None,
+            git: GitSettings::default(),
+            agents: Arc::new(catalog),
+            subagents: SubagentSettings::default(),
+            profile: AgentProfile::default(),
+            prices: HashMap::new(),
+        }
+    }
+
+    fn session(&self, server: &TestServer) -> Session {
+        let sessions = Sessions::new(
+            self.store(),
+            AgentBuilder::new(self.setup(server, 0)).unwrap(),
+        );
+        sessions.create(None).unwrap()
+    }
+}
+
+async fn run(session: &mut Session, input: &str) -> (RoundOutcome, Vec<Event>) {
+    let mut events = Vec::new();
+    let outcome = session
+        .run_round(input, CancellationToken::new(), &mut |e| events.push(e))
+        .await;
+    (outcome, events)
+}
+
+fn body(request: &RecordedRequest) -> Value {
+    request.json().unwrap()
+}
+
+/// The system prompt and the rest of a request's messages, as text.
+fn parts(request: &RecordedRequest) -> (String, String) {
+    let body = body(request);
+    let messages = body["messages"].as_array().unwrap();
+    let system = messages[0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let rest = messages[1..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n---\n");
+    (system, rest)
+}
+
+fn reply(text: &str) -> ScriptedResponse {
+    ScriptedResponse::text(text).with_usage(100, 10)
+}
+
+#[tokio::test]
+async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_task_alone() {
+    let project = Project::new();
+    let lines: String = (1..=300)
+        .map(|i| format!("BIGLINE-{i:04} some text\n"))
+        .collect();
+    project.write("big.txt", &lines);
+    let server = TestServer::start(Script::new(vec![
+        reply(
+            "Thought: delegate\nAction: Task[{\"agent\": \"explore\", \"description\": \"Summarise big.txt\", \"prompt\": \"Read big.txt and say how many lines it has.\"}]",
+        ),
+        reply("Thought: read it\nAction: Read[{\"file_path\": \"big.txt\"}]"),
+        reply("Thought: done\nAction: Finish[CHILD-ANSWER: big.txt has 300 lines.]"),
+        reply("Thought: relay\nAction: Finish[It has 300 lines.]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "It has 300 lines."),
+        "{outcome:?}"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // The child's first request: its own L1 (read-only tools, the sub-agent preamble, the
+    // explore instructions) and its task, nothing of the parent's conversation.
+    let (child_system, child_rest) = parts(&requests[1]);
+    assert!(
+        child_system.contains("You are a sub-agent"),
+        "{child_system}"
+    );
+    assert!(child_system.contains("You explore"), "{child_system}");
+    assert!(child_system.contains("## Read") && child_system.contains("## Grep"));
+    for absent in [
+        "## Write",
+        "## Edit",
+        "## MultiEdit",
+        "## Task",
+        "## TodoWrite",
+    ] {
+        assert!(
+            !child_system.contains(absent),
+            "{absent} offered to explore"
+        );
+    }
+    assert!(child_rest.contains("Read big.txt and say how many lines it has."));
+    assert!(!child_rest.contains("PARENT-INPUT"), "{child_rest}");
+    // The child saw the file whole in its round…
+    let (_, child_second) = parts(&requests[2]);
+    assert!(child_second.contains("BIGLINE-0300"));
+    // …the parent sees only the answer, with the note of the child's cost.
+    let (parent_system, parent_next) = parts(&requests[3]);
+    assert!(parent_system.contains("## Task") && parent_system.contains("`explore` (read-only)"));
+    assert!(
+        parent_next.contains("CHILD-ANSWER: big.txt has 300 lines."),
+        "{parent_next}"
+    );
+    assert!(
+        parent_next.contains("[explore · 2 steps · 220 tokens"),
+        "{parent_next}"
+    );
+    assert!(
+        !parent_next.contains("BIGLINE"),
+        "the child's observation reached the parent"
+    );
+
+    // The child's session is linked to the parent's and holds its steps.
+    let children = project.store().children(session.id()).unwrap();
+    assert_eq!(children.len(), 1);
+    assert_eq!(children[0].meta.agent.as_deref(), Some("explore"));
+    assert_eq!(children[0].meta.parent.as_deref(), Some(session.id()));
+    assert_eq!(children[0].meta.task.as_deref(), Some("Summarise big.txt"));
+    assert_eq!(children[0].rounds, 1);
+    assert_eq!(children[0].tokens, 220);
+}
+
+#[tokio::test]
+async fn an_unknown_agent_is_an_error_listing_the_agents_and_the_parent_goes_on() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply(
+            "Action: Task[{\"agent\": \"wizard\", \"description\": \"x\", \"prompt\": \"do it\"}]",
+        ),
+        reply("Action: Finish[went on]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "no child ran");
+    let (_, next) = parts(&requests[1]);
+    assert!(
+        next.contains("there is no agent named `wizard`; the agents are: general, explore"),
+        "{next}"
+    );
+}
+
+#[tokio::test]
+async fn a_child_that_runs_out_of_steps_is_an_error_observation_and_the_parent_goes_on() {
+    let project = Project::new();
+    project.write(
+        ".wright/agents/brief.md",
+        "---\nname: brief\ndescription: Gives up fast\nmax_steps: 1\n---\nBe brief.\n",
+    );
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"brief\", \"description\": \"look\", \"prompt\": \"list files\"}]"),
+        reply("Action: LS[{\"path\": \".\"}]"),
+        reply("Action: Finish[the child gave up]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "the child gave up"),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let (_, next) = parts(&requests[2]);
+    assert!(
+        next.contains("the `brief` agent stopped without an answer"),
+        "{next}"
+    );
+    assert!(
+        next.contains("Observation: Error (other): the `brief`"),
+        "{next}"
+    );
+    assert!(next.contains("[brief · 1 step · 110 tokens]"), "{next}");
+}
+
+#[tokio::test]
+async fn a_named_agent_gets_its_tools_model_and_instructions() {
+    let project = Project::new();
+    project.write(
+        ".wright/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Reviews code\ntools: Read, LS\nmodel: small-model\n---\nREVIEWER-INSTRUCTIONS: be strict.\n",
+    );
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"reviewer\", \"description\": \"review\", \"prompt\": \"review src\"}]"),
+        reply("Action: Finish[looks fine]"),
+        reply("Action: Finish[ok]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(body(&requests[0])["model"], "main-model");
+    assert_eq!(body(&requests[1])["model"], "small-model");
+    assert_eq!(body(&requests[2])["model"], "main-model");
+    let (system, _) = parts(&requests[1]);
+    assert!(
+        system.contains("REVIEWER-INSTRUCTIONS: be strict."),
+        "{system}"
+    );
+    assert!(system.contains("# Your role: reviewer"), "{system}");
+    let offered: Vec<&str> = system
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .collect();
+    assert_eq!(offered, vec!["Read", "LS"], "{system}");
+    // The parent's L1 lists the project's agent with its description.
+    let (parent_system, _) = parts(&requests[0]);
+    assert!(
+        parent_system.contains("- `reviewer`: Reviews code"),
+        "{parent_system}"
+    );
+}
+
+#[tokio::test]
+async fn several_tasks_answer_in_the_order_given_whichever_finishes_first() {
+    let project = Project::new();
+    // Each child is told apart by its task (the user message), answered by a route; the
+    // first task's answer comes late.
+    let script = Script::new(vec![
+        reply("Action: Task[{\"tasks\": [{\"agent\": \"explore\", \"description\": \"first\", \"prompt\": \"TASK-ONE\"}, {\"agent\": \"explore\", \"description\": \"second\", \"prompt\": \"TASK-TWO\"}]}]"),
+        reply("Action: Finish[both done]"),
+    ])
+    .with_route(
+        "\"content\":\"TASK-ONE",
+        reply("Action: Finish[ANSWER-ONE]").with_delay_ms(400),
+    )
+    .with_route("\"content\":\"TASK-TWO", reply("Action: Finish[ANSWER-TWO]"));
+    let server = TestServer::start(script).unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    let (_, next) = parts(&requests[3]);
+    let one = next.find("ANSWER-ONE").expect("first answer");
+    let two = next.find("ANSWER-TWO").expect("second answer");
+    assert!(one < two, "answers out of order: {next}");
+    assert!(next.contains("## Task 1: first (explore)"), "{next}");
+    assert!(next.contains("## Task 2: second (explore)"), "{next}");
+    // Both ran at once: the second child's request arrived before the first was answered.
+    let children = project.store().children(session.id()).unwrap();
+    assert_eq!(children.len(), 2);
+}
+
+#[tokio::test]
+async fn sub_agents_nest_no_deeper_than_the_limit() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"description\": \"level one\", \"prompt\": \"go deeper\"}]"),
+        reply("Action: Task[{\"description\": \"level two\", \"prompt\": \"deeper still\"}]"),
+        reply("Action: Finish[bottom]"),
+        reply("Action: Finish[middle]"),
+        reply("Action: Finish[top]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "top"),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    let systems: Vec<String> = requests.iter().map(|r| parts(r).0).collect();
+    // The session's agent and its child may run sub-agents; the grandchild (depth 2) may not.
+    assert!(systems[0].contains("## Task"));
+    assert!(systems[1].contains("## Task"));
+    assert!(!systems[2].contains("## Task"), "{}", systems[2]);
+    let child = &project.store().children(session.id()).unwrap()[0];
+    let grandchildren = project.store().children(&child.meta.id).unwrap();
+    assert_eq!(grandchildren.len(), 1);
+    assert_eq!(grandchildren[0].meta.task.as_deref(), Some("level two"));
+}
