@@ -209,6 +209,16 @@ impl Approvals {
         }
     }
 
+    /// Which actions run without asking.
+    pub(crate) fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    /// Lets `mode` decide from the next call on; the kinds approved "always" stay approved.
+    pub(crate) fn set_mode(&mut self, mode: ApprovalMode) {
+        self.mode = mode;
+    }
+
     /// Asks about a prepared call if its kind needs approval or a check flagged it,
     /// reporting the question and the answer to `events`. A flagged call (a
     /// [`Concern`](wright_tools::Concern)) is asked about even when the mode allows its kind,

@@ -28,6 +28,7 @@ mod error;
 pub mod history;
 pub mod hooks;
 pub mod mention;
+pub mod plan;
 pub mod prompt;
 pub mod react;
 pub mod rewind;

@@ -5,6 +5,7 @@
 //! (`wright context`, `/context`). Reading the settings is the command line's business.
 
 mod commit;
+mod modes;
 mod next_request;
 
 pub use next_request::SessionContext;
@@ -219,7 +220,7 @@ impl AgentBuilder {
             tools.retain(|tool| names.iter().any(|name| name == tool.name()));
         }
         if profile.read_only {
-            tools.retain(|tool| tool.read_only() || tool.name() == "Bash");
+            tools.retain(crate::plan::offers);
         }
         let mut config = self.config.clone();
         if let Some(max_steps) = profile.max_steps {

@@ -8,6 +8,7 @@ mod approval;
 mod ask_user;
 mod compaction_window;
 mod cost;
+mod plan_mode;
 mod react_roundtrip;
 mod rendered_request;
 mod subagents;
