@@ -51,6 +51,7 @@ impl App {
         match &self.mode {
             Mode::Asking(_, question) => question.reason.as_ref().unwrap_or(&self.composer),
             Mode::Answering(_, answering) => answering.picker.field().unwrap_or(&self.composer),
+            Mode::PlanReady(picker) => picker.field().unwrap_or(&self.composer),
             _ => &self.composer,
         }
     }
@@ -86,6 +87,7 @@ impl App {
         let marker = match &self.mode {
             Mode::Asking(_, question) if question.reason.is_some() => "✗ ",
             Mode::Answering(_, answering) if answering.picker.field().is_some() => "✎ ",
+            Mode::PlanReady(picker) if picker.field().is_some() => "✎ ",
             _ => "› ",
         };
         let marker_area = Rect::new(area.x, y, PROMPT_WIDTH.min(area.width), 1);
@@ -149,6 +151,9 @@ impl App {
         if let Mode::Answering(_, answering) = &self.mode {
             return answering.picker.lines(&self.theme);
         }
+        if let Mode::PlanReady(picker) = &self.mode {
+            return picker.lines(&self.theme);
+        }
         let Mode::Asking(_, question) = &self.mode else {
             return Vec::new();
         };
@@ -205,11 +210,23 @@ impl App {
         lines
     }
 
-    /// The last row: a hint, the agent at work, or the status.
-    fn footer(&self) -> Line<'static> {
+    /// The last row: a hint, or the session's mode (unless it is `ask`) and then the agent at
+    /// work or the status.
+    pub(super) fn footer(&self) -> Line<'static> {
         if let Some((hint, _)) = &self.hint {
             return styled(hint.clone(), WARNING, &self.theme);
         }
+        let activity = self.activity();
+        let Some(mode) = self.session_mode.span() else {
+            return activity;
+        };
+        let mut spans = vec![mode, Span::styled(" · ", DIM)];
+        spans.extend(activity.spans);
+        self.theme.finish_line(Line::from(spans))
+    }
+
+    /// The agent at work, or the status.
+    fn activity(&self) -> Line<'static> {
         let queued = match self.queued.len() {
             0 => String::new(),
             n => format!(" · {n} queued"),
@@ -235,7 +252,7 @@ impl App {
                 ]);
                 self.theme.finish_line(line)
             }
-            Mode::Idle => match &self.status {
+            Mode::Idle | Mode::PlanReady(_) => match &self.status {
                 Some(status) => render::status_line(status, &self.theme),
                 None => styled(
                     "Enter send · Alt-Enter new line · @ mention a file · /help".to_string(),

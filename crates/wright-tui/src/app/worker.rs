@@ -25,6 +25,7 @@ use wright_protocol::{ActionKind, Event, FailureCode};
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
+use super::modes::SessionMode;
 use super::reports::Reports;
 use crate::render::StatusInfo;
 
@@ -37,6 +38,8 @@ pub enum Request {
         input: String,
         /// Fired by Ctrl-C.
         cancel: CancellationToken,
+        /// The mode to run it in (the one the user saw when they sent it).
+        mode: SessionMode,
     },
     /// Compact the history now.
     Compact {
@@ -220,7 +223,13 @@ impl Worker {
             let _ = replies.send(Reply::Event(event));
         };
         match request {
-            Request::Round { input, cancel } => {
+            Request::Round {
+                input,
+                cancel,
+                mode,
+            } => {
+                self.session.set_plan_mode(mode.plan);
+                self.session.set_approval_mode(mode.approval);
                 let outcome = self.session.run_round(&input, cancel, &mut events).await;
                 let interrupted = matches!(
                     outcome,
@@ -401,7 +410,8 @@ impl Worker {
             | SlashCommand::Redo
             | SlashCommand::Rewind
             | SlashCommand::Diff(_)
-            | SlashCommand::Commit => {}
+            | SlashCommand::Commit
+            | SlashCommand::Plan => {}
         }
     }
 
