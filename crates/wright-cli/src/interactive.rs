@@ -54,6 +54,9 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         }
     };
     config::learn_context_window(&mut settings).await;
+    for problem in &settings.agent_problems {
+        eprintln!("wright: warning: {problem}");
+    }
     let env = |name: &str| std::env::var(name).ok();
     let home = match config::wright_home(&env) {
         Ok(home) => home,

@@ -1,6 +1,7 @@
 //! `wright`: a terminal coding agent. This binary parses the command line, loads settings, and
 //! runs `exec` (one round, non-interactive) and `tool` (one tool call) on top of `wright-core`.
 
+mod agents_cmd;
 mod check_cmd;
 mod checkpoints;
 mod commit_cmd;
@@ -109,6 +110,9 @@ enum Command {
     /// Commit a session's uncommitted changes — only the files the agent changed — to the
     /// project's git repository, with a message a model call writes (`[git]` in config.toml).
     Commit(commit_cmd::CommitArgs),
+    /// The agents the Task tool can run: built in, the user's (~/.config/wright/agents) and
+    /// the project's (.wright/agents).
+    Agents(agents_cmd::AgentsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +151,16 @@ struct ExecArgs {
     /// read-only commands), and its answer is a plan. Nothing in the project changes.
     #[arg(long)]
     plan: bool,
+    /// Run as the agent NAME (`wright agents list`): its tools, model, step limit and
+    /// instructions.
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+    /// Offer only these tools, e.g. `Read,Grep,Glob` (comma-separated).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    tools: Option<Vec<String>>,
+    /// Append the text of FILE to the system prompt.
+    #[arg(long, value_name = "FILE")]
+    system_prompt_file: Option<PathBuf>,
     /// What you want done; `-` (or nothing, with a pipe on standard input) reads it from
     /// standard input, up to 1 MiB.
     #[arg(value_name = "PROMPT")]
@@ -238,6 +252,7 @@ fn main() -> ExitCode {
             Some(Command::Undo(args)) => undo_cmd::undo(&root, &args),
             Some(Command::Diff(args)) => undo_cmd::diff(&root, &args),
             Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
+            Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {
@@ -313,6 +328,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
             ));
         }
     };
+    let model_flag = args.model.is_some();
     let flags = Flags {
         provider,
         model: args.model,
@@ -321,6 +337,19 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     let mut settings = match config::load(root, &flags) {
         Ok(settings) => settings,
         Err(e) => return usage_error(e.to_string()),
+    };
+    for problem in &settings.agent_problems {
+        eprintln!("wright: warning: {problem}");
+    }
+    let profile = match agents_cmd::exec_profile(
+        &mut settings,
+        args.agent.as_deref(),
+        args.tools.as_deref(),
+        args.system_prompt_file.as_deref(),
+        model_flag,
+    ) {
+        Ok(profile) => profile,
+        Err(message) => return usage_error(message),
     };
     config::learn_context_window(&mut settings).await;
     let env = |name: &str| std::env::var(name).ok();
@@ -332,7 +361,8 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         .approval
         .or(settings.approval)
         .unwrap_or(ApprovalMode::Auto);
-    let setup = settings.agent_setup(root, &home, approval);
+    let mut setup = settings.agent_setup(root, &home, approval);
+    setup.profile = profile;
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
         Err(e) => return usage_error(e.to_string()),

@@ -274,7 +274,54 @@ impl Renderer for HumanRenderer {
                 let line = self.paint(RED, &format!("error: {message}"));
                 self.line(&line);
             }
+            Event::Subagent { agent, event, .. } => self.subagent(agent, event),
         }
+    }
+}
+
+impl HumanRenderer {
+    /// A sub-agent's step under the Task call that runs it: each tool it calls and what came
+    /// of it, what it asks approval for, its warnings and its failure, prefixed with its name.
+    fn subagent(&mut self, agent: &str, event: &Event) {
+        let (color, text) = match event {
+            Event::ToolCall { tool, args, .. } => {
+                let preview = clip(&args.to_string(), MAX_ARGS_PREVIEW);
+                (DIM, format!("  ↳ {agent} → {tool} {preview}"))
+            }
+            Event::ToolResult {
+                status, summary, ..
+            } => match status {
+                ToolStatus::Success => (DIM, format!("  ↳ {agent}   ✓ {summary}")),
+                ToolStatus::Error => (RED, format!("  ↳ {agent}   ✗ {summary}")),
+            },
+            Event::ApprovalRequested { tool, .. } => {
+                (YELLOW, format!("  ↳ {agent}: {tool} needs approval"))
+            }
+            Event::ApprovalDecided {
+                decision: ApprovalVerdict::Denied,
+                reason,
+                ..
+            } => (
+                RED,
+                format!(
+                    "  ↳ {agent}: denied{}",
+                    reason
+                        .as_deref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default()
+                ),
+            ),
+            Event::Warning { message } => (YELLOW, format!("  ↳ {agent}: warning: {message}")),
+            Event::Error { message, .. } => (RED, format!("  ↳ {agent}: error: {message}")),
+            Event::Subagent {
+                agent: inner,
+                event,
+                ..
+            } => return self.subagent(&format!("{agent} › {inner}"), event),
+            _ => return,
+        };
+        let line = self.paint(color, &text);
+        self.line(&line);
     }
 }
 

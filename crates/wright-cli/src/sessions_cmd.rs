@@ -108,6 +108,7 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
             if *json {
                 print(&records_json(&found));
             } else {
+                let children = store.children(&found.meta.id).unwrap_or_default();
                 let checkpointed = found
                     .records
                     .iter()
@@ -132,7 +133,14 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
                             .join(" ")
                     })
                 };
+                if let (Some(parent), Some(agent)) = (&found.meta.parent, &found.meta.agent) {
+                    print(&format!(
+                        "Sub-agent `{agent}` of session {parent}: {}\n\n",
+                        found.meta.task.as_deref().unwrap_or("")
+                    ));
+                }
                 print(&transcript_with_files(&found, &Local, &files));
+                print(&children_list(&children));
             }
         }),
         SessionsCommand::Rm { session } => store.remove(session).map(|removed| {
@@ -182,6 +190,29 @@ pub fn report_selection(
         }
         Err(e) => Err(fail(&e)),
     }
+}
+
+/// The sub-agents a session ran, one line each, for the end of `sessions show`; nothing when
+/// it ran none.
+fn children_list(children: &[SessionSummary]) -> String {
+    if children.is_empty() {
+        return String::new();
+    }
+    let mut text = format!(
+        "\nSub-agents ({}; `wright sessions show ID` shows one):\n",
+        children.len()
+    );
+    for child in children {
+        text.push_str(&format!(
+            "  {}  {}  {:?}  {}, {} tokens\n",
+            child.meta.id,
+            child.meta.agent.as_deref().unwrap_or("?"),
+            child.meta.task.as_deref().unwrap_or(""),
+            plural(child.rounds, "round"),
+            child.tokens
+        ));
+    }
+    text
 }
 
 /// The session `query` names, or an error saying none does.

@@ -148,6 +148,8 @@ pub struct CostReport {
     pub summaries: KindCost,
     /// The commit messages (`[git]`).
     pub commits: KindCost,
+    /// The sub-agents' calls (the Task tool).
+    pub subagents: KindCost,
     /// Everything.
     pub total: KindCost,
     /// Models called without a known price, in the order first called; their calls make the
@@ -179,6 +181,7 @@ pub fn session_cost(
             UsageKind::Step => report.steps.add(usage, cost),
             UsageKind::Summary => report.summaries.add(usage, cost),
             UsageKind::Commit => report.commits.add(usage, cost),
+            UsageKind::Subagent => report.subagents.add(usage, cost),
         }
         report.total.add(usage, cost);
     }
@@ -221,6 +224,9 @@ impl fmt::Display for CostReport {
         writeln!(f, "summaries: {}", self.summaries)?;
         if self.commits.calls > 0 {
             writeln!(f, "commits:   {}", self.commits)?;
+        }
+        if self.subagents.calls > 0 {
+            writeln!(f, "subagents: {}", self.subagents)?;
         }
         writeln!(f, "total:     {}", self.total)?;
         for model in &self.unpriced_models {
@@ -361,6 +367,7 @@ mod tests {
                     cost_usd: Some(2.0),
                 },
                 commits: KindCost::default(),
+                subagents: KindCost::default(),
                 total: KindCost {
                     calls: 3,
                     usage: usage(1_750_000, None, 750_000),
@@ -392,6 +399,7 @@ mod tests {
                     cost_usd: Some(0.0),
                 },
                 commits: KindCost::default(),
+                subagents: KindCost::default(),
                 total: KindCost {
                     calls: 2,
                     usage: usage(10, None, 5),

@@ -9,8 +9,8 @@ mod front_matter;
 mod task;
 
 pub use catalog::{AgentCatalog, AgentDefinition, AgentFileError, AgentSource, EXPLORE, GENERAL};
-pub(crate) use task::TaskRunner;
 pub use task::{SubagentSettings, TaskTool};
+pub(crate) use task::{TaskRunner, subagent_spending};
 
 /// What makes an agent one of the catalog's rather than the plain session agent: the tools
 /// it may use, instructions added to its system prompt, and whether it may change anything.

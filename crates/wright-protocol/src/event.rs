@@ -256,6 +256,20 @@ pub enum Event {
         /// What happened and what to do, for people.
         message: String,
     },
+    /// Something a sub-agent that a Task call runs did (issue 14): one of its own events
+    /// (its tool calls and results, approvals, warnings, its end; not its streamed text), for
+    /// front ends to show under the Task call. A sub-agent's own sub-agents' events come
+    /// nested once more.
+    Subagent {
+        /// The step of the Task call that runs it.
+        step: u32,
+        /// The agent it runs as.
+        agent: String,
+        /// The task's short description.
+        description: String,
+        /// What it did.
+        event: Box<Event>,
+    },
 }
 
 impl Event {

@@ -54,6 +54,9 @@ pub enum UsageKind {
     Summary,
     /// The message of a commit of the agent's changes (issue 13, `[git]`).
     Commit,
+    /// The calls of the sub-agents a Task call ran (issue 14), as their own sessions record
+    /// them, so that a session's cost includes its sub-agents'.
+    Subagent,
 }
 
 /// What one compaction archived (spec A4–A6, E2).

@@ -106,6 +106,9 @@ struct Limits {
     short_line_chars: usize,
     snippet_line_chars: usize,
     string_chars: usize,
+    /// A sub-agent's answer (the Task tool): what the parent keeps instead of every
+    /// observation the child made, so it is kept longer than other strings.
+    answer_chars: usize,
     array_items: usize,
     depth: usize,
 }
@@ -125,6 +128,7 @@ impl Limits {
         short_line_chars: SHORT_LINE_CHARS,
         snippet_line_chars: SNIPPET_LINE_CHARS,
         string_chars: DEFAULT_STRING_CHARS,
+        answer_chars: 4 * DEFAULT_STRING_CHARS,
         array_items: DEFAULT_ARRAY_ITEMS,
         depth: DEFAULT_DEPTH,
     };
@@ -145,6 +149,7 @@ impl Limits {
         short_line_chars: 100,
         snippet_line_chars: 500,
         string_chars: 1000,
+        answer_chars: 2000,
         array_items: 10,
         depth: 4,
     };
@@ -207,9 +212,29 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
         "LS" => search::ls(data, limits),
         "Bash" => bash::bash(data, limits),
         "TodoWrite" => crate::todo_write::compressed_recap(data),
+        "Task" => Some(task_answers(data, limits)),
         _ => None,
     };
     by_tool.unwrap_or_else(|| fallback::shrink(data, limits))
+}
+
+/// A Task result (one task's fields, or `{"tasks": [...]}`) with each `answer` cut to
+/// [`Limits::answer_chars`] and the rest by the default rule.
+fn task_answers(data: &Value, limits: &Limits) -> Value {
+    let answer = |task: &Value| {
+        let mut kept = fallback::shrink(task, limits);
+        if let (Some(answer), Value::Object(fields)) = (task["answer"].as_str(), &mut kept) {
+            fields.insert(
+                "answer".into(),
+                Value::String(cut_middle(answer, limits.answer_chars).into_owned()),
+            );
+        }
+        kept
+    };
+    match data.get("tasks").and_then(Value::as_array) {
+        Some(tasks) => serde_json::json!({"tasks": tasks.iter().map(answer).collect::<Vec<_>>()}),
+        None => answer(data),
+    }
 }
 
 /// A field a tool may set to `null`: absent (`None`), `null` (`Some(None)`) or a value. History
@@ -362,6 +387,39 @@ mod tests {
         );
         assert_eq!(cut.chars().count(), 39);
         assert_eq!(cut_middle("abc", 4), "abc");
+    }
+
+    #[test]
+    fn a_sub_agents_answer_is_kept_longer_than_other_strings() {
+        let answer = "x".repeat(6_000);
+        let task =
+            serde_json::json!({"agent": "explore", "answer": answer, "note": "y".repeat(6_000)});
+        let result = ToolResult::success("", task.clone());
+        let kept = compress("Task", &result);
+        assert_eq!(kept["data"]["answer"], answer, "6,000 characters fit");
+        assert!(kept["data"]["note"].as_str().unwrap().chars().count() <= DEFAULT_STRING_CHARS);
+        let long = ToolResult::success("", serde_json::json!({"answer": "z".repeat(20_000)}));
+        let cut = compress("Task", &long)["data"]["answer"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            cut.chars().count() <= 4 * DEFAULT_STRING_CHARS,
+            "{}",
+            cut.len()
+        );
+        let many = ToolResult::success("", serde_json::json!({"tasks": [task.clone(), task]}));
+        let kept = compress("Task", &many);
+        assert_eq!(kept["data"]["tasks"][1]["answer"], answer);
+        let tight = compress_with("Task", &many, CompressionLevel::Tight);
+        assert!(
+            tight["data"]["tasks"][0]["answer"]
+                .as_str()
+                .unwrap()
+                .chars()
+                .count()
+                <= 2000
+        );
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub struct ToolContext {
     /// Whether nothing may be changed (plan mode, read-only agents; see
     /// [`ToolContext::with_read_only`]).
     read_only: bool,
+    /// Where a running call reports events of its own (a Task call, its sub-agents' steps).
+    events: Option<tokio::sync::mpsc::UnboundedSender<wright_protocol::Event>>,
 }
 
 impl ToolContext {
@@ -84,6 +86,7 @@ impl ToolContext {
             .into(),
             guard_snapshot: Arc::default(),
             read_only: false,
+            events: None,
         })
     }
 
@@ -226,6 +229,23 @@ impl ToolContext {
     pub fn with_read_only(mut self, read_only: bool) -> Self {
         self.read_only = read_only;
         self
+    }
+
+    /// Calls in this context report events of their own to `events` (the round shows them
+    /// while the call runs).
+    pub fn with_events(
+        mut self,
+        events: tokio::sync::mpsc::UnboundedSender<wright_protocol::Event>,
+    ) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// Reports `event` from inside a running call, if anyone listens.
+    pub fn emit(&self, event: wright_protocol::Event) {
+        if let Some(events) = &self.events {
+            let _ = events.send(event);
+        }
     }
 
     /// Whether nothing may be changed here (see [`with_read_only`](Self::with_read_only)).

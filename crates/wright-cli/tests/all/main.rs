@@ -5,6 +5,7 @@
 // Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents;
 mod approval;
 mod ask_user;
 mod check;

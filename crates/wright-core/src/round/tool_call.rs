@@ -5,7 +5,7 @@
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
-use wright_store::CheckpointKind;
+use wright_store::{CheckpointKind, UsageKind};
 
 use wright_tools::CommandRun;
 
@@ -14,6 +14,7 @@ use crate::checkpoint::changes_files;
 use crate::checks;
 use crate::hooks::HookOutcome;
 use crate::plan;
+use crate::subagent::subagent_spending;
 use crate::summary::result_summary;
 
 use super::{Agent, Round};
@@ -74,7 +75,32 @@ impl Round<'_> {
                             {
                                 self.checkpointed = true;
                             }
-                            let mut result = prepared.run(&agent.ctx).await;
+                            // Events the call reports while it runs (a Task call's
+                            // sub-agents' steps) are shown as they come.
+                            let (events, mut progress) = tokio::sync::mpsc::unbounded_channel();
+                            let ctx = agent.ctx.clone().with_events(events);
+                            let run = prepared.run(&ctx);
+                            tokio::pin!(run);
+                            let mut result = loop {
+                                tokio::select! {
+                                    result = &mut run => break result,
+                                    Some(event) = progress.recv() => {
+                                        self.sink.emit(at_step(event, step));
+                                    }
+                                }
+                            };
+                            while let Ok(event) = progress.try_recv() {
+                                self.sink.emit(at_step(event, step));
+                            }
+                            // A Task call's sub-agents billed calls of their own: the session's
+                            // cost counts them.
+                            for (model, usage) in subagent_spending(&result.stats) {
+                                let recorded =
+                                    agent
+                                        .history
+                                        .record_usage(usage, UsageKind::Subagent, &model);
+                                self.sink.warn_unsaved(recorded);
+                            }
                             agent.after_hooks(call, &mut result, &cancel).await;
                             ran = true;
                             result
@@ -150,6 +176,14 @@ impl Round<'_> {
             }
         }
     }
+}
+
+/// A sub-agent's event as the step of the Task call that ran it reports it.
+fn at_step(mut event: Event, step: u32) -> Event {
+    if let Event::Subagent { step: at, .. } = &mut event {
+        *at = step;
+    }
+    event
 }
 
 impl Agent {

@@ -7,8 +7,8 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, FailureCode, ToolError, ToolResult, Usage};
-use wright_store::SessionStore;
+use wright_protocol::{ErrorCode, Event, FailureCode, ToolError, ToolResult, Usage};
+use wright_store::{Record, SessionStore};
 use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
 
 use crate::cost::{format_usd, session_cost};
@@ -262,6 +262,8 @@ struct Outcome {
     steps: u32,
     usage: Usage,
     cost_usd: Option<f64>,
+    /// What its calls (and its own sub-agents') used, per model.
+    spent: Vec<(String, Usage)>,
 }
 
 impl Outcome {
@@ -274,6 +276,7 @@ impl Outcome {
             steps: 0,
             usage: Usage::default(),
             cost_usd: Some(0.0),
+            spent: Vec::new(),
         }
     }
 
@@ -313,14 +316,14 @@ impl Outcome {
         match &self.ended {
             Ok(answer) => {
                 let mut result = ToolResult::success(format!("{answer}\n\n{note}"), self.data());
-                result.stats = json!({"usage": self.usage});
+                result.stats = spent_stats(std::slice::from_ref(&self));
                 result
             }
             Err((code, message)) => {
                 let message = format!("{message}\n{note}");
                 let mut result = ToolResult::error(*code, message);
                 result.data = self.data();
-                result.stats = json!({"usage": self.usage});
+                result.stats = spent_stats(std::slice::from_ref(&self));
                 result
             }
         }
@@ -331,9 +334,7 @@ impl Outcome {
 /// order given; an error only when none answered.
 fn many_result(outcomes: &[Outcome]) -> ToolResult {
     let mut text = String::new();
-    let mut usage = Usage::default();
     for (i, outcome) in outcomes.iter().enumerate() {
-        usage.add(&outcome.usage);
         let body = match &outcome.ended {
             Ok(answer) => answer.clone(),
             Err((code, message)) => format!("Error ({code}): {message}"),
@@ -364,8 +365,75 @@ fn many_result(outcomes: &[Outcome]) -> ToolResult {
         result.data = data;
         result
     };
-    result.stats = json!({"usage": usage});
+    result.stats = spent_stats(outcomes);
     result
+}
+
+/// The key of a result's `stats` under which a Task call says what its sub-agents used, per
+/// model, for the parent's session to record ([`subagent_spending`]).
+const SPENT_KEY: &str = "subagents";
+
+/// `{"subagents": [{"model": …, "usage": …}, …]}`: what `outcomes` used, per model.
+fn spent_stats(outcomes: &[Outcome]) -> Value {
+    let mut spent: Vec<(String, Usage)> = Vec::new();
+    for (model, usage) in outcomes.iter().flat_map(|o| o.spent.iter()) {
+        match spent.iter_mut().find(|(m, _)| m == model) {
+            Some((_, total)) => total.add(usage),
+            None => spent.push((model.clone(), *usage)),
+        }
+    }
+    let entries: Vec<Value> = spent
+        .into_iter()
+        .map(|(model, usage)| json!({"model": model, "usage": usage}))
+        .collect();
+    json!({ SPENT_KEY: entries })
+}
+
+/// What the sub-agents of a finished call used, per model, as its `stats` say (nothing for
+/// any other tool's result).
+pub(crate) fn subagent_spending(stats: &Value) -> Vec<(String, Usage)> {
+    stats[SPENT_KEY]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|entry| {
+                    let model = entry["model"].as_str()?.to_string();
+                    let usage = serde_json::from_value(entry["usage"].clone()).ok()?;
+                    Some((model, usage))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a sub-agent's event is shown to the user: its steps, questions, warnings and end,
+/// not its streamed text or per-call usage (the Task call's note sums that up).
+fn shown(event: &Event) -> bool {
+    !matches!(
+        event,
+        Event::AssistantDelta { .. }
+            | Event::ReasoningDelta { .. }
+            | Event::Usage { .. }
+            | Event::SessionStarted { .. }
+            | Event::RoundStarted { .. }
+    )
+}
+
+/// The usage of `records`, summed per model (a record naming none is `default_model`'s).
+fn spent_per_model(records: &[Record], default_model: &str) -> Vec<(String, Usage)> {
+    let mut spent: Vec<(String, Usage)> = Vec::new();
+    for record in records {
+        let Record::Usage { usage, model, .. } = record else {
+            continue;
+        };
+        let model = model.as_deref().unwrap_or(default_model);
+        match spent.iter_mut().find(|(m, _)| m == model) {
+            Some((_, total)) => total.add(usage),
+            None => spent.push((model.to_string(), *usage)),
+        }
+    }
+    spent
 }
 
 impl TaskRunner {
@@ -445,7 +513,18 @@ impl TaskRunner {
                 );
             }
         };
-        let outcome = agent.run_round(&job.prompt, &mut |_| {}).await;
+        let (agent_name, description) = (job.agent.name.clone(), job.description.clone());
+        let mut forward = |event: Event| {
+            if shown(&event) {
+                ctx.emit(Event::Subagent {
+                    step: 0,
+                    agent: agent_name.clone(),
+                    description: description.clone(),
+                    event: Box::new(event),
+                });
+            }
+        };
+        let outcome = agent.run_round(&job.prompt, &mut forward).await;
         let cost = session_cost(
             agent.history().usage_records(),
             agent.model(),
@@ -473,6 +552,7 @@ impl TaskRunner {
             steps,
             usage: cost.total.usage,
             cost_usd: cost.total.cost_usd,
+            spent: spent_per_model(agent.history().usage_records(), agent.model()),
         }
     }
 }

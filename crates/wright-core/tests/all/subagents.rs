@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use wright_core::approval::ApprovalMode;
 use wright_core::checks::Checks;
 use wright_core::commit::GitSettings;
+use wright_core::cost::session_cost;
 use wright_core::hooks::Hooks;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
 use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
@@ -76,10 +77,13 @@ impl Project {
     }
 
     fn session(&self, server: &TestServer) -> Session {
-        let sessions = Sessions::new(
-            self.store(),
-            AgentBuilder::new(self.setup(server, 0)).unwrap(),
-        );
+        self.session_with(server, ApprovalMode::Auto)
+    }
+
+    fn session_with(&self, server: &TestServer, approval: ApprovalMode) -> Session {
+        let mut setup = self.setup(server, 0);
+        setup.approval = approval;
+        let sessions = Sessions::new(self.store(), AgentBuilder::new(setup).unwrap());
         sessions.create(None).unwrap()
     }
 }
@@ -133,7 +137,7 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
     ]))
     .unwrap();
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
+    let (outcome, events) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
     assert!(
         matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "It has 300 lines."),
         "{outcome:?}"
@@ -183,6 +187,46 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
         "the child's observation reached the parent"
     );
 
+    // The child's steps are reported as it makes them, under the Task call's step, and
+    // before the Task call's own result.
+    let subagent: Vec<(u32, String, String)> = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Subagent {
+                step, agent, event, ..
+            } => Some((*step, agent.clone(), format!("{event:?}"))),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        subagent.iter().any(|(step, agent, event)| *step == 1
+            && agent == "explore"
+            && event.starts_with("ToolCall")
+            && event.contains("big.txt")),
+        "{subagent:?}"
+    );
+    assert!(
+        subagent
+            .iter()
+            .any(|(_, _, event)| event.starts_with("ToolResult") && event.contains("Read")),
+        "{subagent:?}"
+    );
+    assert!(
+        !subagent
+            .iter()
+            .any(|(_, _, event)| event.starts_with("AssistantDelta") || event.starts_with("Usage")),
+        "{subagent:?}"
+    );
+    let task_result = events
+        .iter()
+        .position(|e| matches!(e, Event::ToolResult { tool, .. } if tool == "Task"))
+        .unwrap();
+    let last_child = events
+        .iter()
+        .rposition(|e| matches!(e, Event::Subagent { .. }))
+        .unwrap();
+    assert!(last_child < task_result);
+
     // The child's session is linked to the parent's and holds its steps.
     let children = project.store().children(session.id()).unwrap();
     assert_eq!(children.len(), 1);
@@ -191,6 +235,15 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
     assert_eq!(children[0].meta.task.as_deref(), Some("Summarise big.txt"));
     assert_eq!(children[0].rounds, 1);
     assert_eq!(children[0].tokens, 220);
+    // The parent's cost counts the child's calls.
+    let cost = session_cost(
+        session.agent().history().usage_records(),
+        "main-model",
+        &HashMap::new(),
+    );
+    assert_eq!(cost.steps.usage.total_tokens, 220);
+    assert_eq!(cost.subagents.usage.total_tokens, 220);
+    assert_eq!(cost.total.usage.total_tokens, 440);
 }
 
 #[tokio::test]
@@ -354,4 +407,66 @@ async fn sub_agents_nest_no_deeper_than_the_limit() {
     let grandchildren = project.store().children(&child.meta.id).unwrap();
     assert_eq!(grandchildren.len(), 1);
     assert_eq!(grandchildren[0].meta.task.as_deref(), Some("level two"));
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_a_child_waiting_on_the_model() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"slow\", \"prompt\": \"take your time\"}]"),
+        reply("Action: Finish[too late]").with_delay_ms(20_000),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let outcome = session.run_round("go", cancel, &mut |_| {}).await;
+    assert!(
+        matches!(
+            outcome,
+            RoundOutcome::Failed {
+                code: wright_protocol::FailureCode::Interrupted,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_child_asks_as_the_parent_would_and_with_no_one_to_ask_its_write_is_denied() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"description\": \"write\", \"prompt\": \"create notes.txt\"}]"),
+        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
+        reply("Action: Finish[I could not write it]"),
+        reply("Action: Finish[parent done]"),
+    ]))
+    .unwrap();
+    let mut session = project.session_with(&server, ApprovalMode::Ask);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert!(!project.root.path().join("notes.txt").exists());
+    let (_, child_next) = parts(&server.requests()[2]);
+    assert!(
+        child_next.contains("The user denied this action."),
+        "{child_next}"
+    );
+    assert!(
+        child_next.contains(wright_core::approval::NO_APPROVER_REASON),
+        "{child_next}"
+    );
 }

@@ -268,6 +268,7 @@ impl Transcript {
                 };
                 out.push(styled(text, style, &theme));
             }
+            Event::Subagent { agent, event, .. } => subagent_lines(agent, event, &theme, out),
             Event::FormatError { message, .. } => {
                 self.reply.flush_as_thought(&theme, out);
                 out.push(styled(
@@ -486,6 +487,75 @@ fn tool_error(summary: &str) -> ToolError {
 }
 
 /// A one-span line in `style`.
+/// The lines a sub-agent's event adds under the Task call that runs it (issue 14): each of its
+/// tool results on one line, what it asks approval for, warnings and its failure; `agent`
+/// names it (`explore`, or `general › explore` for a sub-agent's own).
+fn subagent_lines(agent: &str, event: &Event, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    let agent = clean(agent);
+    match event {
+        Event::ToolResult {
+            tool,
+            status,
+            summary,
+            ..
+        } => {
+            let (mark, style) = match status {
+                ToolStatus::Success => ("✓", DIM),
+                ToolStatus::Error => ("✗", ERROR),
+            };
+            out.push(styled(
+                format!("  ↳ {agent}: {} {mark} {}", clean(tool), clean(summary)),
+                style,
+                theme,
+            ));
+        }
+        Event::ApprovalRequested {
+            tool,
+            kind,
+            preview,
+            concern,
+            ..
+        } => {
+            out.push(styled(format!("  ↳ {agent} asks:"), BOLD, theme));
+            out.extend(approval_preview(tool, *kind, preview, theme));
+            if let Some(concern) = concern {
+                out.push(styled(
+                    format!("  ⚠ the safety check flags this ({})", clean(concern)),
+                    ERROR.patch(BOLD),
+                    theme,
+                ));
+            }
+        }
+        Event::ApprovalDecided {
+            decision, reason, ..
+        } => {
+            let text = match (decision, reason) {
+                (ApprovalVerdict::Denied, Some(reason)) => format!("denied: {}", clean(reason)),
+                (ApprovalVerdict::Denied, None) => "denied".to_string(),
+                (ApprovalVerdict::Once, _) => "allowed once".to_string(),
+                (ApprovalVerdict::Always, _) => "allowed for the rest of its task".to_string(),
+            };
+            out.push(styled(format!("  ↳ {agent}: {text}"), DIM, theme));
+        }
+        Event::Warning { message } => out.push(styled(
+            format!("  ↳ {agent}: ⚠ {}", clean(message)),
+            WARNING,
+            theme,
+        )),
+        Event::Error { message, .. } => out.push(styled(
+            format!("  ↳ {agent}: ✗ {}", clean(message)),
+            ERROR,
+            theme,
+        )),
+        Event::Subagent {
+            agent: inner,
+            event,
+            ..
+        } => subagent_lines(&format!("{agent} › {inner}"), event, theme, out),
+        _ => {}
+    }
+}
+
 pub fn styled(text: String, style: Style, theme: &Theme) -> Line<'static> {
     theme.finish_line(Line::from(Span::styled(clean(&text), style)))
 }

@@ -299,3 +299,50 @@ fn control_characters_from_outside_never_reach_the_terminal() {
     );
     assert!(!text.contains('\u{1b}'), "{text:?}");
 }
+
+fn subagent(agent: &str, event: Event) -> Event {
+    Event::Subagent {
+        step: 1,
+        agent: agent.into(),
+        description: "look".into(),
+        event: Box::new(event),
+    }
+}
+
+#[test]
+fn a_sub_agents_steps_are_shown_under_the_task_call_one_line_each() {
+    let mut t = transcript();
+    let read = Event::ToolResult {
+        step: 1,
+        tool: "Read".into(),
+        status: ToolStatus::Success,
+        summary: "40 of 40 lines".into(),
+        data: json!(null),
+        error: None,
+    };
+    let failed = Event::ToolResult {
+        step: 2,
+        tool: "Grep".into(),
+        status: ToolStatus::Error,
+        summary: "invalid_pattern: bad regex".into(),
+        data: json!(null),
+        error: None,
+    };
+    let text = shown(
+        &mut t,
+        &[
+            tool_call(1, "Task", json!({"agent": "explore"})),
+            subagent(
+                "explore",
+                tool_call(1, "Read", json!({"file_path": "a.rs"})),
+            ),
+            subagent("explore", read),
+            subagent("explore", delta("Thought: hidden")),
+            subagent("general", subagent("explore", failed)),
+        ],
+    );
+    assert_eq!(
+        text,
+        "  ↳ explore: Read ✓ 40 of 40 lines\n  ↳ general › explore: Grep ✗ invalid_pattern: bad regex\n"
+    );
+}
