@@ -124,7 +124,7 @@ impl Picker {
                 }
             }
             // Typing starts the answer of one's own.
-            KeyCode::Char(_) if plain && self.free_text.is_some() => {
+            KeyCode::Char(c) if plain && c != ' ' && self.free_text.is_some() => {
                 self.open_field();
                 if let Some(field) = &mut self.typing {
                     field.key(key);
