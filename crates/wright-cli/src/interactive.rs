@@ -26,6 +26,8 @@ pub struct InteractiveArgs {
     pub continue_latest: bool,
     /// `--approval MODE`; else `approval` in the settings, else `ask`.
     pub approval: Option<ApprovalMode>,
+    /// `--plan`: start in plan mode.
+    pub plan: bool,
 }
 
 /// Runs the interactive session in the project at `root`; returns the exit code.
@@ -88,6 +90,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         session,
         prices: settings.prices,
         reports: Box::new(CliReports),
+        plan: args.plan,
     };
     wright_tui::app::run(launch).await
 }

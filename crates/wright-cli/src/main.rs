@@ -52,6 +52,7 @@ const EXAMPLES: &str = "Examples:
   ANTHROPIC_API_KEY=sk-ant-... wright exec --json \"list the TODOs\" | jq .type
   wright -C ../other-project exec \"what does this project build?\"
   wright exec - < task.md          # the prompt from standard input
+  wright exec --plan \"add a --retry flag\" > plan.md   # a plan; nothing changes
   wright tool Read '{\"file_path\": \"Cargo.toml\", \"limit\": 20}'";
 
 const CHECK_EXAMPLES: &str = "Examples:
@@ -77,6 +78,10 @@ struct Cli {
     /// `auto-edit` (file changes) or `auto` (everything). Default: `approval` in config.toml.
     #[arg(long, value_name = "MODE")]
     approval: Option<ApprovalMode>,
+    /// Start the interactive session in plan mode: the agent only reads, then offers a plan to
+    /// accept (Shift-Tab or /plan leave it).
+    #[arg(long)]
+    plan: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -142,6 +147,10 @@ struct ExecArgs {
     /// Default: `approval` in config.toml, else `auto`.
     #[arg(long, value_name = "MODE")]
     approval: Option<ApprovalMode>,
+    /// Plan only: the agent may use only the tools that change nothing (Bash only for
+    /// read-only commands), and its answer is a plan. Nothing in the project changes.
+    #[arg(long)]
+    plan: bool,
     /// Run as the agent NAME (`wright agents list`): its tools, model, step limit and
     /// instructions.
     #[arg(long, value_name = "NAME")]
@@ -207,6 +216,15 @@ fn main() -> ExitCode {
             )
             .exit();
     }
+    if cli.command.is_some() && cli.plan {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--plan before a subcommand starts the interactive session in plan mode; \
+                 for exec put it after: `wright exec --plan \"...\"`",
+            )
+            .exit();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -241,6 +259,7 @@ fn main() -> ExitCode {
                     resume: cli.resume,
                     continue_latest: cli.continue_latest,
                     approval: cli.approval,
+                    plan: cli.plan,
                 };
                 interactive::run(&root, args).await
             }
@@ -355,6 +374,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         Ok(session) => session,
         Err(e) => return usage_error(e.to_string()),
     };
+    session.set_plan_mode(args.plan);
     // Only now, before any command runs: installed while the prompt is read from a pipe that
     // stays open, or while waiting for the session's lock, the handler would never run (both
     // block this thread) and SIGTERM would not end wright.

@@ -5,7 +5,8 @@
 //!
 //! The core only asks; how the question is put to a person is an [`Approver`]'s business (the
 //! interactive terminal implements one). With no approver, an action that needs approval is
-//! denied with [`NO_APPROVER_REASON`].
+//! denied with [`NO_APPROVER_REASON`]. The approver also answers the model's own questions
+//! ([`crate::ask_user`]).
 
 use std::collections::HashSet;
 use std::fmt;
@@ -19,6 +20,7 @@ use wright_tools::{PreparedCall, ToolContext};
 
 pub use wright_protocol::ActionKind;
 
+use crate::ask_user::{UserAnswer, UserQuestion};
 use crate::round::EventSink;
 
 /// The reason a denial gives when an action needs approval and nobody can give it.
@@ -136,6 +138,13 @@ pub trait Approver: Send + Sync {
     /// Decides on one action. The round waits for the answer (or for Ctrl-C, which ends the
     /// round as interrupted and drops the future).
     fn decide(&self, request: ApprovalRequest) -> BoxFuture<'static, Decision>;
+
+    /// Answers the model's question ([`AskUser`](crate::ask_user)), waited for like
+    /// [`decide`](Self::decide). By default no one can answer.
+    fn ask(&self, question: UserQuestion) -> BoxFuture<'static, UserAnswer> {
+        let _ = question;
+        Box::pin(std::future::ready(UserAnswer::NoOne))
+    }
 }
 
 /// The observation the model gets for a denied action.
@@ -198,6 +207,16 @@ impl Approvals {
             approver,
             always: HashSet::new(),
         }
+    }
+
+    /// Which actions run without asking.
+    pub(crate) fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    /// Lets `mode` decide from the next call on; the kinds approved "always" stay approved.
+    pub(crate) fn set_mode(&mut self, mode: ApprovalMode) {
+        self.mode = mode;
     }
 
     /// Asks about a prepared call if its kind needs approval or a check flagged it,

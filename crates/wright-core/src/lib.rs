@@ -6,14 +6,16 @@
 //! runs the tools the model asks for, and reports every step as an
 //! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round
 //! loop ([`Agent`]; a round that stops without an answer says why with a [`RoundError`]), asks
-//! for [`approval`] before commands and file changes the mode does not allow, runs the user's
-//! [`hooks`] around tool calls, and accounts for what the model calls [`cost`]. Front ends open
+//! for [`approval`] before commands and file changes the mode does not allow, puts the model's
+//! own questions to the user ([`ask_user`]), runs the user's [`hooks`] around tool calls, and
+//! accounts for what the model calls [`cost`]. Front ends open
 //! sessions and build their agents through [`session`]; what the records of a stored session
 //! mean as rounds is [`stored`]. It does not talk HTTP itself (that is `wright-llm`), run tools
 //! itself (that is `wright-tools`), store records itself (that is `wright-store`), or draw
 //! anything (that is `wright-tui` and `wright-cli`).
 
 pub mod approval;
+pub mod ask_user;
 pub mod checkpoint;
 pub mod checks;
 pub mod code_law;
@@ -26,6 +28,7 @@ mod error;
 pub mod history;
 pub mod hooks;
 pub mod mention;
+pub mod plan;
 pub mod prompt;
 pub mod react;
 pub mod rewind;

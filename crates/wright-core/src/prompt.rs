@@ -8,7 +8,31 @@ const SYSTEM_TEMPLATE: &str = include_str!("../../../prompts/system.md");
 
 /// Builds the system prompt for the given tools.
 pub fn system_prompt(tools: &ToolRegistry) -> String {
-    SYSTEM_TEMPLATE.replace("{{tools}}", tools.descriptions().trim_end())
+    system_prompt_describing(&tools.descriptions())
+}
+
+/// The system prompt with these tool `descriptions` (all of an agent's tools, or those plan
+/// mode offers).
+fn system_prompt_describing(descriptions: &str) -> String {
+    SYSTEM_TEMPLATE.replace("{{tools}}", descriptions.trim_end())
+}
+
+/// An agent's L1: the system prompt with its tool `descriptions`, then the session's
+/// `environment` block, the agent's `instructions` and, in plan mode, the plan-mode section
+/// ([`crate::plan`]), each after a blank line.
+pub(crate) fn agent_system_prompt(
+    descriptions: &str,
+    environment: Option<&str>,
+    instructions: Option<&str>,
+    plan: bool,
+) -> String {
+    let mut l1 = system_prompt_describing(descriptions);
+    let plan = plan.then_some(crate::plan::PLAN_MODE_PROMPT);
+    for part in [environment, instructions, plan].into_iter().flatten() {
+        l1.push_str("\n\n");
+        l1.push_str(part.trim_end());
+    }
+    l1
 }
 
 /// L1 of a session: the system prompt for the given tools, ending with the session's

@@ -5,6 +5,7 @@
 //! (`wright context`, `/context`). Reading the settings is the command line's business.
 
 mod commit;
+mod modes;
 mod next_request;
 
 pub use next_request::SessionContext;
@@ -239,11 +240,15 @@ impl AgentBuilder {
                 listing: agents.to_string(),
             })));
         }
+        // A sub-agent reports to its parent, which asks the user if need be.
+        if depth == 0 {
+            crate::ask_user::register(&mut tools, self.approver.clone());
+        }
         if let Some(names) = &profile.tools {
             tools.retain(|tool| names.iter().any(|name| name == tool.name()));
         }
         if profile.read_only {
-            tools.retain(|tool| tool.read_only() || tool.name() == "Bash");
+            tools.retain(crate::plan::offers);
         }
         let mut config = self.config.clone();
         if let Some(max_steps) = profile.max_steps {

@@ -74,6 +74,9 @@ pub enum ErrorCode {
     Blocked,
     /// The call would change a file wright protects from the model (its own settings).
     Protected,
+    /// The model's question to the user (AskUser) got no answer: no one can answer
+    /// (non-interactive), or the user declined to.
+    Unanswered,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -101,6 +104,7 @@ impl ErrorCode {
             ErrorCode::Refused => "refused",
             ErrorCode::Blocked => "blocked",
             ErrorCode::Protected => "protected",
+            ErrorCode::Unanswered => "unanswered",
             ErrorCode::Other => "other",
         }
     }

@@ -1,4 +1,6 @@
 //! Turning the model's JSON arguments into a tool's typed argument struct, once per call.
+//! [`parse_args`], [`invalid`] and [`schema_of`] are public for tools defined outside this
+//! crate (the core's AskUser).
 
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -11,7 +13,7 @@ use crate::{Prepared, ToolContext, error_result, failure};
 
 /// The JSON Schema of the argument type `A`: draft 2020-12, every subschema inline (providers'
 /// function schemas take no `$ref`), without the `$schema` and `title` keys.
-pub(crate) fn schema_of<A: JsonSchema>() -> Value {
+pub fn schema_of<A: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
@@ -57,7 +59,7 @@ impl<A: Send + Sync + 'static> Prepared for Typed<A> {
 /// The message names the offending field (through `serde_path_to_error`) and restates the
 /// expected `shape`, e.g. `{"file_path": string, "offset"?: integer}`. Unknown fields are
 /// ignored: models add stray fields often, and refusing them would only cost a step.
-pub(crate) fn parse_args<T: DeserializeOwned>(
+pub fn parse_args<T: DeserializeOwned>(
     tool: &str,
     args: Value,
     shape: &str,
@@ -83,7 +85,7 @@ pub(crate) fn parse_args<T: DeserializeOwned>(
 }
 
 /// The `invalid_arguments` error for `tool`, with the expected shape.
-pub(crate) fn invalid(tool: &str, problem: &str, shape: &str) -> ToolError {
+pub fn invalid(tool: &str, problem: &str, shape: &str) -> ToolError {
     failure(
         ErrorCode::InvalidArguments,
         format!("invalid arguments for {tool}: {problem}. Expected: {tool}[{shape}]"),

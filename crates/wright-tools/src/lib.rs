@@ -53,6 +53,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use wright_protocol::{ActionKind, ErrorCode, ToolError, ToolResult};
 
+pub use args::{invalid, parse_args, schema_of};
 pub use bash::{BashTool, CommandRun, PROVIDER_KEY_VARIABLES, run_confined_command};
 pub use compress::{
     CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,

@@ -94,8 +94,15 @@ impl ToolRegistry {
     /// All descriptions for the system prompt, in registration order: each as
     /// `## <Name>\n<description>`, separated by blank lines.
     pub fn descriptions(&self) -> String {
+        self.descriptions_where(|_| true)
+    }
+
+    /// [`descriptions`](Self::descriptions) of the tools `offered` says yes to (plan mode
+    /// describes only the tools that change nothing, and Bash).
+    pub fn descriptions_where(&self, mut offered: impl FnMut(&dyn Tool) -> bool) -> String {
         self.tools
             .iter()
+            .filter(|t| offered(t.as_ref()))
             .map(|t| format!("## {}\n{}", t.name(), t.description().trim()))
             .collect::<Vec<_>>()
             .join("\n\n")

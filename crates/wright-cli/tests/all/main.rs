@@ -7,6 +7,7 @@
 
 mod agents;
 mod approval;
+mod ask_user;
 mod check;
 mod checks;
 mod commit;
@@ -18,10 +19,12 @@ mod exec;
 mod hooks;
 mod interactive;
 mod interactive_commit;
+mod interactive_plan;
 mod interactive_undo;
 mod interrupt;
 mod interrupted_step;
 mod lifetime;
+mod plan;
 mod secrets;
 mod sessions;
 mod tool_cmd;

@@ -14,7 +14,8 @@ use crate::checks::Checks;
 use crate::compaction::ContextSettings;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
-use crate::prompt::{session_system_prompt, system_prompt};
+use crate::plan;
+use crate::prompt::agent_system_prompt;
 
 use super::DEFAULT_MAX_STEPS;
 
@@ -47,7 +48,16 @@ pub struct Agent {
     pub(super) summary_llm: LlmClient,
     pub(super) tools: ToolRegistry,
     pub(super) ctx: ToolContext,
+    /// L1 as the requests of the mode the agent is in send it (see [`plan`] for the two).
     pub(super) system: String,
+    /// The session's environment block and the agent's instructions, which end L1 in either
+    /// mode.
+    environment: Option<String>,
+    instructions: Option<String>,
+    /// Whether the agent is in plan mode ([`plan`]).
+    pub(super) planning: bool,
+    /// Whether its tool context is read-only outside plan mode too (a read-only agent).
+    read_only: bool,
     pub(super) config: AgentConfig,
     pub(super) history: HistoryManager,
     pub(super) approvals: Approvals,
@@ -93,13 +103,17 @@ impl Agent {
         config: AgentConfig,
         history: HistoryManager,
     ) -> Self {
-        let system = system_prompt(&tools);
+        let system = agent_system_prompt(&tools.descriptions(), None, None, false);
         Self {
             llm,
             summary_llm,
             tools,
+            read_only: ctx.is_read_only(),
             ctx,
             system,
+            environment: None,
+            instructions: None,
+            planning: false,
             config,
             calibration: history.calibration().map_or(1.0, clamp_calibration),
             history,
@@ -120,7 +134,8 @@ impl Agent {
     /// Ends L1 with the session's environment block ([`crate::environment`]), made when the
     /// session started, so every request of the session starts with the same bytes.
     pub fn with_environment(mut self, block: &str) -> Self {
-        self.system = session_system_prompt(&self.tools, block);
+        self.environment = Some(block.to_string());
+        self.system = self.layer_one();
         self
     }
 
@@ -128,10 +143,55 @@ impl Agent {
     /// environment block; call it after [`with_environment`](Self::with_environment).
     pub fn with_instructions(mut self, instructions: Option<&str>) -> Self {
         if let Some(instructions) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
-            self.system.push_str("\n\n");
-            self.system.push_str(instructions);
+            self.instructions = Some(instructions.to_string());
+            self.system = self.layer_one();
         }
         self
+    }
+
+    /// L1 of the mode the agent is in, from its parts: the same bytes every time.
+    fn layer_one(&self) -> String {
+        let descriptions = if self.planning {
+            plan::descriptions(&self.tools)
+        } else {
+            self.tools.descriptions()
+        };
+        agent_system_prompt(
+            &descriptions,
+            self.environment.as_deref(),
+            self.instructions.as_deref(),
+            self.planning,
+        )
+    }
+
+    /// Turns plan mode on or off for the next rounds ([`plan`]): in plan mode the agent is
+    /// offered only the tools that change nothing and Bash, its tool context is read-only,
+    /// and L1 is plan mode's, which ends by asking for a plan. Each mode has one fixed L1, so
+    /// a switch breaks the provider's prompt cache once, and switching back restores the
+    /// earlier L1 byte for byte.
+    pub fn set_plan_mode(&mut self, on: bool) {
+        if on == self.planning {
+            return;
+        }
+        self.planning = on;
+        self.system = self.layer_one();
+        self.ctx = self.ctx.clone().with_read_only(on || self.read_only);
+    }
+
+    /// Whether the agent is in plan mode.
+    pub fn is_planning(&self) -> bool {
+        self.planning
+    }
+
+    /// Lets `mode` decide which actions run without asking from the next call on; kinds
+    /// approved "always" stay approved.
+    pub fn set_approval_mode(&mut self, mode: ApprovalMode) {
+        self.approvals.set_mode(mode);
+    }
+
+    /// Which actions run without asking.
+    pub fn approval_mode(&self) -> ApprovalMode {
+        self.approvals.mode()
     }
 
     /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
@@ -260,4 +320,49 @@ pub(crate) fn summary_client(llm: &LlmClient, config: &AgentConfig) -> Result<Ll
 fn clamp_calibration(factor: f64) -> f64 {
     let (low, high) = CALIBRATION_RANGE;
     factor.clamp(low, high)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wright_llm::{LlmConfig, ProviderKind};
+
+    fn agent(ctx: ToolContext) -> Agent {
+        let llm = LlmClient::new(LlmConfig::new(
+            ProviderKind::OpenAi,
+            "http://127.0.0.1:9/v1/",
+            "m",
+        ))
+        .unwrap();
+        Agent::new(
+            llm,
+            ToolRegistry::builtin(),
+            ctx,
+            AgentConfig::default(),
+            HistoryManager::new(None),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn plan_mode_makes_the_tool_context_read_only_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = agent(ToolContext::new(dir.path()).unwrap());
+        agent.set_plan_mode(true);
+        assert!(agent.ctx.is_read_only());
+        agent.set_cancellation(CancellationToken::new());
+        assert!(agent.ctx.is_read_only(), "a round's new token keeps it");
+        agent.set_plan_mode(false);
+        assert!(!agent.ctx.is_read_only());
+    }
+
+    #[test]
+    fn a_read_only_agent_stays_read_only_after_plan_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(dir.path()).unwrap().with_read_only(true);
+        let mut agent = agent(ctx);
+        agent.set_plan_mode(true);
+        agent.set_plan_mode(false);
+        assert!(agent.ctx.is_read_only());
+    }
 }

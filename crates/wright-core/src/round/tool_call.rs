@@ -13,6 +13,7 @@ use crate::approval::Gate;
 use crate::checkpoint::changes_files;
 use crate::checks;
 use crate::hooks::HookOutcome;
+use crate::plan;
 use crate::subagent::subagent_spending;
 use crate::summary::result_summary;
 
@@ -20,7 +21,8 @@ use super::{Agent, Round};
 
 impl Round<'_> {
     /// Runs a tool call (unknown tools included: the registry answers those with an error).
-    /// In order: the registry's refusals (the dangerous-command checker, protected files),
+    /// In order: plan mode's refusal of the tools it does not offer, the registry's refusals
+    /// (the dangerous-command checker, protected files),
     /// the `pre_tool` hooks, approval when the mode requires it, the call, the `post_tool`
     /// hooks. A call refused, blocked or denied does not run and its result says why; the
     /// user is never asked about a call that would be refused anyway. `None` when the user
@@ -35,7 +37,15 @@ impl Round<'_> {
         let agent = &mut *self.agent;
         let cancel = agent.cancellation().clone();
         let mut ran = false;
-        let mut result = match agent.tools.prepare(call, &agent.ctx) {
+        let not_offered = agent
+            .planning
+            .then(|| plan::refusal(call, &agent.tools))
+            .flatten();
+        let prepared = match not_offered {
+            Some(refusal) => Err(Box::new(refusal)),
+            None => agent.tools.prepare(call, &agent.ctx),
+        };
+        let mut result = match prepared {
             Err(refusal) => *refusal,
             Ok(mut prepared) => match agent.hooks.pre_tool(call, agent.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,

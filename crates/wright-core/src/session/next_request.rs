@@ -15,7 +15,7 @@ use crate::prompt::session_system_prompt;
 use crate::subagent::{AgentCatalog, agent_listing, with_task_description};
 use crate::tiers::HistoryView;
 
-/// What the next request of a session would be built from: L1 for the builtin tools, the
+/// What the next request of a session would be built from: L1 for a session's tools, the
 /// project's CODE_LAW.md as it is now, the session's history replayed from its records, and
 /// the todo list its last TodoWrite left.
 pub struct SessionContext {
@@ -38,7 +38,8 @@ impl SessionContext {
         let agents = session
             .and_then(|s| s.meta.agents.clone())
             .unwrap_or_else(|| agent_listing(&AgentCatalog::default()));
-        let tools = with_task_description(tools, &agents);
+        let mut tools = with_task_description(tools, &agents);
+        crate::ask_user::register(&mut tools, None);
         let records = session.map_or(&[][..], |s| s.records.as_slice());
         let history = HistoryManager::replay(records, None);
         let environment = session

@@ -5,8 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod ask_user;
 mod compaction_window;
 mod cost;
+mod plan_mode;
 mod react_roundtrip;
 mod rendered_request;
 mod subagents;

@@ -32,6 +32,8 @@ pub enum SlashCommand {
     Diff(Option<u32>),
     /// `/commit`: commit the files the agent changed (and not yet committed) to git.
     Commit,
+    /// `/plan`: plan mode on or off for the next rounds.
+    Plan,
     /// `/exit`: leave.
     Exit,
 }
@@ -72,6 +74,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "",
         "commit the files the agent changed to git, with a written message",
     ),
+    (
+        "/plan",
+        "",
+        "plan mode on or off: the agent only reads, then offers a plan",
+    ),
     ("/exit", "", "leave wright"),
 ];
 
@@ -81,6 +88,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("Alt-Enter, or \\ at the end of a line", "new line"),
     ("Up / Down", "earlier input"),
     ("Tab", "complete a /command or an @path"),
+    ("Shift-Tab", "next mode: ask, auto-edit, auto, plan"),
     (
         "Ctrl-C",
         "stop the model or tool; twice on an empty prompt: exit",
@@ -132,6 +140,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
             }
         },
         "commit" => SlashCommand::Commit,
+        "plan" => SlashCommand::Plan,
         "exit" | "quit" | "q" => SlashCommand::Exit,
         _ => {
             return Some(Err(format!(

@@ -10,6 +10,10 @@ mod commands;
 mod complete;
 mod history;
 mod input;
+mod modes;
+mod picker;
+mod plan;
+mod question;
 mod recap;
 mod reports;
 mod state;
@@ -41,6 +45,7 @@ use wright_store::{LoadedSession, SessionStore, project_key};
 pub use commands::{COMMANDS, SlashCommand};
 pub use complete::FileIndex;
 pub use history::InputHistory;
+pub use modes::SessionMode;
 pub use reports::Reports;
 pub use state::{App, EXIT_CONFIRM_WINDOW};
 pub use terminal::{Screen, TrackedBackend};
@@ -79,6 +84,8 @@ pub struct Launch {
     /// The project's snapshots, for `/undo`, `/redo`, `/rewind` and `/diff` (whether or not
     /// the agent takes new ones); `None`: those commands rewind only the conversation.
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// Start in plan mode (`--plan`).
+    pub plan: bool,
 }
 
 /// Runs the interactive session until the user leaves; returns the process's exit code.
@@ -92,6 +99,10 @@ pub async fn run(launch: Launch) -> u8 {
     }
     let (reply_tx, replies) = mpsc::unbounded_channel();
     let root = launch.setup.root.clone();
+    let mode = SessionMode {
+        approval: launch.setup.approval,
+        plan: launch.plan,
+    };
     let config = WorkerConfig {
         setup: launch.setup,
         store: launch.store,
@@ -120,7 +131,7 @@ pub async fn run(launch: Launch) -> u8 {
     };
     let code = match Screen::new(CrosstermBackend::new(io::stdout()), 3) {
         Ok(mut screen) => {
-            let mut app = App::new(Theme::detect(), screen.width(), history, files);
+            let mut app = App::new(Theme::detect(), screen.width(), history, files).with_mode(mode);
             let code = match drive(&mut app, &mut screen, replies, &requests).await {
                 Ok(code) => code,
                 Err(e) => {

@@ -9,12 +9,18 @@ use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyM
 use ratatui::text::Line;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-use wright_core::approval::{ApprovalRequest, Decision};
+use wright_core::approval::{ApprovalMode, ApprovalRequest, Decision};
+use wright_core::ask_user::UserAnswer;
 
 use super::commands::{self, SlashCommand};
 use super::complete::{self, Completion, FileIndex};
 use super::history::InputHistory;
 use super::input::{Composer, Edit};
+use super::modes::SessionMode;
+use super::picker::{Picked, Picker};
+use super::plan::{PlanRound, plan_question};
+use super::question::Answering;
+use wright_protocol::Event;
 use wright_protocol::text::plural;
 
 use super::transcript::{Transcript, styled};
@@ -24,6 +30,8 @@ use crate::render::{self, StatusInfo, Theme};
 
 /// A second Ctrl-C on an empty prompt within this long exits.
 pub const EXIT_CONFIRM_WINDOW: Duration = Duration::from_secs(2);
+/// How long the footer says what the mode Shift-Tab switched to does.
+const MODE_HINT: Duration = Duration::from_secs(3);
 
 /// What the agent's side is doing.
 pub(super) struct Busy {
@@ -80,6 +88,10 @@ pub(super) enum Mode {
     Asking(Busy, Box<Question>),
     /// A command waits for the user to pick an option (`/rewind`, `/undo`'s question).
     Choosing(Busy, Box<Choosing>),
+    /// The agent waits for the answer to the model's question.
+    Answering(Busy, Box<Answering>),
+    /// A plan-mode round ended with a plan: carry it out, keep planning, or refine it.
+    PlanReady(Box<Picker>),
 }
 
 /// The interactive session's state.
@@ -94,6 +106,9 @@ pub struct App {
     pub(super) mode: Mode,
     pub(super) queued: VecDeque<String>,
     pub(super) status: Option<StatusInfo>,
+    /// How the next round runs.
+    pub(super) session_mode: SessionMode,
+    pub(super) plan_round: Option<PlanRound>,
     /// Shown in the footer until the given time (e.g. "Ctrl-C again to exit").
     pub(super) hint: Option<(String, Instant)>,
     ctrl_c_at: Option<Instant>,
@@ -116,12 +131,25 @@ impl App {
             mode: Mode::Idle,
             queued: VecDeque::new(),
             status: None,
+            session_mode: SessionMode::new(ApprovalMode::Ask),
+            plan_round: None,
             hint: None,
             ctrl_c_at: None,
             output: Vec::new(),
             requests: Vec::new(),
             exit: false,
         }
+    }
+
+    /// The session starts in `mode` (the approval mode of the settings, `--plan`).
+    pub fn with_mode(mut self, mode: SessionMode) -> Self {
+        self.session_mode = mode;
+        self
+    }
+
+    /// How the next round runs.
+    pub fn session_mode(&self) -> SessionMode {
+        self.session_mode
     }
 
     /// Lines to write into the scrollback, oldest first; they are handed out once.
@@ -141,7 +169,7 @@ impl App {
 
     /// Whether the agent is working.
     pub fn is_busy(&self) -> bool {
-        !matches!(self.mode, Mode::Idle)
+        !matches!(self.mode, Mode::Idle | Mode::PlanReady(_))
     }
 
     /// Whether something on screen moves with time (spinners, elapsed times).
@@ -173,6 +201,8 @@ impl App {
                             reason.paste(&text);
                         }
                     }
+                    Mode::Answering(_, answering) => answering.picker.paste(&text),
+                    Mode::PlanReady(picker) => picker.paste(&text),
                     _ => self.composer.paste(&text),
                 }
                 self.update_completion();
@@ -195,6 +225,20 @@ impl App {
         if let Mode::Choosing(_, choosing) = &mut self.mode {
             if let Some(picked) = choosing.key(key) {
                 self.pick(picked);
+            }
+            return;
+        }
+        if let Mode::Answering(_, answering) = &mut self.mode {
+            if let Some(picked) = answering.picker.key(key) {
+                let answer = answering.answer(picked);
+                self.answer_question(answer);
+            }
+            return;
+        }
+        if let Mode::PlanReady(picker) = &mut self.mode {
+            if let Some(picked) = picker.key(key) {
+                self.mode = Mode::Idle;
+                self.plan_decided(picked);
             }
             return;
         }
@@ -242,6 +286,11 @@ impl App {
                 }
                 _ => {}
             }
+        }
+        if key.code == KeyCode::BackTab {
+            self.session_mode = self.session_mode.next();
+            self.hint = Some((self.session_mode.announcement(), self.now + MODE_HINT));
+            return;
         }
         if key.code == KeyCode::Tab {
             self.update_completion();
@@ -291,8 +340,12 @@ impl App {
         if matches!(self.mode, Mode::Choosing(..)) {
             return self.pick(None);
         }
+        if matches!(self.mode, Mode::PlanReady(_)) {
+            self.mode = Mode::Idle;
+            return self.plan_decided(Picked::Dismissed);
+        }
         match &mut self.mode {
-            Mode::Busy(busy) | Mode::Asking(busy, _) => {
+            Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Answering(busy, _) => {
                 if busy.stopping {
                     // Stopping takes too long: leave anyway.
                     self.exit = true;
@@ -300,15 +353,17 @@ impl App {
                 }
                 busy.stopping = true;
                 busy.cancel.cancel();
-                if let Mode::Asking(busy, question) = std::mem::replace(&mut self.mode, Mode::Idle)
-                {
-                    drop(question);
-                    self.mode = Mode::Busy(busy);
+                // The question is dropped unanswered: the round ends as interrupted.
+                match std::mem::replace(&mut self.mode, Mode::Idle) {
+                    Mode::Asking(busy, _) | Mode::Answering(busy, _) => {
+                        self.mode = Mode::Busy(busy);
+                    }
+                    other => self.mode = other,
                 }
                 self.queued.clear();
             }
             // Cancelled above.
-            Mode::Choosing(..) => {}
+            Mode::Choosing(..) | Mode::PlanReady(_) => {}
             Mode::Idle if !self.composer.is_empty() => {
                 self.composer.clear();
                 self.completion = None;
@@ -332,7 +387,11 @@ impl App {
 
     /// Leaves: at once when idle, after stopping the agent otherwise.
     fn request_exit(&mut self) {
-        if let Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) = &mut self.mode {
+        if let Mode::Busy(busy)
+        | Mode::Asking(busy, _)
+        | Mode::Choosing(busy, _)
+        | Mode::Answering(busy, _) = &mut self.mode
+        {
             busy.stopping = true;
             busy.cancel.cancel();
         }
@@ -345,6 +404,14 @@ impl App {
             if let Some(answer) = choosing.answer.take() {
                 let _ = answer.send(picked);
             }
+            self.mode = Mode::Busy(busy);
+        }
+    }
+
+    /// Sends the answer to the model's question.
+    fn answer_question(&mut self, answer: UserAnswer) {
+        if let Mode::Answering(busy, answering) = std::mem::replace(&mut self.mode, Mode::Idle) {
+            answering.send(answer);
             self.mode = Mode::Busy(busy);
         }
     }
@@ -365,6 +432,7 @@ impl App {
             command,
             Some(
                 Ok(SlashCommand::Help
+                    | SlashCommand::Plan
                     | SlashCommand::Exit
                     | SlashCommand::Undo
                     | SlashCommand::Redo
@@ -380,6 +448,11 @@ impl App {
         match command {
             Some(Ok(SlashCommand::Help)) => {
                 self.info(&commands::help());
+                return;
+            }
+            Some(Ok(SlashCommand::Plan)) => {
+                self.session_mode = self.session_mode.toggled_plan();
+                self.info(&self.session_mode.announcement());
                 return;
             }
             Some(Ok(SlashCommand::Exit)) => return self.request_exit(),
@@ -414,9 +487,11 @@ impl App {
             Some(Ok(command)) => Request::Command(command),
             _ => {
                 self.files.refresh();
+                self.plan_round = self.session_mode.plan.then_some(PlanRound::Running);
                 Request::Round {
                     input: text,
                     cancel: cancel.clone(),
+                    mode: self.session_mode,
                 }
             }
         };
@@ -433,6 +508,11 @@ impl App {
         match reply {
             Reply::Opened(opened) => self.opened(&opened),
             Reply::Event(event) => {
+                if matches!(event, Event::RoundFinished { .. })
+                    && self.plan_round == Some(PlanRound::Running)
+                {
+                    self.plan_round = Some(PlanRound::Planned);
+                }
                 self.transcript
                     .event(&event, self.now, self.width, &mut self.output);
             }
@@ -449,6 +529,17 @@ impl App {
                 other => {
                     // Nobody to ask (stopping): the round is being cancelled anyway.
                     let _ = answer.send(Decision::Deny { reason: None });
+                    self.mode = other;
+                }
+            },
+            Reply::Ask(question, answer) => match std::mem::replace(&mut self.mode, Mode::Idle) {
+                Mode::Busy(busy) if !busy.stopping => {
+                    let answering = Box::new(Answering::new(question, answer));
+                    self.mode = Mode::Answering(busy, answering);
+                }
+                other => {
+                    // Stopping: the round is being cancelled anyway.
+                    let _ = answer.send(UserAnswer::Declined);
                     self.mode = other;
                 }
             },
@@ -480,14 +571,18 @@ impl App {
                     self.output.push(render::status_line(&status, &self.theme));
                     self.status = Some(status);
                 }
+                let planned = self.plan_round.take() == Some(PlanRound::Planned);
                 if let Some(next) = self.queued.pop_front() {
+                    // Typed while the plan was made: the user goes on planning.
                     self.submit(next);
+                } else if planned && self.session_mode.plan {
+                    self.mode = Mode::PlanReady(Box::new(plan_question()));
                 }
             }
         }
     }
 
-    fn info(&mut self, text: &str) {
+    pub(super) fn info(&mut self, text: &str) {
         for line in text.trim_end().lines() {
             self.output.push(Line::from(super::transcript::clean(line)));
         }

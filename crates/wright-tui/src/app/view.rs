@@ -45,10 +45,13 @@ impl App {
         self.width.saturating_sub(PROMPT_WIDTH).max(1)
     }
 
-    /// The composer the keys go to: the reason for a denial, or the prompt.
+    /// The composer the keys go to: the reason for a denial, the answer to the model's
+    /// question, or the prompt.
     fn prompt_composer(&self) -> &Composer {
         match &self.mode {
             Mode::Asking(_, question) => question.reason.as_ref().unwrap_or(&self.composer),
+            Mode::Answering(_, answering) => answering.picker.field().unwrap_or(&self.composer),
+            Mode::PlanReady(picker) => picker.field().unwrap_or(&self.composer),
             _ => &self.composer,
         }
     }
@@ -81,9 +84,12 @@ impl App {
 
         let composer = self.prompt_composer();
         let rows = composer.rows(self.text_width());
-        let asking_reason =
-            matches!(&self.mode, Mode::Asking(_, question) if question.reason.is_some());
-        let marker = if asking_reason { "✗ " } else { "› " };
+        let marker = match &self.mode {
+            Mode::Asking(_, question) if question.reason.is_some() => "✗ ",
+            Mode::Answering(_, answering) if answering.picker.field().is_some() => "✎ ",
+            Mode::PlanReady(picker) if picker.field().is_some() => "✎ ",
+            _ => "› ",
+        };
         let marker_area = Rect::new(area.x, y, PROMPT_WIDTH.min(area.width), 1);
         if y < bottom {
             frame.render_widget(
@@ -138,9 +144,15 @@ impl App {
     }
 
     /// The question under an action waiting for approval.
-    fn question_lines(&self) -> Vec<Line<'static>> {
+    pub(super) fn question_lines(&self) -> Vec<Line<'static>> {
         if let Mode::Choosing(_, choosing) = &self.mode {
             return self.choice_lines(choosing);
+        }
+        if let Mode::Answering(_, answering) = &self.mode {
+            return answering.picker.lines(&self.theme);
+        }
+        if let Mode::PlanReady(picker) = &self.mode {
+            return picker.lines(&self.theme);
         }
         let Mode::Asking(_, question) = &self.mode else {
             return Vec::new();
@@ -198,17 +210,32 @@ impl App {
         lines
     }
 
-    /// The last row: a hint, the agent at work, or the status.
-    fn footer(&self) -> Line<'static> {
+    /// The last row: a hint, or the session's mode (unless it is `ask`) and then the agent at
+    /// work or the status.
+    pub(super) fn footer(&self) -> Line<'static> {
         if let Some((hint, _)) = &self.hint {
             return styled(hint.clone(), WARNING, &self.theme);
         }
+        let activity = self.activity();
+        let Some(mode) = self.session_mode.span() else {
+            return activity;
+        };
+        let mut spans = vec![mode, Span::styled(" · ", DIM)];
+        spans.extend(activity.spans);
+        self.theme.finish_line(Line::from(spans))
+    }
+
+    /// The agent at work, or the status.
+    fn activity(&self) -> Line<'static> {
         let queued = match self.queued.len() {
             0 => String::new(),
             n => format!(" · {n} queued"),
         };
         match &self.mode {
-            Mode::Busy(busy) | Mode::Asking(busy, _) | Mode::Choosing(busy, _) => {
+            Mode::Busy(busy)
+            | Mode::Asking(busy, _)
+            | Mode::Choosing(busy, _)
+            | Mode::Answering(busy, _) => {
                 let elapsed = self.now.saturating_duration_since(busy.started);
                 let frame = usize::try_from(elapsed.as_millis() / 100).unwrap_or(0);
                 let what = if busy.stopping {
@@ -225,7 +252,7 @@ impl App {
                 ]);
                 self.theme.finish_line(line)
             }
-            Mode::Idle => match &self.status {
+            Mode::Idle | Mode::PlanReady(_) => match &self.status {
                 Some(status) => render::status_line(status, &self.theme),
                 None => styled(
                     "Enter send · Alt-Enter new line · @ mention a file · /help".to_string(),

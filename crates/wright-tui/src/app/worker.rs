@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use wright_core::RoundOutcome;
 use wright_core::approval::{ApprovalRequest, Approver, Decision};
+use wright_core::ask_user::{UserAnswer, UserQuestion};
 use wright_core::checkpoint::Checkpoints;
 use wright_core::commit::CommitOutcome;
 use wright_core::cost::{Price, session_cost};
@@ -24,6 +25,7 @@ use wright_protocol::{ActionKind, Event, FailureCode};
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
+use super::modes::SessionMode;
 use super::reports::Reports;
 use crate::render::StatusInfo;
 
@@ -36,6 +38,8 @@ pub enum Request {
         input: String,
         /// Fired by Ctrl-C.
         cancel: CancellationToken,
+        /// The mode to run it in (the one the user saw when they sent it).
+        mode: SessionMode,
     },
     /// Compact the history now.
     Compact {
@@ -56,6 +60,8 @@ pub enum Reply {
     Event(Event),
     /// An action waits for the user's decision, to be sent on the channel.
     Approval(ApprovalRequest, oneshot::Sender<Decision>),
+    /// The model asks the user a question (AskUser); the answer goes back on the channel.
+    Ask(UserQuestion, oneshot::Sender<UserAnswer>),
     /// The user is to pick one of the options (`/rewind`'s rounds, whether `/undo` may
     /// overwrite their changes); the index picked, or `None`, goes back on the channel.
     Choose(Choice, oneshot::Sender<Option<usize>>),
@@ -107,7 +113,8 @@ pub struct SessionOpened {
 }
 
 /// Asks the terminal: every question goes down the same channel as the events, so it arrives
-/// after the `approval_requested` event that shows what is asked about.
+/// after the `approval_requested` (or, for the model's own question, `tool_call`) event that
+/// shows what is asked about.
 pub struct ChannelApprover {
     replies: mpsc::UnboundedSender<Reply>,
 }
@@ -123,6 +130,17 @@ impl Approver for ChannelApprover {
                 };
             }
             answered.await.unwrap_or(Decision::Deny { reason: None })
+        })
+    }
+
+    fn ask(&self, question: UserQuestion) -> BoxFuture<'static, UserAnswer> {
+        let (answer, answered) = oneshot::channel();
+        let asked = self.replies.send(Reply::Ask(question, answer)).is_ok();
+        Box::pin(async move {
+            if !asked {
+                return UserAnswer::NoOne;
+            }
+            answered.await.unwrap_or(UserAnswer::Declined)
         })
     }
 }
@@ -205,7 +223,13 @@ impl Worker {
             let _ = replies.send(Reply::Event(event));
         };
         match request {
-            Request::Round { input, cancel } => {
+            Request::Round {
+                input,
+                cancel,
+                mode,
+            } => {
+                self.session.set_plan_mode(mode.plan);
+                self.session.set_approval_mode(mode.approval);
                 let outcome = self.session.run_round(&input, cancel, &mut events).await;
                 let interrupted = matches!(
                     outcome,
@@ -386,7 +410,8 @@ impl Worker {
             | SlashCommand::Redo
             | SlashCommand::Rewind
             | SlashCommand::Diff(_)
-            | SlashCommand::Commit => {}
+            | SlashCommand::Commit
+            | SlashCommand::Plan => {}
         }
     }
 

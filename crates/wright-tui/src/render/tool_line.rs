@@ -94,7 +94,11 @@ pub fn tool_call_line(
             match (&result.status, &result.error) {
                 (ToolStatus::Success, _) => {
                     let mut spans = call(&name, &subject, BOLD, Style::new());
-                    spans.extend(outcome(tool, data.as_ref(), elapsed));
+                    if tool == "AskUser" {
+                        spans.extend(answer(&result.data));
+                    } else {
+                        spans.extend(outcome(tool, data.as_ref(), elapsed));
+                    }
                     Line::from(spans)
                 }
                 (ToolStatus::Error, error) => {
@@ -161,6 +165,7 @@ fn subject(tool: &str, args: &Value, data: Option<&ToolData>) -> String {
             _ => arg("path").unwrap_or(".").to_string(),
         },
         "TodoWrite" => String::new(),
+        "AskUser" => arg("question").unwrap_or("").to_string(),
         _ => match args {
             Value::Null => String::new(),
             Value::Object(map) if map.is_empty() => String::new(),
@@ -246,6 +251,24 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
     separated(spans)
 }
 
+/// The user's answer to the model's question (AskUser's `data.answer`: one answer, or the
+/// choices picked), with its separator; empty when the data does not say.
+fn answer(data: &Value) -> Vec<Span<'static>> {
+    let text = match data.get("answer") {
+        Some(Value::String(answer)) => answer.clone(),
+        Some(Value::Array(chosen)) => chosen
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => return Vec::new(),
+    };
+    vec![
+        Span::styled(SEPARATOR, DIM),
+        Span::raw(clip(&clean_line(&text), SUBJECT_BUDGET)),
+    ]
+}
+
 /// ` (1–200 of 812 lines)`, ` (812 lines)` when the whole file was shown, ` (empty)`.
 fn read_range(read: &ReadData) -> Span<'static> {
     let (total, first, shown) = (read.total_lines, read.offset, read.lines_shown);
@@ -293,6 +316,30 @@ mod tests {
         assert_eq!(seconds(Duration::from_millis(3_249)), "3.2 s");
         assert_eq!(seconds(Duration::from_millis(59_999)), "59.9 s");
         assert_eq!(seconds(Duration::from_secs(125)), "2 min 05 s");
+    }
+
+    #[test]
+    fn a_question_shows_with_its_answer() {
+        let args = serde_json::json!({"question": "On or off?", "choices": ["on", "off"]});
+        let done = |data: Value| ToolLineState::Done {
+            result: ToolOutcome {
+                status: ToolStatus::Success,
+                data,
+                error: None,
+            },
+            elapsed: Duration::from_secs(3),
+        };
+        let line = |data| {
+            crate::render::to_plain(&[tool_call_line("AskUser", &args, done(data), &Theme::PLAIN)])
+        };
+        assert_eq!(
+            line(serde_json::json!({"answer": "off"})),
+            "AskUser On or off? — off\n"
+        );
+        assert_eq!(
+            line(serde_json::json!({"answer": ["on", "off"]})),
+            "AskUser On or off? — on; off\n"
+        );
     }
 
     #[test]
