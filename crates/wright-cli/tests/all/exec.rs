@@ -588,9 +588,11 @@ fn a_round_whose_session_cannot_be_saved_exits_3_and_says_so() {
             command.env(name, value);
         }
     }
-    let prompt = "a long request ".repeat(100);
+    // The meta line (with the environment block and the agents the Task tool lists) fits
+    // under the limit; the prompt's record does not.
+    let prompt = "a long request ".repeat(1000);
     let output = command
-        .args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\""])
+        .args(["-c", "trap '' XFSZ; ulimit -f 8; exec \"$0\" \"$@\""])
         .arg(env!("CARGO_BIN_EXE_wright"))
         .args(["exec", "--session", "full", &prompt])
         .output()
