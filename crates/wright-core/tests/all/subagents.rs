@@ -514,3 +514,33 @@ async fn a_resumed_session_lists_the_agents_it_started_with() {
             .contains("- `second`: Added later")
     );
 }
+
+#[tokio::test]
+async fn in_plan_mode_only_read_only_agents_run() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"general\", \"description\": \"change\", \"prompt\": \"edit things\"}]"),
+        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look around\"}]"),
+        reply("Action: Finish[looked]"),
+        reply("Action: Finish[the plan]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    session.set_plan_mode(true);
+    let (outcome, _) = run(&mut session, "plan it").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4, "general never ran; explore did");
+    let (_, after_general) = parts(&requests[1]);
+    assert!(
+        after_general.contains("only read-only agents run here")
+            && after_general.contains("`general` can change files"),
+        "{after_general}"
+    );
+    let children = project.store().children(session.id()).unwrap();
+    assert_eq!(children.len(), 1);
+    assert_eq!(children[0].meta.agent.as_deref(), Some("explore"));
+}
