@@ -192,6 +192,7 @@ mod argv;
 mod parse;
 mod paths;
 mod policy;
+mod readonly;
 mod rules;
 mod script;
 mod words;
@@ -200,6 +201,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use policy::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
+pub use readonly::read_only;
 
 use rules::{Finding, Rule};
 use script::{Cwd, Env, Scope, Script};

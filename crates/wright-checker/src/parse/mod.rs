@@ -17,7 +17,8 @@ mod redirect;
 
 use super::paths::normalize;
 use super::script::{
-    Cwd, DEFAULT_IFS, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand, union_values,
+    Assignment, Cwd, DEFAULT_IFS, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand,
+    union_values,
 };
 
 /// How deeply nested (`((((…))))`, `$($($(…)))`) a command may be before the walk stops: deeper
@@ -113,6 +114,13 @@ impl<'a> Walker<'a> {
         self.script.commands.len()
     }
 
+    /// Records that the script sets (or unsets) the variable `name` (an array element's
+    /// `name[i]` as the array), to `value` when known to be one word.
+    fn assigned(&mut self, name: &str, value: Option<crate::script::Word>) {
+        let name = name.split('[').next().unwrap_or(name).to_string();
+        self.script.assigned.push(Assignment { name, value });
+    }
+
     /// Runs the statements among `node`'s children in order: a program, a block, a subshell's
     /// body, a `do` group. A statement ended by `&` runs in the background; after one ended by
     /// `;` or a newline, a `cd` in it may or may not have happened.
@@ -182,9 +190,20 @@ impl<'a> Walker<'a> {
                 Ends::default()
             }
             "variable_assignments" | "declaration_command" => {
+                // `declare -n r=PATH`: what `r` is later assigned goes to `PATH`.
+                let nameref = named_children(node).iter().any(|c| {
+                    let text = self.text(*c);
+                    c.kind() == "word" && text.starts_with('-') && text.contains('n')
+                });
                 for child in named_children(node) {
                     if child.kind() == "variable_assignment" {
                         self.assign(child, scope);
+                        if nameref {
+                            let target = child
+                                .child_by_field_name("value")
+                                .map_or("", |value| self.text(value));
+                            self.assigned(target.trim_matches(['"', '\'']), None);
+                        }
                     } else {
                         self.word(child, scope);
                     }
@@ -199,6 +218,7 @@ impl<'a> Walker<'a> {
                     self.script.history_off.push(self.text(node).to_string());
                 }
                 for child in named_children(node) {
+                    self.assigned(self.text(child), None);
                     scope.vars.insert(self.text(child).to_string(), None);
                 }
                 Ends::default()
@@ -302,12 +322,14 @@ impl<'a> Walker<'a> {
             match child.kind() {
                 "variable_assignment" => {
                     // `X=1 cmd` sets X for cmd only: evaluated for its substitutions, not kept.
-                    self.script.sets_ifs |= child
+                    let name = child
                         .child_by_field_name("name")
-                        .is_some_and(|name| self.text(name) == "IFS");
-                    if let Some(value) = child.child_by_field_name("value") {
-                        self.word(value, scope);
-                    }
+                        .map_or("", |name| self.text(name));
+                    self.script.sets_ifs |= name == "IFS";
+                    let value = child
+                        .child_by_field_name("value")
+                        .map(|value| self.word(value, scope));
+                    self.assigned(name, value);
                 }
                 "command_name" => {
                     if let Some(name) = child.named_child(0) {
@@ -407,9 +429,11 @@ impl<'a> Walker<'a> {
             if value.is_none() {
                 self.script.input_vars.push(name.clone());
             }
+            self.assigned(&name, None);
             scope.vars.insert(name, value.clone());
         }
         for name in arrays {
+            self.assigned(&name, None);
             self.script.input_vars.push(name.clone());
             scope.vars.insert(format!("{name}[@]"), None);
             scope.vars.insert(name, None);
@@ -516,6 +540,8 @@ impl<'a> Walker<'a> {
         let name = self.text(name).to_string();
         self.script.sets_ifs |= name == "IFS";
         let appends = children(node).iter().any(|c| c.kind() == "+=");
+        let start = self.script.assigned.len();
+        self.assigned(&name, None);
         let value = match node.child_by_field_name("value") {
             None => Some(vec![String::new()]),
             Some(array) if array.kind() == "array" => {
@@ -544,7 +570,11 @@ impl<'a> Walker<'a> {
                 if word.dynamic && self.reads_input(&word) {
                     self.script.input_vars.push(name.clone());
                 }
-                (!word.dynamic && !appends).then_some(word.values)
+                let values = (!word.dynamic && !appends).then(|| word.values.clone());
+                if let Some(assignment) = self.script.assigned.get_mut(start) {
+                    assignment.value = Some(word);
+                }
+                values
             }
         };
         let history_off = match name.as_str() {
@@ -604,6 +634,7 @@ impl<'a> Walker<'a> {
             }
         }
         if let Some(name) = name {
+            self.assigned(&name, None);
             inner.vars.insert(name, values);
         }
         let ends = body.map_or_else(Ends::default, |b| self.statement(b, &mut inner));

@@ -1,0 +1,3 @@
+//! Unit tests of the read-only judgement.
+
+use super::read_only;
