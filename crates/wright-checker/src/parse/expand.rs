@@ -130,6 +130,13 @@ impl Walker<'_> {
                     .contains(&text)
                     && self.env.tmpdir
                     && !scope.vars.contains_key("TMPDIR");
+                // `${NAME:=value}` and `${NAME=value}` assign NAME when it is unset.
+                let assigns = children(node)
+                    .iter()
+                    .any(|c| matches!(c.kind(), ":=" | "="));
+                if let (true, Some(name)) = (assigns, inner.first()) {
+                    self.assigned(self.text(*name), None);
+                }
                 if plain {
                     self.variable(self.text(inner[0]), text, scope)
                 } else if temp_default {

@@ -114,6 +114,34 @@ impl<'a> Walker<'a> {
         self.script.commands.len()
     }
 
+    /// Records the variable an arithmetic expression assigns (`((X = 1))`, `$((Y++))`).
+    fn arithmetic_assignment(&mut self, node: Node<'_>) {
+        let parts = children(node);
+        let assigns = parts.iter().any(|part| {
+            !part.is_named()
+                && matches!(
+                    part.kind(),
+                    "=" | "+="
+                        | "-="
+                        | "*="
+                        | "/="
+                        | "%="
+                        | "<<="
+                        | ">>="
+                        | "&="
+                        | "^="
+                        | "|="
+                        | "++"
+                        | "--"
+                        | "**="
+                )
+        });
+        let name = parts.iter().find(|part| part.kind() == "variable_name");
+        if let (true, Some(name)) = (assigns, name) {
+            self.assigned(self.text(*name), None);
+        }
+    }
+
     /// Records that the script sets (or unsets) the variable `name` (an array element's
     /// `name[i]` as the array), to `value` when known to be one word.
     fn assigned(&mut self, name: &str, value: Option<crate::script::Word>) {
@@ -196,6 +224,10 @@ impl<'a> Walker<'a> {
                     c.kind() == "word" && text.starts_with('-') && text.contains('n')
                 });
                 for child in named_children(node) {
+                    if child.kind() == "variable_name" {
+                        // `export NAME`: exported now, maybe with the value it was given.
+                        self.assigned(self.text(child), None);
+                    }
                     if child.kind() == "variable_assignment" {
                         self.assign(child, scope);
                         if nameref {
@@ -226,6 +258,10 @@ impl<'a> Walker<'a> {
             "function_definition" => {
                 self.function(node, scope);
                 Ends::default()
+            }
+            "binary_expression" | "postfix_expression" | "unary_expression" => {
+                self.arithmetic_assignment(node);
+                self.sequence(node, scope)
             }
             "for_statement" => self.for_loop(node, scope),
             "while_statement" | "c_style_for_statement" => self.endless_loop(node, scope),
@@ -326,10 +362,11 @@ impl<'a> Walker<'a> {
                         .child_by_field_name("name")
                         .map_or("", |name| self.text(name));
                     self.script.sets_ifs |= name == "IFS";
-                    let value = child
-                        .child_by_field_name("value")
-                        .map(|value| self.word(value, scope));
-                    self.assigned(name, value);
+                    let value = match child.child_by_field_name("value") {
+                        Some(value) => self.word(value, scope),
+                        None => crate::script::Word::synthetic(String::new(), false),
+                    };
+                    self.assigned(name, Some(value));
                 }
                 "command_name" => {
                     if let Some(name) = child.named_child(0) {
@@ -543,7 +580,12 @@ impl<'a> Walker<'a> {
         let start = self.script.assigned.len();
         self.assigned(&name, None);
         let value = match node.child_by_field_name("value") {
-            None => Some(vec![String::new()]),
+            None => {
+                if let Some(assignment) = self.script.assigned.get_mut(start) {
+                    assignment.value = Some(crate::script::Word::synthetic(String::new(), false));
+                }
+                Some(vec![String::new()])
+            }
             Some(array) if array.kind() == "array" => {
                 // `x=(rm -rf ~)`: `"${x[@]}"` is its elements as shell words, `$x` the first.
                 let elements: Vec<crate::script::Word> = named_children(array)

@@ -17,7 +17,6 @@ const GLOBAL_VALUES: &[&str] = &[
 /// git's own options that print something and stop.
 const GLOBAL_ANSWERS: &[&str] = &[
     "--version",
-    "--help",
     "-h",
     "--html-path",
     "--man-path",
@@ -59,7 +58,6 @@ const READERS: &[&str] = &[
     "diff-index",
     "range-diff",
     "version",
-    "help",
     "grep",
 ];
 
@@ -145,15 +143,27 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
 fn refuse_output(subcommand: &str, args: &[Word]) -> Result<(), String> {
     for arg in options::parse(args, VALUES) {
         match arg {
-            Arg::Long(name, _) if name.len() > 4 && is_long(name, "--output") => {
+            Arg::Long(name, _) if is_long(name, "--output") => {
                 return Err(format!("`git {subcommand} --output` writes to a file"));
             }
             Arg::Long(name, _)
-                if subcommand == "grep"
-                    && name.len() > 3
-                    && is_long(name, "--open-files-in-pager") =>
+                if subcommand == "grep" && is_long(name, "--open-files-in-pager") =>
             {
                 return Err("`git grep --open-files-in-pager` runs a program".into());
+            }
+            Arg::Long(name, _)
+                if subcommand == "ls-remote"
+                    && (is_long(name, "--upload-pack") || is_long(name, "--exec")) =>
+            {
+                return Err(format!("`git ls-remote {name}` runs a program"));
+            }
+            Arg::Short('u', _) if subcommand == "ls-remote" => {
+                return Err("`git ls-remote -u` runs a program".into());
+            }
+            Arg::Long("--help", _) => {
+                return Err(format!(
+                    "`git {subcommand} --help` opens the manual in another program; use `-h`"
+                ));
             }
             Arg::Short('O', _) if subcommand == "grep" => {
                 return Err("`git grep -O` runs a program".into());

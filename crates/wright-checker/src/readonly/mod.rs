@@ -35,7 +35,6 @@ const HARMLESS_VARIABLES: &[&str] = &[
     "CLICOLOR_FORCE",
     "FORCE_COLOR",
     "TERM",
-    "IFS",
     "POSIXLY_CORRECT",
     "REPLY",
     "MAPFILE",
@@ -105,15 +104,22 @@ pub fn read_only(command: &str) -> Result<(), String> {
 /// or write.
 fn variable(assignment: &Assignment) -> Result<(), String> {
     let name = assignment.name.as_str();
+    let value = assignment.value.as_ref().and_then(exact);
+    if name == "IFS" {
+        // Splitting words at other characters could turn part of one into an option.
+        return match value.is_some_and(|v| v.chars().all(char::is_whitespace)) {
+            true => Ok(()),
+            false => Err(
+                "it sets `IFS` to split words at characters other than blanks, which could turn \
+                 part of a word into an option"
+                    .to_string(),
+            ),
+        };
+    }
     let harmless = name.chars().any(|c| c.is_ascii_lowercase())
         || name.starts_with("LC_")
         || HARMLESS_VARIABLES.contains(&name)
-        || (PAGER_VARIABLES.contains(&name)
-            && assignment
-                .value
-                .as_ref()
-                .and_then(exact)
-                .is_some_and(|value| matches!(value, "" | "cat")));
+        || (PAGER_VARIABLES.contains(&name) && matches!(value, Some("" | "cat")));
     match harmless {
         true => Ok(()),
         false => Err(format!(

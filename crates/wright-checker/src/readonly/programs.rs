@@ -114,8 +114,6 @@ const READERS: &[&str] = &[
     "popd",
     "dirs",
     "read",
-    "mapfile",
-    "readarray",
     "set",
     "shopt",
     "wait",
@@ -171,8 +169,20 @@ const VERSION_ONLY: &[&str] = &[
     "gh",
 ];
 
-/// The words that ask a program for its version.
-const VERSION_WORDS: &[&str] = &["--version", "-V", "-v", "version", "-version"];
+/// The words that ask any of [`VERSION_ONLY`] for its version.
+const VERSION_WORDS: &[&str] = &["--version", "-V", "-v"];
+
+/// The programs asked for their version with a word of their own (`go version`, `java
+/// -version`). (`yarn version` and `npm version patch` change the project's version.)
+const OWN_VERSION_WORDS: &[(&str, &str)] = &[
+    ("go", "version"),
+    ("docker", "version"),
+    ("kubectl", "version"),
+    ("terraform", "version"),
+    ("gh", "version"),
+    ("java", "-version"),
+    ("javac", "-version"),
+];
 
 /// Judges `program` run with `args`; `inner` judges a command it runs (`find -exec`).
 pub(super) fn judge(
@@ -184,8 +194,10 @@ pub(super) fn judge(
         return Ok(());
     }
     if VERSION_ONLY.contains(&program) {
-        let version =
-            matches!(args, [only] if exact(only).is_some_and(|w| VERSION_WORDS.contains(&w)));
+        let asks_version = |word: &str| {
+            VERSION_WORDS.contains(&word) || OWN_VERSION_WORDS.contains(&(program, word))
+        };
+        let version = matches!(args, [only] if exact(only).is_some_and(asks_version));
         return match version {
             true => Ok(()),
             false => Err(format!(
@@ -200,6 +212,7 @@ pub(super) fn judge(
         "awk" | "gawk" | "mawk" | "nawk" => awk::judge(program, args),
         "find" => find(args, inner),
         "sort" => sort(args),
+        "mapfile" | "readarray" => refused_options(program, args, "dnOsuc", &[], "C", &[]),
         "uniq" => uniq(args),
         "tee" => tee(args),
         "date" => date(args),
@@ -340,6 +353,10 @@ fn sort(args: &[Word]) -> Result<(), String> {
     for arg in options::parse(args, grammar) {
         match arg {
             Arg::Short('o', _) => return Err("`sort -o` writes its output to a file".into()),
+            Arg::Short('T', _) => return Err("`sort -T` writes temporary files there".into()),
+            Arg::Long(name, _) if is_long(name, "--temporary-directory") => {
+                return Err("`sort --temporary-directory` writes temporary files there".into());
+            }
             Arg::Long(name, _) if is_long(name, "--output") => {
                 return Err("`sort --output` writes its output to a file".into());
             }
