@@ -120,6 +120,12 @@ pub trait Tool: Send + Sync {
 
 /// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.
 pub trait Prepared: Send + Sync {
+    /// What this call does, when it differs from its tool's [`Tool::kind`]: a Bash command
+    /// judged read-only in a read-only context is a read (issue 14). `None`: the tool's kind.
+    fn kind(&self) -> Option<ToolKind> {
+        None
+    }
+
     /// Why only the user may let this call run (the checker's `ask` verdict), if anything.
     fn concern(&self) -> Option<&Concern> {
         None

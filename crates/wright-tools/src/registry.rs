@@ -102,9 +102,11 @@ impl ToolRegistry {
     }
 
     /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever
-    /// approves it: the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker)
-    /// and writes to the protected paths ([`ToolContext::protected_paths`]). `Err` is the finished result of a call that will not run:
-    /// an unknown tool (naming the valid ones) or a refusal.
+    /// approves it: in a read-only context ([`ToolContext::is_read_only`]) any tool that edits
+    /// files, then the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker,
+    /// and in a read-only context the read-only judgement) and writes to the protected paths
+    /// ([`ToolContext::protected_paths`]). `Err` is the finished result of a call that will
+    /// not run: an unknown tool (naming the valid ones) or a refusal.
     pub fn prepare<'a>(
         &'a self,
         call: &'a ToolCall,
@@ -123,6 +125,16 @@ impl ToolRegistry {
                 ),
             )));
         };
+        if ctx.is_read_only() && tool.kind() == ToolKind::Edit {
+            return Err(refused(failure(
+                ErrorCode::Refused,
+                format!(
+                    "{} is not available in read-only mode (plan mode or a read-only agent): it \
+                     changes files. Propose the change in your answer instead.",
+                    call.tool
+                ),
+            )));
+        }
         let prepared = tool.prepare(call.args.clone(), ctx).map_err(refused)?;
         if let Some(refusal) = prepared
             .writes()
@@ -188,9 +200,10 @@ impl PreparedCall<'_> {
         self.call
     }
 
-    /// What the tool does: reads, edits files, or runs commands.
+    /// What the call does: reads, edits files, or runs commands — its tool's kind, unless the
+    /// call says otherwise ([`Prepared::kind`]).
     pub fn kind(&self) -> ToolKind {
-        self.tool.kind()
+        self.prepared.kind().unwrap_or_else(|| self.tool.kind())
     }
 
     /// Why only the user may let this call run, if a check says so.

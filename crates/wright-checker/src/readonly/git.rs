@@ -46,7 +46,6 @@ const READERS: &[&str] = &[
     "show-branch",
     "check-ignore",
     "check-attr",
-    "ls-remote",
     "var",
     "cherry",
     "count-objects",
@@ -131,6 +130,10 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
         "notes" => only(subcommand, args, &["list", "show"], true),
         "bisect" => only(subcommand, args, &["log"], false),
         "symbolic-ref" => symbolic_ref(args),
+        "ls-remote" | "fetch" | "pull" | "push" | "clone" => Err(format!(
+            "`git {subcommand}` contacts another machine, which a read-only command may not do \
+             without the user"
+        )),
         other => Err(format!(
             "`git {other}` is not a git command known to only read"
         )),
@@ -150,15 +153,6 @@ fn refuse_output(subcommand: &str, args: &[Word]) -> Result<(), String> {
                 if subcommand == "grep" && is_long(name, "--open-files-in-pager") =>
             {
                 return Err("`git grep --open-files-in-pager` runs a program".into());
-            }
-            Arg::Long(name, _)
-                if subcommand == "ls-remote"
-                    && (is_long(name, "--upload-pack") || is_long(name, "--exec")) =>
-            {
-                return Err(format!("`git ls-remote {name}` runs a program"));
-            }
-            Arg::Short('u', _) if subcommand == "ls-remote" => {
-                return Err("`git ls-remote -u` runs a program".into());
             }
             Arg::Long("--help", _) => {
                 return Err(format!(
@@ -310,7 +304,7 @@ fn tag(args: &[Word]) -> Result<(), String> {
     }
 }
 
-/// `git remote`: listing, `show`, `get-url`.
+/// `git remote`: listing, `show -n` (without asking the remote), `get-url`.
 fn remote(args: &[Word]) -> Result<(), String> {
     let first = args
         .iter()
@@ -325,10 +319,21 @@ fn remote(args: &[Word]) -> Result<(), String> {
                 false => Err("`git remote` with options other than `-v` changes remotes".into()),
             }
         }
-        Some(Some("show" | "get-url")) => Ok(()),
+        Some(Some("get-url")) => Ok(()),
+        Some(Some("show")) => {
+            let offline = args.iter().any(|w| exact(w) == Some("-n"));
+            match offline {
+                true => Ok(()),
+                false => Err(
+                    "`git remote show` asks the remote, contacting another machine, which a \
+                     read-only command may not do without the user; `git remote show -n` does not"
+                        .into(),
+                ),
+            }
+        }
         Some(form) => Err(format!(
-            "`git remote {}` changes remotes (only `git remote -v`, `show` and `get-url` may run \
-             here)",
+            "`git remote {}` changes remotes (only `git remote -v`, `show -n` and `get-url` may \
+             run here)",
             form.unwrap_or("…")
         )),
     }

@@ -54,7 +54,8 @@ const PAGER_VARIABLES: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
 /// How many wrappers (`time timeout 5 nice env …`) are peeled off one command.
 const MAX_WRAPPERS: usize = 8;
 
-/// Judges whether `command`, a whole Bash command line, can only read: `Ok` when every
+/// Judges whether `command`, a whole Bash command line, can only read — and contacts no other
+/// machine, since a read-only command runs without the user's approval: `Ok` when every
 /// program it runs — in pipelines, lists, subshells, loops, functions, command and process
 /// substitutions, and behind wrappers such as `time`, `timeout`, `nice`, `env`, `command` and
 /// `xargs` — is one known to only read, with arguments that keep it so, and its output goes

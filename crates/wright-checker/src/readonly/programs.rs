@@ -5,7 +5,8 @@ use super::{awk, git, sed};
 use crate::script::Word;
 
 /// Programs that only read whatever their arguments: no option or operand makes them write a
-/// file or run another program. (`cd`, `read`, `set` and the like change only the shell's
+/// file, run another program or contact another machine (a read-only command runs without
+/// the user's approval, so nothing here may send what it reads away). (`cd`, `read`, `set` and the like change only the shell's
 /// own state.)
 const READERS: &[&str] = &[
     // Files and directories.
@@ -101,7 +102,6 @@ const READERS: &[&str] = &[
     "locale",
     "getconf",
     "cal",
-    "getent",
     "logname",
     "ps",
     "pgrep",

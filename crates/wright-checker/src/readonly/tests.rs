@@ -178,7 +178,8 @@ fn git_options_that_run_programs_are_refused() {
     assert_not_read_only(&[
         "git -c core.pager=less log",
         "git --exec-path=/tmp log",
-        "git ls-remote --upload-pack=x origin",
+        "git ls-remote origin",
+        "git remote show origin",
         "git grep --open-files-in-pager=vi x",
         "git help log",
     ]);
