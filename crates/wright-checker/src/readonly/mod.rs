@@ -131,15 +131,28 @@ fn variable(assignment: &Assignment) -> Result<(), String> {
     }
 }
 
-/// A file the command reads by redirection: anything but a network connection.
+/// Where bash opens a network connection for a redirection.
+const NETWORK_PATHS: &[&str] = &["/dev/tcp/", "/dev/udp/"];
+
+/// A file the command reads by redirection: anything but a network connection, which could
+/// carry what the command read away (in the host name it looks up); a path only known when the
+/// command runs could be one.
 fn inputs(command: &SimpleCommand) -> Result<(), String> {
     for input in &command.inputs {
-        let network = input
-            .values
-            .iter()
-            .any(|v| v.starts_with("/dev/tcp/") || v.starts_with("/dev/udp/"));
+        let network = input.values.iter().any(|value| {
+            let known = match input.dynamic {
+                true => value.split(['$', '`']).next().unwrap_or(""),
+                false => value.as_str(),
+            };
+            NETWORK_PATHS
+                .iter()
+                .any(|path| known.starts_with(path) || (input.dynamic && path.starts_with(known)))
+        });
         if network {
-            return Err(format!("`< {}` opens a network connection", input.raw));
+            return Err(format!(
+                "`< {}` may open a network connection (`/dev/tcp/…`)",
+                input.raw
+            ));
         }
     }
     Ok(())
@@ -255,10 +268,14 @@ fn options_without(
     for option in options {
         let text = option.text();
         let name = text.split('=').next().unwrap_or(text);
-        let hit = refused.iter().any(|r| match r.starts_with("--") {
-            true => options::is_long(name, r),
-            false => text.starts_with(r),
-        });
+        let cluster = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'));
+        let hit = refused
+            .iter()
+            .any(|r| match (r.strip_prefix("--"), r.strip_prefix('-')) {
+                (Some(_), _) => options::is_long(name, r),
+                (None, Some(short)) => cluster.is_some_and(|c| c.contains(short)),
+                (None, None) => false,
+            });
         if hit {
             return Err(format!("`{program} {text}` {why}"));
         }
