@@ -258,4 +258,7 @@ pub(crate) struct Assignment {
     pub name: String,
     /// The value assigned, when it is one word (`None` for `read`, loops, arrays, `unset`).
     pub value: Option<Word>,
+    /// Whether it is declared a nameref (`declare -n NAME=TARGET`): assigning it later assigns
+    /// the variable its value names.
+    pub nameref: bool,
 }

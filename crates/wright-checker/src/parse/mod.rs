@@ -146,7 +146,11 @@ impl<'a> Walker<'a> {
     /// `name[i]` as the array), to `value` when known to be one word.
     fn assigned(&mut self, name: &str, value: Option<crate::script::Word>) {
         let name = name.split('[').next().unwrap_or(name).to_string();
-        self.script.assigned.push(Assignment { name, value });
+        self.script.assigned.push(Assignment {
+            name,
+            value,
+            nameref: false,
+        });
     }
 
     /// Runs the statements among `node`'s children in order: a program, a block, a subshell's
@@ -224,20 +228,18 @@ impl<'a> Walker<'a> {
                     c.kind() == "word" && text.starts_with('-') && text.contains('n')
                 });
                 for child in named_children(node) {
+                    let start = self.script.assigned.len();
                     if child.kind() == "variable_name" {
                         // `export NAME`: exported now, maybe with the value it was given.
                         self.assigned(self.text(child), None);
                     }
                     if child.kind() == "variable_assignment" {
                         self.assign(child, scope);
-                        if nameref {
-                            let target = child
-                                .child_by_field_name("value")
-                                .map_or("", |value| self.text(value));
-                            self.assigned(target.trim_matches(['"', '\'']), None);
-                        }
                     } else {
                         self.word(child, scope);
+                    }
+                    if let Some(assignment) = self.script.assigned.get_mut(start) {
+                        assignment.nameref = nameref;
                     }
                 }
                 Ends::default()

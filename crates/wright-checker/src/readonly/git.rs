@@ -60,10 +60,16 @@ const READERS: &[&str] = &[
     "grep",
 ];
 
-/// The options of the reading subcommands that take the next word as their value (an unknown
-/// value there cannot be an option).
+/// The options of `git grep` that take the next word as their value (its `-n` does not).
+const GREP_VALUES: Grammar = Grammar {
+    short_values: "efABCm",
+    long_values: &["--max-depth", "--max-count", "--threads"],
+};
+
+/// The options of the other reading subcommands that take the next word as their value (an
+/// unknown value there cannot be an option).
 const VALUES: Grammar = Grammar {
-    short_values: "nSGLe",
+    short_values: "nSGL",
     long_values: &[
         "--author",
         "--committer",
@@ -94,7 +100,7 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
         };
         i += 1;
         let name = text.split('=').next().unwrap_or(text);
-        if name == "-c" || name == "--config-env" {
+        if name.starts_with("-c") || name == "--config-env" {
             return Err(format!(
                 "`git {text}` sets a setting for the command, which can make git run programs"
             ));
@@ -144,7 +150,11 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
 /// `--open-files-in-pager` (which runs a program), and arguments only known when the command
 /// runs that could be either.
 fn refuse_output(subcommand: &str, args: &[Word]) -> Result<(), String> {
-    for arg in options::parse(args, VALUES) {
+    let grammar = match subcommand {
+        "grep" => GREP_VALUES,
+        _ => VALUES,
+    };
+    for arg in options::parse(args, grammar) {
         match arg {
             Arg::Long(name, _) if is_long(name, "--output") => {
                 return Err(format!("`git {subcommand} --output` writes to a file"));

@@ -106,6 +106,26 @@ pub fn read_only(command: &str) -> Result<(), String> {
 fn variable(assignment: &Assignment) -> Result<(), String> {
     let name = assignment.name.as_str();
     let value = assignment.value.as_ref().and_then(exact);
+    if assignment.nameref {
+        // What the nameref names is what its later assignments set.
+        let target = value.filter(|target| {
+            !target.is_empty()
+                && target
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && variable(&Assignment {
+                    name: target.to_string(),
+                    value: None,
+                    nameref: false,
+                })
+                .is_ok()
+        });
+        if target.is_none() {
+            return Err(format!(
+                "it makes `{name}` a reference to a variable that is not known to be harmless"
+            ));
+        }
+    }
     if name == "IFS" {
         // Splitting words at other characters could turn part of one into an option.
         return match value.is_some_and(|v| v.chars().all(char::is_whitespace)) {
@@ -315,6 +335,7 @@ fn env(args: &[Word], wrappers: usize) -> Result<(), String> {
         assignments.push(Assignment {
             name: name.to_string(),
             value: Some(value),
+            nameref: false,
         });
         command = after;
     }

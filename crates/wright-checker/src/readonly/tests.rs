@@ -197,6 +197,8 @@ fn git_options_that_run_programs_are_refused() {
         "git ls-remote origin",
         "git remote show origin",
         "git grep --open-files-in-pager=vi x",
+        "git grep -nO x",
+        "git -ccore.pager=x log",
         "git help log",
     ]);
 }
@@ -219,6 +221,8 @@ fn variables_that_change_what_programs_run_are_refused() {
         "IFS=_; x=a_-o_f; sort $x",
         "BASH_ENV=x zgrep a f",
         "PS4='$(rm x)'; set -x; ls",
+        "x=PATH; declare -n r=$x; r=.; ls",
+        "declare -n r; r=PATH; r=.; ls",
     ]);
 }
 
