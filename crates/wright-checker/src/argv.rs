@@ -403,6 +403,7 @@ static UNKNOWN_INPUT: Word = Word {
     values: Vec::new(),
     dynamic: true,
     glob: false,
+    split: true,
     subs: 0..0,
 };
 

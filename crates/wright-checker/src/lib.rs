@@ -173,6 +173,18 @@
 //! A `deny` pattern refuses a command (rule `denied`) whatever the builtin rules and the allow
 //! patterns say.
 //!
+//! # Read-only commands
+//!
+//! [`read_only`] answers another question about a command: can it only read? Plan mode and
+//! read-only sub-agents run Bash commands only when it says so, and without asking, so it is
+//! an allowlist: reading programs (`ls`, `cat`, `grep`, `rg`, `find`, `jq`, `git log`, …) with
+//! the arguments that keep them reading (`sed` without `-i` and without `w`/`e` in its script,
+//! `awk` without `system()` or redirections in its program, `find` without `-delete`, `sort`
+//! without `-o`, `git branch` only listing), wrappers judged by the command they run, output
+//! only to `/dev/null`, no arguments only known when the command runs where they could be a
+//! writing option, no variables that change what programs run (`PATH`, `GIT_*`), and nothing
+//! that contacts another machine. Everything else is refused, with the first part to blame.
+//!
 //! # Limits
 //!
 //! The checker reads the command, not the programs it runs: a script file (`bash cleanup.sh`),
@@ -192,6 +204,7 @@ mod argv;
 mod parse;
 mod paths;
 mod policy;
+mod readonly;
 mod rules;
 mod script;
 mod words;
@@ -200,6 +213,7 @@ use std::fmt;
 use std::path::Path;
 
 pub use policy::{CommandPolicy, DEFAULT_PROTECTED_BRANCHES};
+pub use readonly::read_only;
 
 use rules::{Finding, Rule};
 use script::{Cwd, Env, Scope, Script};

@@ -245,4 +245,20 @@ pub(crate) struct Script {
     /// The assignments and `unset`s that turn the shell's history off (`HISTFILE=/dev/null`,
     /// `unset HISTFILE`, `HISTSIZE=0`), as written.
     pub history_off: Vec<String>,
+    /// Every variable the script sets or unsets, wherever: assignments (also `X=1 cmd`, which
+    /// sets it for one command), `read`, `mapfile`, `printf -v`, `for` loops, `unset`, and the
+    /// targets of namerefs (`declare -n r=PATH`).
+    pub assigned: Vec<Assignment>,
+}
+
+/// A variable the script sets (or unsets), with the value when it is one word.
+#[derive(Debug, Clone)]
+pub(crate) struct Assignment {
+    /// The variable's name (`PATH`, `line`; an array's name without `[…]`).
+    pub name: String,
+    /// The value assigned, when it is one word (`None` for `read`, loops, arrays, `unset`).
+    pub value: Option<Word>,
+    /// Whether it is declared a nameref (`declare -n NAME=TARGET`): assigning it later assigns
+    /// the variable its value names.
+    pub nameref: bool,
 }

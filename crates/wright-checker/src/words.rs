@@ -22,6 +22,9 @@ pub(crate) struct Word {
     pub dynamic: bool,
     /// Whether it holds unquoted glob characters (`*`, `?`, `[`).
     pub glob: bool,
+    /// Whether it holds an unquoted expansion (`$X`, `${X}`, `$(…)`): the shell may split its
+    /// value into several words, and expand globs in it.
+    pub split: bool,
     /// The commands its command and process substitutions run (indices into
     /// `Script::commands`).
     pub subs: Range<usize>,
@@ -35,6 +38,7 @@ impl Word {
             values: vec![text],
             dynamic,
             glob: false,
+            split: false,
             subs: 0..0,
         }
     }
@@ -110,6 +114,8 @@ pub(crate) struct Part {
     pub values: Vec<String>,
     pub dynamic: bool,
     pub glob: bool,
+    /// Whether it holds an unquoted expansion (see [`Word::split`]).
+    pub split: bool,
 }
 
 impl Part {
@@ -118,6 +124,7 @@ impl Part {
             values: vec![value],
             dynamic: false,
             glob: false,
+            split: false,
         }
     }
 
@@ -130,6 +137,7 @@ impl Part {
             values,
             dynamic: false,
             glob: false,
+            split: false,
         }
     }
 
@@ -138,6 +146,7 @@ impl Part {
             values: vec![text.to_string()],
             dynamic: true,
             glob: false,
+            split: false,
         }
     }
 
@@ -156,6 +165,7 @@ impl Part {
             values,
             dynamic: self.dynamic || next.dynamic || overflow,
             glob: self.glob || next.glob,
+            split: self.split || next.split,
         }
     }
 }
@@ -188,11 +198,13 @@ pub(crate) fn unquoted(text: &str, first: bool, home: Option<&Path>) -> Part {
                 values: vec![format!("{}{rest}", home.display())],
                 dynamic: false,
                 glob,
+                split: false,
             },
             _ => Part {
                 values: vec![value.clone()],
                 dynamic: true,
                 glob,
+                split: false,
             },
         };
     }
@@ -200,6 +212,7 @@ pub(crate) fn unquoted(text: &str, first: bool, home: Option<&Path>) -> Part {
         values: vec![value],
         dynamic: false,
         glob,
+        split: false,
     }
 }
 

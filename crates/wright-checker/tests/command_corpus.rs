@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use wright_checker::{CommandPolicy, Decision, Verdict, check};
 
+mod corpus;
+use corpus::corpus;
+
 /// Issue 6: the share of ordinary commands that may be refused.
 const MAX_FALSE_POSITIVE_RATE: f64 = 0.02;
 
@@ -26,37 +29,6 @@ fn corpus_files(prefix: &str) -> Vec<String> {
     names.sort();
     assert!(!names.is_empty(), "no {prefix}*.txt in {}", dir.display());
     names
-}
-
-/// The commands of a corpus file: one per line, `#` lines and blank lines skipped, a line
-/// ending in ` \` continued on the next with the newline kept.
-fn corpus(name: &str) -> Vec<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut commands = Vec::new();
-    let mut pending: Option<String> = None;
-    for line in text.lines() {
-        if pending.is_none() && (line.trim().is_empty() || line.trim_start().starts_with('#')) {
-            continue;
-        }
-        let (line, continues) = match line.strip_suffix(" \\") {
-            Some(line) => (line, true),
-            None => (line, false),
-        };
-        let command = match pending.take() {
-            Some(before) => format!("{before}\n{line}"),
-            None => line.to_string(),
-        };
-        if continues {
-            pending = Some(command);
-        } else {
-            commands.push(command);
-        }
-    }
-    commands.extend(pending);
-    commands
 }
 
 /// A project at `<tmp>/home/ann/proj` on branch `main`, for a user whose home is

@@ -1,6 +1,8 @@
 //! `wright check`: judges shell commands the way the Bash tool would, without running them —
 //! allow, ask or refuse, with the rule and the reason — under the project's `[bash]` policy.
-//! Users test their allow and deny patterns with it; scripts and CI use its exit status.
+//! Users test their allow and deny patterns with it; scripts and CI use its exit status. It
+//! also says whether each command is read-only ([`wright_checker::read_only`]): whether plan
+//! mode and read-only agents may run it.
 
 use std::io::Write;
 use std::path::Path;
@@ -18,10 +20,13 @@ const EXIT_ALL_ALLOWED: u8 = 0;
 const EXIT_NOT_ALL_ALLOWED: u8 = 1;
 /// Exit status for a usage or settings error.
 const EXIT_USAGE: u8 = 2;
+/// The width of the decision column of the text output (`refuse`).
+const DECISION_WIDTH: usize = 6;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Print one JSON object per command: {"command", "verdict", "rule", "reason"}.
+    /// Print one JSON object per command: {"command", "verdict", "rule", "reason",
+    /// "read_only", "read_only_reason"} (the last null for a read-only command).
     #[arg(long)]
     json: bool,
     /// The commands to judge, each one argument (quote it; newlines and heredocs are kept).
@@ -37,6 +42,10 @@ struct Line<'a> {
     verdict: Decision,
     rule: &'a str,
     reason: &'a str,
+    /// Whether plan mode and read-only agents may run it.
+    read_only: bool,
+    /// Why it is not read-only.
+    read_only_reason: Option<&'a str>,
 }
 
 /// Judges each command with the project root `root` as the working directory; prints one line
@@ -62,6 +71,7 @@ pub fn run(root: &Path, args: &CheckArgs) -> u8 {
     let mut all_allowed = true;
     for command in &args.commands {
         let verdict = wright_checker::check(command, ctx.root(), ctx.home(), &policy);
+        let read_only = wright_checker::read_only(command);
         all_allowed &= verdict.is_allowed();
         let line = if args.json {
             let line = Line {
@@ -69,10 +79,16 @@ pub fn run(root: &Path, args: &CheckArgs) -> u8 {
                 verdict: verdict.decision,
                 rule: verdict.rule,
                 reason: &verdict.reason,
+                read_only: read_only.is_ok(),
+                read_only_reason: read_only.as_ref().err().map(String::as_str),
             };
             serde_json::to_string(&line).unwrap_or_default()
         } else {
-            human_line(command, &verdict)
+            format!(
+                "{}\n{}",
+                human_line(command, &verdict),
+                read_only_line(&read_only)
+            )
         };
         if writeln!(out, "{line}").is_err() {
             break;
@@ -91,12 +107,22 @@ fn human_line(command: &str, verdict: &Verdict) -> String {
     let command = command.replace('\\', "\\\\").replace('\n', "\\n");
     let decision = verdict.decision.as_str();
     if verdict.rule == NO_RULE {
-        format!("{decision:<6}  {command}")
+        format!("{decision:<DECISION_WIDTH$}  {command}")
     } else {
         format!(
-            "{decision:<6}  {command}  [{}] {}",
+            "{decision:<DECISION_WIDTH$}  {command}  [{}] {}",
             verdict.rule, verdict.reason
         )
+    }
+}
+
+/// The line under a verdict that says whether plan mode and read-only agents may run the
+/// command: `read-only`, or `not read-only: REASON`, under the command.
+fn read_only_line(read_only: &Result<(), String>) -> String {
+    let indent = " ".repeat(DECISION_WIDTH + 2);
+    match read_only {
+        Ok(()) => format!("{indent}read-only"),
+        Err(reason) => format!("{indent}not read-only: {reason}"),
     }
 }
 
@@ -124,5 +150,14 @@ mod tests {
             instead: String::new(),
         };
         assert_eq!(human_line("ls", &allowed), "allow   ls");
+    }
+
+    #[test]
+    fn the_read_only_line_sits_under_the_command_with_the_reason() {
+        assert_eq!(read_only_line(&Ok(())), "        read-only");
+        assert_eq!(
+            read_only_line(&Err("`> f` writes to a file".into())),
+            "        not read-only: `> f` writes to a file"
+        );
     }
 }

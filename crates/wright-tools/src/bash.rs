@@ -16,6 +16,10 @@
 //! the network can be off. Where that is not possible the first result says so, once. Around
 //! each command the guard ([`crate::guard`]) undoes what the sandbox cannot stop: protected
 //! paths created or swapped by the command, or by what it left running.
+//!
+//! In a read-only context (plan mode, read-only agents; [`ToolContext::with_read_only`]) only
+//! commands [`wright_checker::read_only`] judges read-only run — as reads, without approval —
+//! and the sandbox lets them write nothing but the temporary directory.
 
 use std::collections::VecDeque;
 use std::process::{ExitStatus, Stdio};
@@ -117,7 +121,24 @@ impl Tool for BashTool {
                 return Err(failure(ErrorCode::Refused, verdict.refusal_message()));
             }
         };
-        Ok(Box::new(BashCall { args, concern }))
+        if ctx.is_read_only() {
+            wright_checker::read_only(&args.command).map_err(|why| {
+                failure(
+                    ErrorCode::Refused,
+                    format!(
+                        "only read-only commands run here (plan mode or a read-only agent), and \
+                         this one may not be: {why}. Propose the change in your answer instead."
+                    ),
+                )
+            })?;
+        }
+        // A read-only command runs as a read, unless a check wants the user asked.
+        let read = ctx.is_read_only() && concern.is_none();
+        Ok(Box::new(BashCall {
+            args,
+            concern,
+            read,
+        }))
     }
 }
 
@@ -125,9 +146,15 @@ impl Tool for BashTool {
 struct BashCall {
     args: BashArgs,
     concern: Option<Concern>,
+    /// Whether it runs as a read: judged read-only in a read-only context (issue 14).
+    read: bool,
 }
 
 impl Prepared for BashCall {
+    fn kind(&self) -> Option<ToolKind> {
+        self.read.then_some(ToolKind::Read)
+    }
+
     fn concern(&self) -> Option<&Concern> {
         self.concern.as_ref()
     }
@@ -175,7 +202,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         section("stdout", &run.stdout),
         section("stderr", &run.stderr)
     );
-    let hint = sandbox_hint(ctx.sandbox(), &run.stderr);
+    let hint = sandbox_hint(ctx.sandbox(), &run.stderr, ctx.is_read_only());
     let mut result = match run.end {
         End::Exited => ToolResult::success("", Value::Null),
         End::TimedOut => ToolResult::error(
@@ -376,7 +403,11 @@ async fn run_confined(
 
 /// What to tell the model when a confined command failed the way the sandbox makes commands
 /// fail, so it asks the user instead of working around the sandbox.
-fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<String> {
+fn sandbox_hint(
+    sandbox: &crate::sandbox::Sandbox,
+    stderr: &str,
+    read_only: bool,
+) -> Option<String> {
     let confining = sandbox.policy().enabled
         && matches!(
             sandbox.status(),
@@ -396,6 +427,13 @@ fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<Strin
     let network_denied = !sandbox.policy().network && stderr.contains("Operation not permitted");
     if !confining || !(write_denied || network_denied) {
         return None;
+    }
+    if read_only {
+        return Some(
+            "Note: in plan mode and read-only agents commands may write only to the temporary \
+             directory. Do not work around it: propose the change in your answer."
+                .to_string(),
+        );
     }
     let network = if sandbox.policy().network {
         ""

@@ -90,6 +90,21 @@ impl ToolContext {
         })
     }
 
+    /// Makes the context read-only, or not (plan mode, read-only sub-agents; issue 14): the
+    /// registry refuses the tools that edit files, Bash runs only commands
+    /// [`wright_checker::read_only`] judges read-only — without approval, as reads — and confines
+    /// them where nothing but the temporary directory may be written. Clones made after this
+    /// share it.
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Whether the context is read-only (see [`with_read_only`](Self::with_read_only)).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// Also keeps `paths` from being changed by the tools (issue 12), wherever they lie: the
     /// file tools refuse them with `protected` and Bash commands see them read-only. For
     /// the front end's own files — the user's settings, `$WRIGHT_HOME`, hook scripts.
@@ -100,25 +115,46 @@ impl ToolContext {
 
     /// What the tools may not change now (issue 12): the project's `.git/config`,
     /// `.git/hooks` and `.wright/` (those that exist), then the paths given to
-    /// [`with_protected`](Self::with_protected).
+    /// [`with_protected`](Self::with_protected); in a read-only context, also the project and
+    /// the extra roots (so that commands see them read-only even where they lie in the
+    /// temporary directory, which stays writable).
     pub fn protected_paths(&self) -> Vec<ProtectedPath> {
-        protect::protected_paths(
+        let mut paths = protect::protected_paths(
             &self.root,
             self.home.as_deref(),
             &self.git_globals,
             &self.protected,
-        )
+        );
+        paths.extend(self.read_only_roots());
+        paths
     }
 
     /// The protected paths with a last symbolic link not followed (the link itself), for the
     /// guard.
     pub(crate) fn named_protected_paths(&self) -> Vec<ProtectedPath> {
-        protect::named_protected_paths(
+        let mut paths = protect::named_protected_paths(
             &self.root,
             self.home.as_deref(),
             &self.git_globals,
             &self.protected,
-        )
+        );
+        paths.extend(self.read_only_roots());
+        paths
+    }
+
+    /// The project and the extra roots, protected in a read-only context; none otherwise.
+    fn read_only_roots(&self) -> Vec<ProtectedPath> {
+        if !self.read_only {
+            return Vec::new();
+        }
+        std::iter::once(&self.root)
+            .chain(self.extra_roots.iter())
+            .map(|root| ProtectedPath {
+                path: root.clone(),
+                why: "the project, which nothing may change in plan mode or a read-only agent"
+                    .to_string(),
+            })
+            .collect()
     }
 
     /// The guard's last record, shared by the clones of this context.
@@ -191,14 +227,21 @@ impl ToolContext {
             .find(|protected| protected.covers(abs))
     }
 
-    /// The directories a Bash command may write under: the project, the extra roots and the
-    /// temporary directory (`std::env::temp_dir()` and `/tmp`).
+    /// The directories a Bash command may write under: the project, the extra roots, the
+    /// temporary directory (`std::env::temp_dir()` and `/tmp`) and the sandbox policy's
+    /// writable paths; in a read-only context, the temporary directory alone.
     pub(crate) fn writable_roots(&self) -> Vec<PathBuf> {
-        let mut roots = vec![self.root.clone()];
-        roots.extend(self.extra_roots.iter().cloned());
+        let mut roots = Vec::new();
+        if !self.read_only {
+            roots.push(self.root.clone());
+            roots.extend(self.extra_roots.iter().cloned());
+        }
         roots.push(std::env::temp_dir());
         #[cfg(unix)]
         roots.push(PathBuf::from("/tmp"));
+        if !self.read_only {
+            roots.extend(self.sandbox_policy().writable.iter().cloned());
+        }
         roots
     }
 
@@ -224,13 +267,6 @@ impl ToolContext {
         self
     }
 
-    /// A context where nothing may be changed (plan mode, read-only sub-agents): tools that
-    /// edit files are refused and Bash runs only commands the checker judges read-only.
-    pub fn with_read_only(mut self, read_only: bool) -> Self {
-        self.read_only = read_only;
-        self
-    }
-
     /// Calls in this context report events of their own to `events` (the round shows them
     /// while the call runs).
     pub fn with_events(
@@ -246,11 +282,6 @@ impl ToolContext {
         if let Some(events) = &self.events {
             let _ = events.send(event);
         }
-    }
-
-    /// Whether nothing may be changed here (see [`with_read_only`](Self::with_read_only)).
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
     }
 
     /// The context of a sub-agent this context's agent runs (issue 14): the same project,
@@ -849,6 +880,35 @@ mod tests {
         let ctx = ctx.with_command_policy(policy.clone());
         assert_eq!(ctx.command_policy(), &policy);
         assert_eq!(ctx.clone().command_policy(), &policy);
+    }
+
+    #[test]
+    fn a_read_only_context_lets_commands_write_only_the_temporary_directory() {
+        let (_dir, ctx) = project();
+        let extra = tempfile::tempdir().unwrap();
+        let ctx = ctx
+            .with_extra_roots(vec![extra.path().to_path_buf()])
+            .unwrap()
+            .with_sandbox(SandboxPolicy {
+                writable: vec![PathBuf::from("/opt/cache")],
+                ..SandboxPolicy::default()
+            });
+        let roots = ctx.writable_roots();
+        assert!(roots.contains(&ctx.root().to_path_buf()));
+        assert!(roots.contains(&PathBuf::from("/opt/cache")));
+        let read_only = ctx.with_read_only(true);
+        let mut expected = vec![std::env::temp_dir()];
+        if cfg!(unix) {
+            expected.push(PathBuf::from("/tmp"));
+        }
+        assert_eq!(read_only.writable_roots(), expected);
+        let protected: Vec<PathBuf> = read_only
+            .protected_paths()
+            .into_iter()
+            .map(|p| p.path)
+            .collect();
+        assert!(protected.contains(&read_only.root().to_path_buf()));
+        assert!(protected.contains(&read_only.extra_roots()[0]));
     }
 
     #[test]

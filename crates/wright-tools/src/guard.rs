@@ -119,8 +119,7 @@ pub(crate) fn check(ctx: &ToolContext, moment: Moment) -> Vec<String> {
     if !ctx.sandbox_policy().enabled {
         return Vec::new();
     }
-    let mut writable = ctx.writable_roots();
-    writable.extend(ctx.sandbox_policy().writable.iter().cloned());
+    let writable = ctx.writable_roots();
     let binds = ctx.sandbox().binds_protected_paths();
     let mut last = ctx.last_guard_snapshot();
     let findings = last.as_ref().map(find_and_repair).unwrap_or_default();

@@ -122,8 +122,9 @@ pub trait Tool: Send + Sync {
 /// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.
 pub trait Prepared: Send + Sync {
     /// What this call does to the world when it differs from its tool's [`Tool::kind`]: a
-    /// Task that runs only read-only agents reads, one with an agent that writes changes
-    /// files. `None` (the default): the tool's kind.
+    /// Bash command judged read-only in a read-only context is a read; a Task call reads
+    /// when all its agents are read-only and runs commands when one can write. `None` (the
+    /// default): the tool's kind.
     fn kind(&self) -> Option<ToolKind> {
         None
     }

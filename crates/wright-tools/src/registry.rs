@@ -109,9 +109,11 @@ impl ToolRegistry {
     }
 
     /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever
-    /// approves it: the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker)
-    /// and writes to the protected paths ([`ToolContext::protected_paths`]). `Err` is the finished result of a call that will not run:
-    /// an unknown tool (naming the valid ones) or a refusal.
+    /// approves it: in a read-only context ([`ToolContext::is_read_only`]) any tool that edits
+    /// files, then the tool's own [`Tool::prepare`] (for Bash the dangerous-command checker,
+    /// and in a read-only context the read-only judgement) and writes to the protected paths
+    /// ([`ToolContext::protected_paths`]). `Err` is the finished result of a call that will
+    /// not run: an unknown tool (naming the valid ones) or a refusal.
     pub fn prepare<'a>(
         &'a self,
         call: &'a ToolCall,
@@ -130,6 +132,16 @@ impl ToolRegistry {
                 ),
             )));
         };
+        if ctx.is_read_only() && tool.kind() == ToolKind::Edit {
+            return Err(refused(failure(
+                ErrorCode::Refused,
+                format!(
+                    "{} is not available in read-only mode (plan mode or a read-only agent): it \
+                     changes files. Propose the change in your answer instead.",
+                    call.tool
+                ),
+            )));
+        }
         let prepared = tool.prepare(call.args.clone(), ctx).map_err(refused)?;
         if let Some(refusal) = prepared
             .writes()
@@ -195,8 +207,8 @@ impl PreparedCall<'_> {
         self.call
     }
 
-    /// What the call does: reads, edits files, or runs commands (the tool's kind unless the
-    /// call says otherwise, see [`Prepared::kind`]).
+    /// What the call does: reads, edits files, or runs commands — its tool's kind, unless the
+    /// call says otherwise ([`Prepared::kind`]).
     pub fn kind(&self) -> ToolKind {
         self.prepared.kind().unwrap_or_else(|| self.tool.kind())
     }

@@ -41,7 +41,9 @@ impl Walker<'_> {
         let raw = self.text(node).to_string();
         let mut values = part.values;
         let mut dynamic = part.dynamic;
-        if raw.contains('{') && raw.contains(',') && raw.contains('}') {
+        // A quoted word is never brace-expanded (`'{ print $1, $2 }'`).
+        let quoted = matches!(node.kind(), "raw_string" | "string" | "ansi_c_string");
+        if !quoted && raw.contains('{') && raw.contains(',') && raw.contains('}') {
             values = values.iter().flat_map(|v| expand_braces(v)).collect();
             // Braces expand before tildes: `{dist,~}` holds the home directory.
             for value in &mut values {
@@ -61,6 +63,7 @@ impl Walker<'_> {
             values,
             dynamic,
             glob: part.glob,
+            split: part.split,
             subs: start..self.next_index(),
         }
     }
@@ -69,8 +72,13 @@ impl Walker<'_> {
         if !self.descend() {
             return Part::unknown(self.text(node));
         }
-        let part = self.part_at_depth(node, scope, first);
+        let mut part = self.part_at_depth(node, scope, first);
         self.depth -= 1;
+        // An expansion splits unless quoted; a string's parts are reset by the string.
+        part.split |= matches!(
+            node.kind(),
+            "simple_expansion" | "expansion" | "command_substitution" | "arithmetic_expansion"
+        );
         part
     }
 
@@ -94,6 +102,7 @@ impl Walker<'_> {
                     part = part.then(inner);
                 }
                 part.glob = false;
+                part.split = false;
                 part
             }
             "concatenation" => {
@@ -121,6 +130,13 @@ impl Walker<'_> {
                     .contains(&text)
                     && self.env.tmpdir
                     && !scope.vars.contains_key("TMPDIR");
+                // `${NAME:=value}` and `${NAME=value}` assign NAME when it is unset.
+                let assigns = children(node)
+                    .iter()
+                    .any(|c| matches!(c.kind(), ":=" | "="));
+                if let (true, Some(name)) = (assigns, inner.first()) {
+                    self.assigned(self.text(*name), None);
+                }
                 if plain {
                     self.variable(self.text(inner[0]), text, scope)
                 } else if temp_default {

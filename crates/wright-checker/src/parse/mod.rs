@@ -17,7 +17,8 @@ mod redirect;
 
 use super::paths::normalize;
 use super::script::{
-    Cwd, DEFAULT_IFS, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand, union_values,
+    Assignment, Cwd, DEFAULT_IFS, Env, Function, Loop, Pipeline, Scope, Script, SimpleCommand,
+    union_values,
 };
 
 /// How deeply nested (`((((…))))`, `$($($(…)))`) a command may be before the walk stops: deeper
@@ -113,6 +114,45 @@ impl<'a> Walker<'a> {
         self.script.commands.len()
     }
 
+    /// Records the variable an arithmetic expression assigns (`((X = 1))`, `$((Y++))`).
+    fn arithmetic_assignment(&mut self, node: Node<'_>) {
+        let parts = children(node);
+        let assigns = parts.iter().any(|part| {
+            !part.is_named()
+                && matches!(
+                    part.kind(),
+                    "=" | "+="
+                        | "-="
+                        | "*="
+                        | "/="
+                        | "%="
+                        | "<<="
+                        | ">>="
+                        | "&="
+                        | "^="
+                        | "|="
+                        | "++"
+                        | "--"
+                        | "**="
+                )
+        });
+        let name = parts.iter().find(|part| part.kind() == "variable_name");
+        if let (true, Some(name)) = (assigns, name) {
+            self.assigned(self.text(*name), None);
+        }
+    }
+
+    /// Records that the script sets (or unsets) the variable `name` (an array element's
+    /// `name[i]` as the array), to `value` when known to be one word.
+    fn assigned(&mut self, name: &str, value: Option<crate::script::Word>) {
+        let name = name.split('[').next().unwrap_or(name).to_string();
+        self.script.assigned.push(Assignment {
+            name,
+            value,
+            nameref: false,
+        });
+    }
+
     /// Runs the statements among `node`'s children in order: a program, a block, a subshell's
     /// body, a `do` group. A statement ended by `&` runs in the background; after one ended by
     /// `;` or a newline, a `cd` in it may or may not have happened.
@@ -182,11 +222,24 @@ impl<'a> Walker<'a> {
                 Ends::default()
             }
             "variable_assignments" | "declaration_command" => {
+                // `declare -n r=PATH`: what `r` is later assigned goes to `PATH`.
+                let nameref = named_children(node).iter().any(|c| {
+                    let text = self.text(*c);
+                    c.kind() == "word" && text.starts_with('-') && text.contains('n')
+                });
                 for child in named_children(node) {
+                    let start = self.script.assigned.len();
+                    if child.kind() == "variable_name" {
+                        // `export NAME`: exported now, maybe with the value it was given.
+                        self.assigned(self.text(child), None);
+                    }
                     if child.kind() == "variable_assignment" {
                         self.assign(child, scope);
                     } else {
                         self.word(child, scope);
+                    }
+                    if let Some(assignment) = self.script.assigned.get_mut(start) {
+                        assignment.nameref = nameref;
                     }
                 }
                 Ends::default()
@@ -199,6 +252,7 @@ impl<'a> Walker<'a> {
                     self.script.history_off.push(self.text(node).to_string());
                 }
                 for child in named_children(node) {
+                    self.assigned(self.text(child), None);
                     scope.vars.insert(self.text(child).to_string(), None);
                 }
                 Ends::default()
@@ -206,6 +260,10 @@ impl<'a> Walker<'a> {
             "function_definition" => {
                 self.function(node, scope);
                 Ends::default()
+            }
+            "binary_expression" | "postfix_expression" | "unary_expression" => {
+                self.arithmetic_assignment(node);
+                self.sequence(node, scope)
             }
             "for_statement" => self.for_loop(node, scope),
             "while_statement" | "c_style_for_statement" => self.endless_loop(node, scope),
@@ -302,12 +360,15 @@ impl<'a> Walker<'a> {
             match child.kind() {
                 "variable_assignment" => {
                     // `X=1 cmd` sets X for cmd only: evaluated for its substitutions, not kept.
-                    self.script.sets_ifs |= child
+                    let name = child
                         .child_by_field_name("name")
-                        .is_some_and(|name| self.text(name) == "IFS");
-                    if let Some(value) = child.child_by_field_name("value") {
-                        self.word(value, scope);
-                    }
+                        .map_or("", |name| self.text(name));
+                    self.script.sets_ifs |= name == "IFS";
+                    let value = match child.child_by_field_name("value") {
+                        Some(value) => self.word(value, scope),
+                        None => crate::script::Word::synthetic(String::new(), false),
+                    };
+                    self.assigned(name, Some(value));
                 }
                 "command_name" => {
                     if let Some(name) = child.named_child(0) {
@@ -407,9 +468,11 @@ impl<'a> Walker<'a> {
             if value.is_none() {
                 self.script.input_vars.push(name.clone());
             }
+            self.assigned(&name, None);
             scope.vars.insert(name, value.clone());
         }
         for name in arrays {
+            self.assigned(&name, None);
             self.script.input_vars.push(name.clone());
             scope.vars.insert(format!("{name}[@]"), None);
             scope.vars.insert(name, None);
@@ -516,8 +579,15 @@ impl<'a> Walker<'a> {
         let name = self.text(name).to_string();
         self.script.sets_ifs |= name == "IFS";
         let appends = children(node).iter().any(|c| c.kind() == "+=");
+        let start = self.script.assigned.len();
+        self.assigned(&name, None);
         let value = match node.child_by_field_name("value") {
-            None => Some(vec![String::new()]),
+            None => {
+                if let Some(assignment) = self.script.assigned.get_mut(start) {
+                    assignment.value = Some(crate::script::Word::synthetic(String::new(), false));
+                }
+                Some(vec![String::new()])
+            }
             Some(array) if array.kind() == "array" => {
                 // `x=(rm -rf ~)`: `"${x[@]}"` is its elements as shell words, `$x` the first.
                 let elements: Vec<crate::script::Word> = named_children(array)
@@ -544,7 +614,11 @@ impl<'a> Walker<'a> {
                 if word.dynamic && self.reads_input(&word) {
                     self.script.input_vars.push(name.clone());
                 }
-                (!word.dynamic && !appends).then_some(word.values)
+                let values = (!word.dynamic && !appends).then(|| word.values.clone());
+                if let Some(assignment) = self.script.assigned.get_mut(start) {
+                    assignment.value = Some(word);
+                }
+                values
             }
         };
         let history_off = match name.as_str() {
@@ -604,6 +678,7 @@ impl<'a> Walker<'a> {
             }
         }
         if let Some(name) = name {
+            self.assigned(&name, None);
             inner.vars.insert(name, values);
         }
         let ends = body.map_or_else(Ends::default, |b| self.statement(b, &mut inner));

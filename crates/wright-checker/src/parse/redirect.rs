@@ -151,6 +151,7 @@ impl Walker<'_> {
             values: vec![text],
             dynamic,
             glob: false,
+            split: false,
             subs: start..self.next_index(),
         }
     }

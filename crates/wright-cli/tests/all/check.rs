@@ -68,6 +68,55 @@ fn json_gives_one_verdict_per_command_and_nothing_runs() {
     );
     assert!(refused.contains("home directory"), "{refused}");
     assert!(!project.path().join("made-by-check").exists());
+    let read_only: Vec<_> = run
+        .events()
+        .iter()
+        .map(|v| (v["read_only"].clone(), v["read_only_reason"].is_string()))
+        .collect();
+    assert_eq!(
+        read_only,
+        vec![
+            (json!(false), true),
+            (json!(false), true),
+            (json!(false), true),
+            (json!(false), true),
+        ]
+    );
+}
+
+#[test]
+fn each_command_says_whether_it_is_read_only() {
+    let project = Project::new();
+    let run = check(
+        &project,
+        &["git log --oneline | head", "sed -i s/a/b/ notes.txt"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "allow   git log --oneline | head\n        read-only\n\
+         allow   sed -i s/a/b/ notes.txt\n        not read-only: `sed -i s/a/b/ notes.txt`: \
+         `sed -i` edits files in place\n"
+    );
+    let json = check(&project, &["--json", "grep -rn x src", "echo x > f"]);
+    let read_only: Vec<_> = json
+        .events()
+        .iter()
+        .map(|v| (v["read_only"].clone(), v["read_only_reason"].clone()))
+        .collect();
+    assert_eq!(
+        read_only,
+        vec![
+            (json!(true), json!(null)),
+            (
+                json!(false),
+                json!(
+                    "`> f` writes to a file; only `> /dev/null` and duplications such as `2>&1` \
+                     may be used"
+                )
+            ),
+        ]
+    );
 }
 
 #[test]
@@ -77,7 +126,9 @@ fn all_allowed_exits_zero_with_one_line_each() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "allow   ls -la\nallow   cargo build --release\n"
+        "allow   ls -la\n        read-only\nallow   cargo build --release\n        not read-only: \
+         `cargo build --release`: `cargo` may run code or write files (here it may only be asked \
+         for its version, e.g. `cargo --version`)\n"
     );
 }
 
@@ -99,9 +150,9 @@ fn the_projects_policy_decides_when_the_user_trusts_it() {
         lines[0]
     );
     assert!(
-        lines[1].starts_with("refuse  npm publish  [denied]"),
+        lines[2].starts_with("refuse  npm publish  [denied]"),
         "{}",
-        lines[1]
+        lines[2]
     );
 
     project.trust();
@@ -121,7 +172,11 @@ fn a_command_that_looks_like_a_flag_needs_the_separator_and_none_is_a_usage_erro
 
     let dashed = check(&project, &["--", "-rf"]);
     assert_eq!(dashed.code, Some(0), "{}", dashed.stderr);
-    assert_eq!(dashed.stdout, "allow   -rf\n");
+    assert!(
+        dashed.stdout.starts_with("allow   -rf\n"),
+        "{}",
+        dashed.stdout
+    );
 }
 
 #[test]

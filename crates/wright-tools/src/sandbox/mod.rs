@@ -142,8 +142,8 @@ impl Sandbox {
     }
 
     /// Makes `command` run confined: it may write only under `roots` (the project, the extra
-    /// roots, the temporary directory), the policy's writable paths and the devices every
-    /// command needs (`/dev/null`, ttys, …), and not to the `protected` paths there; it cannot
+    /// roots, the temporary directory and the policy's writable paths, as
+    /// `ToolContext::writable_roots` gives them) and the devices every command needs (`/dev/null`, ttys, …), and not to the `protected` paths there; it cannot
     /// make device nodes, push input into a terminal, change mounts or open files by handle,
     /// and uses the network only if the policy allows it. Does nothing when the policy is
     /// disabled.
@@ -290,7 +290,7 @@ mod platform {
         let filter = target_arch()
             .map(|arch| command_filter(arch, policy.network))
             .transpose()?;
-        let writable: Vec<PathBuf> = roots.iter().chain(&policy.writable).cloned().collect();
+        let writable = roots.to_vec();
         // Only what exists can be bound.
         let present: Vec<ProtectedPath> = protected
             .iter()
@@ -305,7 +305,7 @@ mod platform {
     }
 
     /// The Landlock ruleset, created in wright: read and execute everywhere, write only under
-    /// `roots`, the policy's paths and the devices. `None` when the kernel has no Landlock
+    /// `roots` and the devices. `None` when the kernel has no Landlock
     /// (best effort: commands then run unconfined, as the status says).
     fn landlock_ruleset(
         policy: &SandboxPolicy,
@@ -320,7 +320,6 @@ mod platform {
         }
         let writable = roots
             .iter()
-            .chain(&policy.writable)
             .map(PathBuf::as_path)
             .chain(DEVICES.iter().map(std::path::Path::new));
         let created = ruleset

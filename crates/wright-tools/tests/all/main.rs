@@ -18,6 +18,7 @@ mod multi_edit;
 mod preview;
 mod protected;
 mod read;
+mod read_only;
 mod registry;
 mod sandbox;
 mod todo_write;
