@@ -47,25 +47,25 @@ const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Longest timeout the model may ask for; larger values are clamped (and the model told).
 const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Characters of each stream shown; beyond this the middle is cut.
-const MAX_STREAM_CHARS: usize = 30_000;
+pub(crate) const MAX_STREAM_CHARS: usize = 30_000;
 /// Characters kept from each end of a stream that is cut.
 const KEPT_CHARS_EACH_END: usize = MAX_STREAM_CHARS / 2;
 /// Bytes kept from each end of a stream while it runs: enough for [`KEPT_CHARS_EACH_END`]
 /// characters of up to 4 bytes, so `yes` cannot fill the memory.
 const KEPT_BYTES_EACH_END: usize = KEPT_CHARS_EACH_END * 4;
 /// How long a timed-out group has between SIGTERM and SIGKILL.
-const TERM_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(2);
 /// How long a command's background processes may keep writing once bash has exited: the step
 /// ends then, whether or not they are done (a server started with `&` would hold the pipes
 /// open until the timeout), and what is still running in the group is killed.
-const OUTPUT_GRACE: Duration = Duration::from_millis(200);
+pub(crate) const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 /// How long to keep reading once the group is gone: a process that left the group (`setsid`)
 /// may still hold the pipes open.
-const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 /// Bytes read from a pipe at a time.
 const READ_CHUNK: usize = 8 * 1024;
 
-const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"?: string}"#;
+const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"?: string, "run_in_background"?: boolean}"#;
 
 /// Runs a shell command in the project root and reports exit code, stdout and stderr.
 #[derive(Debug, Clone, Copy, Default)]
@@ -78,6 +78,9 @@ struct BashArgs {
     /// Accepted but unused: a few words for the user's display, read by the caller.
     #[allow(dead_code)]
     description: Option<String>,
+    /// Start the command and return at once with a job id; read its output with BashOutput.
+    #[serde(default)]
+    run_in_background: bool,
 }
 
 impl Tool for BashTool {
@@ -152,6 +155,13 @@ enum End {
 
 async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     // The dangerous-command checker has run already, when the call was prepared.
+    if args.run_in_background {
+        let timeout = match args.timeout_ms {
+            Some(0) => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),
+            ms => ms.map(Duration::from_millis),
+        };
+        return crate::background::start(args.command, timeout, ctx).await;
+    }
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),
@@ -199,6 +209,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         stdout_chars: run.stdout_chars,
         stderr_chars: run.stderr_chars,
         timed_out: run.end == End::TimedOut,
+        job_id: None,
     });
     if run.end != End::Exited {
         notes.push(result.text);
@@ -275,13 +286,21 @@ struct Run {
     notes_after: Vec<String>,
 }
 
-/// Runs `command_text` with `bash -c`, confined and guarded, until it exits, `timeout` passes
-/// or the user interrupts.
-async fn run_confined(
+/// A command just started by [`start_confined`]: bash, its process group, and the notes from
+/// before it (the guard's, the sandbox's first).
+pub(crate) struct Started {
+    pub(crate) child: Child,
+    pub(crate) group: process_group::ProcessGroup,
+    pub(crate) notes: Vec<String>,
+}
+
+/// Starts `command_text` with `bash -c` in the project root, confined by the context's sandbox,
+/// in a process group of its own, its output piped, without provider keys; what the guard
+/// finds changed since the last command is undone first.
+pub(crate) async fn start_confined(
     command_text: &str,
-    timeout: Duration,
     ctx: &ToolContext,
-) -> Result<Run, ToolError> {
+) -> Result<Started, ToolError> {
     // What changed since the last command returned is undone before this one is confined.
     let mut notes = guard::check(ctx, Moment::BeforeCommand);
 
@@ -311,7 +330,7 @@ async fn run_confined(
                 format!("the command was not run because it could not be confined: {err}"),
             )
         })?;
-    let (mut child, mut group) = process_group::spawn(command).await.map_err(|err| {
+    let (child, group) = process_group::spawn(command).await.map_err(|err| {
         let confined = match sandbox.policy().enabled {
             true => " in its sandbox",
             false => "",
@@ -324,14 +343,26 @@ async fn run_confined(
     if let Some(note) = sandbox.first_note() {
         notes.push(format!("Note: {note}."));
     }
-    let mut running = Running {
-        stdout: child.stdout.take(),
-        stderr: child.stderr.take(),
+    Ok(Started {
         child,
-        out: Capture::default(),
-        err: Capture::default(),
-        status: None,
-    };
+        group,
+        notes,
+    })
+}
+
+/// Runs `command_text` with `bash -c`, confined and guarded, until it exits, `timeout` passes
+/// or the user interrupts.
+async fn run_confined(
+    command_text: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<Run, ToolError> {
+    let Started {
+        child,
+        mut group,
+        notes,
+    } = start_confined(command_text, ctx).await?;
+    let mut running = Running::new(child, Streams::default());
 
     let deadline = Instant::now() + timeout;
     let cancel = ctx.cancellation();
@@ -360,8 +391,8 @@ async fn run_confined(
     group.kill();
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, running.finish()).await;
     let notes_after = guard::check(ctx, Moment::AfterCommand);
-    let (stdout, stdout_chars) = running.out.shown();
-    let (stderr, stderr_chars) = running.err.shown();
+    let (stdout, stdout_chars) = running.sink.out.shown();
+    let (stderr, stderr_chars) = running.sink.err.shown();
     Ok(Run {
         end,
         exit: running.status.as_ref().map(describe_exit),
@@ -413,7 +444,7 @@ fn sandbox_hint(sandbox: &crate::sandbox::Sandbox, stderr: &str) -> Option<Strin
 }
 
 /// `<stdout>\n...\n</stdout>`, or `<stdout></stdout>` when empty.
-fn section(name: &str, text: &str) -> String {
+pub(crate) fn section(name: &str, text: &str) -> String {
     let text = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         format!("<{name}></{name}>")
@@ -424,16 +455,16 @@ fn section(name: &str, text: &str) -> String {
 
 /// A finished command's exit, for data and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ExitReport {
+pub(crate) struct ExitReport {
     /// The exit code; for a signal, 128 + its number, as shells report it.
-    code: Option<i32>,
+    pub(crate) code: Option<i32>,
     /// The name of the signal that killed bash, e.g. `SIGKILL`.
-    signal: Option<String>,
+    pub(crate) signal: Option<String>,
     /// `Exit code: 137 (killed by signal SIGKILL)`.
-    line: String,
+    pub(crate) line: String,
 }
 
-fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
+pub(crate) fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
     let status = match status {
         Ok(status) => status,
         Err(err) => {
@@ -471,31 +502,66 @@ fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
     }
 }
 
-/// A command while it runs: its pipes (`None` once closed), what they said, and its exit.
-struct Running {
+/// Where a running command's output goes.
+pub(crate) trait OutputSink {
+    /// A chunk of standard output.
+    fn stdout(&mut self, bytes: &[u8]);
+    /// A chunk of standard error.
+    fn stderr(&mut self, bytes: &[u8]);
+}
+
+/// A Bash call's two streams, each kept apart in bounded memory.
+#[derive(Debug, Default)]
+struct Streams {
+    out: Capture,
+    err: Capture,
+}
+
+impl OutputSink for Streams {
+    fn stdout(&mut self, bytes: &[u8]) {
+        self.out.push(bytes);
+    }
+    fn stderr(&mut self, bytes: &[u8]) {
+        self.err.push(bytes);
+    }
+}
+
+/// A command while it runs: its pipes (`None` once closed), where their output goes, and its
+/// exit.
+pub(crate) struct Running<S> {
     child: Child,
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
-    out: Capture,
-    err: Capture,
+    pub(crate) sink: S,
     /// Set once bash exited (or waiting for it failed).
-    status: Option<Result<ExitStatus, String>>,
+    pub(crate) status: Option<Result<ExitStatus, String>>,
 }
 
-impl Running {
+impl<S: OutputSink> Running<S> {
+    /// `child` (whose pipes are taken) with its output going to `sink`.
+    pub(crate) fn new(mut child: Child, sink: S) -> Self {
+        Self {
+            stdout: child.stdout.take(),
+            stderr: child.stderr.take(),
+            child,
+            sink,
+            status: None,
+        }
+    }
+
     /// Waits for the next event: a chunk of output, a closed pipe, or bash's exit. Cancel-safe:
     /// reading a pipe and waiting for a child lose nothing when dropped.
-    async fn step(&mut self) {
+    pub(crate) async fn step(&mut self) {
         let mut out_buf = [0; READ_CHUNK];
         let mut err_buf = [0; READ_CHUNK];
         tokio::select! {
             n = read_some(&mut self.stdout, &mut out_buf) => match n {
                 0 => self.stdout = None,
-                n => self.out.push(&out_buf[..n]),
+                n => self.sink.stdout(&out_buf[..n]),
             },
             n = read_some(&mut self.stderr, &mut err_buf) => match n {
                 0 => self.stderr = None,
-                n => self.err.push(&err_buf[..n]),
+                n => self.sink.stderr(&err_buf[..n]),
             },
             status = self.child.wait(), if self.status.is_none() => {
                 self.status = Some(status.map_err(|err| err.to_string()));
@@ -504,7 +570,7 @@ impl Running {
     }
 
     /// Reads until bash has exited and both pipes are closed.
-    async fn finish(&mut self) {
+    pub(crate) async fn finish(&mut self) {
         while self.status.is_none() || self.stdout.is_some() || self.stderr.is_some() {
             self.step().await;
         }
@@ -568,7 +634,7 @@ impl Capture {
 
 /// `text` (of `chars` characters) as it is, or its first and last [`KEPT_CHARS_EACH_END`]
 /// characters around a marker saying how many were cut.
-fn cut_middle(text: &str, chars: usize) -> String {
+pub(crate) fn cut_middle(text: &str, chars: usize) -> String {
     if chars <= MAX_STREAM_CHARS {
         return text.to_string();
     }

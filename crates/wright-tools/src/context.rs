@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
+use crate::background::Jobs;
 use crate::guard;
 use crate::protect::{self, ProtectedPath};
 use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
@@ -47,6 +48,8 @@ pub struct ToolContext {
     /// The protected paths as the guard last recorded them ([`crate::guard`]), for the check
     /// after a command and before the next one.
     guard_snapshot: Arc<Mutex<Option<guard::Snapshot>>>,
+    /// The session's background commands (issue 14).
+    jobs: Jobs,
 }
 
 impl ToolContext {
@@ -80,6 +83,7 @@ impl ToolContext {
             )
             .into(),
             guard_snapshot: Arc::default(),
+            jobs: Jobs::default(),
         })
     }
 
@@ -322,6 +326,12 @@ impl ToolContext {
                 .join("/"),
             Err(_) => abs.display().to_string(),
         }
+    }
+
+    /// The session's background commands (Bash `run_in_background`), shared by the clones of
+    /// this context.
+    pub fn jobs(&self) -> &Jobs {
+        &self.jobs
     }
 
     /// The current todo list (empty until TodoWrite is called).

@@ -67,6 +67,47 @@ pub fn kill_running_commands() {
     drop(groups);
 }
 
+/// How long [`stop_running_commands`] gives commands between SIGTERM and SIGKILL.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How often [`stop_running_commands`] looks whether the groups have ended.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Stops every command still running — at wright's exit, the background jobs (issue 14) — as
+/// gently as it can: SIGTERM to each process group, so a server can close its connections
+/// and a build its files; then, once every group has ended or `grace` has passed, SIGKILL
+/// to what is left ([`kill_running_commands`]).
+///
+/// A group counts as ended once its command's own task has seen it end and killed the rest of
+/// it, so this must be awaited on the runtime those tasks run on. Calling it when nothing runs
+/// returns at once.
+pub async fn stop_running_commands(grace: std::time::Duration) {
+    let groups: Vec<i32> = running_groups();
+    if groups.is_empty() {
+        return;
+    }
+    #[cfg(unix)]
+    for pgid in groups {
+        use nix::sys::signal::{Signal, killpg};
+        let _ = killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGTERM);
+    }
+    let deadline = tokio::time::Instant::now() + grace;
+    while !running_groups().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(STOP_POLL).await;
+    }
+    kill_running_commands();
+}
+
+/// The ids of the process groups running now.
+fn running_groups() -> Vec<i32> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .keys()
+        .copied()
+        .collect()
+}
+
 /// Starts `command` as the leader of a new session and process group that dies with wright
 /// (see the module doc), from the thread that starts every command.
 pub(crate) async fn spawn(mut command: Command) -> io::Result<(Child, ProcessGroup)> {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use wright_protocol::{ToolError, ToolResult, ToolStatus};
+use wright_protocol::{JobStatus, ToolError, ToolResult, ToolStatus};
 use wright_tools::data::{BashData, EditData, ReadData, ToolData};
 
 use super::Theme;
@@ -190,6 +190,12 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
         out.extend(spans);
         out
     };
+    if let Some(ToolData::Bash(BashData {
+        job_id: Some(id), ..
+    })) = data
+    {
+        return separated(vec![Span::raw(format!("started {}", clean_line(id)))]);
+    }
     if tool == "Bash" {
         let exit = match data {
             Some(ToolData::Bash(bash)) => bash_exit(bash),
@@ -241,6 +247,13 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
             ))],
         },
         ToolData::Todo(todo) => vec![Span::raw(format!("{}/{} done", todo.completed, todo.total))],
+        ToolData::Job(job) => {
+            let status = match (job.status, job.exit_code) {
+                (JobStatus::Exited, Some(code)) => format!("{} exited {code}", job.id),
+                (status, _) => format!("{} {status}", job.id),
+            };
+            vec![Span::raw(clean_line(&status))]
+        }
         ToolData::Bash(_) => return Vec::new(),
     };
     separated(spans)
