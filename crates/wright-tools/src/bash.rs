@@ -26,7 +26,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::process::{Child, Command};
 use tokio::time::Instant;
 use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
@@ -295,11 +295,13 @@ pub(crate) struct Started {
 }
 
 /// Starts `command_text` with `bash -c` in the project root, confined by the context's sandbox,
-/// in a process group of its own, its output piped, without provider keys; what the guard
-/// finds changed since the last command is undone first.
+/// in a process group of its own, its output going to `stdout` and `stderr`, without provider
+/// keys; what the guard finds changed since the last command is undone first.
 pub(crate) async fn start_confined(
     command_text: &str,
     ctx: &ToolContext,
+    stdout: Stdio,
+    stderr: Stdio,
 ) -> Result<Started, ToolError> {
     // What changed since the last command returned is undone before this one is confined.
     let mut notes = guard::check(ctx, Moment::BeforeCommand);
@@ -310,8 +312,8 @@ pub(crate) async fn start_confined(
         .arg(command_text)
         .current_dir(ctx.root())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
         .kill_on_drop(true)
         // Nothing can answer a prompt or page output: make git and friends not try.
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -361,7 +363,7 @@ async fn run_confined(
         child,
         mut group,
         notes,
-    } = start_confined(command_text, ctx).await?;
+    } = start_confined(command_text, ctx, Stdio::piped(), Stdio::piped()).await?;
     let mut running = Running::new(child, Streams::default());
 
     let deadline = Instant::now() + timeout;
@@ -526,12 +528,15 @@ impl OutputSink for Streams {
     }
 }
 
+/// The reading end of a command's output pipe.
+pub(crate) type Pipe = Box<dyn AsyncRead + Send + Unpin>;
+
 /// A command while it runs: its pipes (`None` once closed), where their output goes, and its
 /// exit.
 pub(crate) struct Running<S> {
     child: Child,
-    stdout: Option<ChildStdout>,
-    stderr: Option<ChildStderr>,
+    stdout: Option<Pipe>,
+    stderr: Option<Pipe>,
     pub(crate) sink: S,
     /// Set once bash exited (or waiting for it failed).
     pub(crate) status: Option<Result<ExitStatus, String>>,
@@ -541,8 +546,20 @@ impl<S: OutputSink> Running<S> {
     /// `child` (whose pipes are taken) with its output going to `sink`.
     pub(crate) fn new(mut child: Child, sink: S) -> Self {
         Self {
-            stdout: child.stdout.take(),
-            stderr: child.stderr.take(),
+            stdout: child.stdout.take().map(|pipe| Box::new(pipe) as Pipe),
+            stderr: child.stderr.take().map(|pipe| Box::new(pipe) as Pipe),
+            child,
+            sink,
+            status: None,
+        }
+    }
+
+    /// `child`, whose output comes through `output` alone (stdout and stderr on one pipe),
+    /// with that output going to `sink` as stdout.
+    pub(crate) fn merged(child: Child, output: Pipe, sink: S) -> Self {
+        Self {
+            stdout: Some(output),
+            stderr: None,
             child,
             sink,
             status: None,

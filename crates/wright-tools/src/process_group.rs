@@ -33,6 +33,7 @@ use std::io;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
@@ -68,37 +69,54 @@ pub fn kill_running_commands() {
 }
 
 /// How long [`stop_running_commands`] gives commands between SIGTERM and SIGKILL.
-pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// How often [`stop_running_commands`] looks whether the groups have ended.
-const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+const STOP_POLL: Duration = Duration::from_millis(20);
 
 /// Stops every command still running — at wright's exit, the background jobs (issue 14) — as
-/// gently as it can: SIGTERM to each process group, so a server can close its connections
-/// and a build its files; then, once every group has ended or `grace` has passed, SIGKILL
-/// to what is left ([`kill_running_commands`]).
+/// gently as it can: SIGTERM to each process group, so a server can close its connections and
+/// a build its files; then, once every group has ended or `grace` has passed, SIGKILL to what
+/// is left ([`kill_running_commands`]).
 ///
-/// A group counts as ended once its command's own task has seen it end and killed the rest of
-/// it, so this must be awaited on the runtime those tasks run on. Calling it when nothing runs
-/// returns at once.
-pub async fn stop_running_commands(grace: std::time::Duration) {
-    let groups: Vec<i32> = running_groups();
-    if groups.is_empty() {
-        return;
-    }
+/// For the binary's way out, normal or by a signal: it blocks the calling thread, so nothing
+/// else runs on it meanwhile (a round cannot go on to its next step), and it reaps the
+/// groups' leaders itself, since their own tasks do not run while it waits. Calling it when
+/// nothing runs returns at once.
+pub fn stop_running_commands(grace: Duration) {
     #[cfg(unix)]
-    for pgid in groups {
+    {
         use nix::sys::signal::{Signal, killpg};
-        let _ = killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGTERM);
+        use nix::unistd::Pid;
+        let mut running = running_groups();
+        if running.is_empty() {
+            return;
+        }
+        for &pgid in &running {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            running.retain(|&pgid| {
+                let alive = group_alive(pgid);
+                if !alive {
+                    forget(pgid);
+                }
+                alive
+            });
+            if running.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(STOP_POLL);
+        }
     }
-    let deadline = tokio::time::Instant::now() + grace;
-    while !running_groups().is_empty() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(STOP_POLL).await;
-    }
+    #[cfg(not(unix))]
+    let _ = grace;
     kill_running_commands();
 }
 
 /// The ids of the process groups running now.
+#[cfg(unix)]
 fn running_groups() -> Vec<i32> {
     RUNNING
         .lock()
@@ -106,6 +124,31 @@ fn running_groups() -> Vec<i32> {
         .keys()
         .copied()
         .collect()
+}
+
+/// Whether any process of group `pgid` is still alive. Its leader is reaped first if it has
+/// exited (it is wright's child; a zombie still counts as a member of its group).
+#[cfg(unix)]
+fn group_alive(pgid: i32) -> bool {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    use nix::unistd::Pid;
+    let _ = waitpid(Pid::from_raw(pgid), Some(WaitPidFlag::WNOHANG));
+    nix::sys::signal::killpg(Pid::from_raw(pgid), None).is_ok()
+}
+
+/// Forgets group `pgid`, which has ended, and kills its watchdog: neither may signal its id
+/// again, which another group could now have.
+#[cfg(unix)]
+fn forget(pgid: i32) {
+    let watchdog = RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&pgid)
+        .flatten();
+    if let Some(watchdog) = watchdog {
+        use nix::sys::signal::{Signal, kill};
+        let _ = kill(nix::unistd::Pid::from_raw(watchdog), Signal::SIGKILL);
+    }
 }
 
 /// Starts `command` as the leader of a new session and process group that dies with wright

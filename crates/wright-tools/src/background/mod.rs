@@ -21,8 +21,8 @@
 //! ([`crate::stop_running_commands`]). Like a Bash call it ends when bash exits, and what it
 //! left running in its group is killed then.
 //!
-//! Its output (stdout and stderr together, in the order read) is kept in memory, the last
-//! [`MAX_JOB_OUTPUT_BYTES`] of it ([`output`]).
+//! Its output — stdout and stderr on one pipe, in the order written, as `2>&1` would have it
+//! — is kept in memory, the last [`MAX_JOB_OUTPUT_BYTES`] of it ([`output`]).
 
 mod output;
 pub(crate) mod tools;
@@ -30,13 +30,13 @@ pub(crate) mod tools;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use tokio::process::Child;
+use std::process::Stdio;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, JobEnded, JobStatus, ToolError, ToolResult};
 
 use crate::bash::{
-    DRAIN_TIMEOUT, OUTPUT_GRACE, OutputSink, Running, Started, TERM_GRACE, describe_exit,
+    DRAIN_TIMEOUT, OUTPUT_GRACE, OutputSink, Pipe, Running, Started, TERM_GRACE, describe_exit,
     start_confined,
 };
 use crate::data::{BashData, to_value};
@@ -384,14 +384,21 @@ pub(crate) async fn start(
     timeout: Option<Duration>,
     ctx: &ToolContext,
 ) -> Result<ToolResult, ToolError> {
+    let (stdout, stderr, output) = one_pipe().map_err(|err| {
+        failure(
+            ErrorCode::Io,
+            format!("could not make the pipe for the command's output: {err}"),
+        )
+    })?;
     let Started {
         child,
         group,
         mut notes,
-    } = start_confined(&command, ctx).await?;
+    } = start_confined(&command, ctx, stdout, stderr).await?;
     let job = ctx.jobs().add(command.clone());
     let id = job.id.clone();
-    tokio::spawn(drive(job, child, group, timeout));
+    let running = Running::merged(child, output, JobSink(Arc::clone(&job)));
+    tokio::spawn(drive(job, running, group, timeout));
     let until = match timeout {
         Some(timeout) => format!("it is stopped after {} ms", timeout.as_millis()),
         None => "it runs until it exits or is stopped".to_string(),
@@ -409,10 +416,38 @@ pub(crate) async fn start(
     Ok(ToolResult::success(notes.join("\n"), to_value(&data)))
 }
 
+/// One pipe for both of a command's streams, as a terminal or `2>&1` would have it: its
+/// output keeps the order in which it was written. The two ends to give the command, and the
+/// end to read.
+#[cfg(unix)]
+fn one_pipe() -> std::io::Result<(Stdio, Stdio, Pipe)> {
+    let (reader, writer) = std::io::pipe()?;
+    let reader =
+        tokio::net::unix::pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(reader))?;
+    Ok((
+        Stdio::from(writer.try_clone()?),
+        Stdio::from(writer),
+        Box::new(reader),
+    ))
+}
+
+/// Elsewhere background commands are not started: wright confines and stops commands with
+/// what Unix gives.
+#[cfg(not(unix))]
+fn one_pipe() -> std::io::Result<(Stdio, Stdio, Pipe)> {
+    Err(std::io::Error::other(
+        "background commands need a Unix system",
+    ))
+}
+
 /// Runs a job until it ends or is stopped, keeping its output; then kills what is left of
 /// its group and records the end.
-async fn drive(job: Arc<Job>, child: Child, mut group: ProcessGroup, timeout: Option<Duration>) {
-    let mut running = Running::new(child, JobSink(Arc::clone(&job)));
+async fn drive(
+    job: Arc<Job>,
+    mut running: Running<JobSink>,
+    mut group: ProcessGroup,
+    timeout: Option<Duration>,
+) {
     let deadline = timeout.map(|timeout| Instant::now() + timeout);
     let stopping = loop {
         if running.status.is_some() {

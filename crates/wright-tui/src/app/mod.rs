@@ -10,6 +10,7 @@ mod commands;
 mod complete;
 mod history;
 mod input;
+mod jobs;
 mod recap;
 mod reports;
 mod state;
