@@ -133,7 +133,40 @@ fn group_alive(pgid: i32) -> bool {
     use nix::sys::wait::{WaitPidFlag, waitpid};
     use nix::unistd::Pid;
     let _ = waitpid(Pid::from_raw(pgid), Some(WaitPidFlag::WNOHANG));
-    nix::sys::signal::killpg(Pid::from_raw(pgid), None).is_ok()
+    nix::sys::signal::killpg(Pid::from_raw(pgid), None).is_ok() && has_live_member(pgid)
+}
+
+/// Whether a process of group `pgid` is alive and not a zombie: the rest of a group that
+/// ended are orphans its leader did not reap, which the init process reaps in its own time
+/// (some do only now and then).
+#[cfg(target_os = "linux")]
+fn has_live_member(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| live_group_of(&stat))
+            == Some(pgid)
+    })
+}
+
+/// Elsewhere a member that is a zombie counts as alive.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn has_live_member(_: i32) -> bool {
+    true
+}
+
+/// The process group of a process from its `/proc/PID/stat` line, unless it is a zombie.
+#[cfg(any(target_os = "linux", test))]
+fn live_group_of(stat: &str) -> Option<i32> {
+    // `pid (name) state ppid pgrp ...`: the name may hold spaces and parentheses.
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+    let state = fields.next()?;
+    let _parent = fields.next()?;
+    let group = fields.next()?.parse().ok()?;
+    (!matches!(state, "Z" | "X")).then_some(group)
 }
 
 /// Forgets group `pgid`, which has ended, and kills its watchdog: neither may signal its id
@@ -343,5 +376,19 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_group_of_a_live_process_is_read_past_a_name_with_parentheses() {
+        let stat = "4242 (my (odd) name) S 1 4240 4240 0 -1 4194560 107 0 0 0";
+        assert_eq!(live_group_of(stat), Some(4240));
+        let zombie = "4243 (sleep) Z 1 4240 4240 0 -1 4194560 107 0 0 0";
+        assert_eq!(live_group_of(zombie), None);
+        assert_eq!(live_group_of("garbage"), None);
     }
 }

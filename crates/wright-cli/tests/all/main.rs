@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod background;
 mod check;
 mod checks;
 mod commit;

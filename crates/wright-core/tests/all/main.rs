@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod background_jobs;
 mod compaction_window;
 mod cost;
 mod react_roundtrip;
