@@ -11,7 +11,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use wright_testkit::processes::{DEADLINE, wait_until_gone};
 
-use crate::common::{Project, last_message, messages, reply, serve};
+use crate::common::{Project, interrupt_and_wait, last_message, messages, reply, serve};
 use crate::interactive::pty::Session;
 
 fn bash(args: Value) -> String {
@@ -238,4 +238,36 @@ fn jobs_lists_the_sessions_jobs_and_leaving_stops_them() {
         Vec::<u32>::new()
     );
     assert!(Path::new(&project.path().join("got-term")).exists());
+}
+
+#[test]
+fn ctrl_c_ends_exec_and_its_background_jobs() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply(&bash(
+            json!({"command": LONG_JOB, "run_in_background": true}),
+        )),
+        reply(&wait_for_pids()),
+        reply(&bash(json!({"command": "touch waiting; sleep 300"}))),
+        reply(FINISH),
+    ]);
+    let mut wright = project
+        .command(&server, "openai")
+        .args(["exec", "--json", "start a server"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + DEADLINE;
+    while !project.path().join("waiting").exists() {
+        assert!(Instant::now() < deadline, "the model never got to wait");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = interrupt_and_wait(&mut wright, DEADLINE);
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(
+        wait_until_gone(&pids(&project, &["job.pid", "child.pid"])),
+        Vec::<u32>::new()
+    );
+    assert!(project.path().join("got-term").exists(), "asked first");
 }
