@@ -27,10 +27,10 @@
 mod output;
 pub(crate) mod tools;
 
+use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use std::process::Stdio;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, JobEnded, JobStatus, ToolError, ToolResult};
@@ -263,7 +263,7 @@ struct End {
 /// A job as one look at it found it: how it stands and what it printed.
 pub(crate) struct Look {
     pub(crate) data: crate::data::JobData,
-    /// The output not read before (BashOutput), or empty.
+    /// The output not read before (BashOutput), or its last lines (KillBash).
     pub(crate) unread: Unread,
 }
 
@@ -311,8 +311,8 @@ impl Job {
     }
 
     /// How the job stands. With `read_unread` the output not read before is taken (and marked
-    /// read); otherwise `output` holds its last `last_lines` lines. Either way, a job seen to
-    /// have ended counts as told of.
+    /// read); otherwise [`Look::unread`] holds its last `last_lines` lines. Either way, a job
+    /// seen to have ended counts as told of.
     pub(crate) fn look(&self, read_unread: bool, last_lines: usize) -> Look {
         let mut state = self.state();
         let ended = state.end.clone();
