@@ -21,9 +21,9 @@ use crate::{Prepared, Tool, ToolContext, ToolKind, error_result, failure};
 const KILL_REPORT_LINES: usize = 20;
 /// How long KillBash waits for a job to end: its SIGTERM grace, then the SIGKILL and the last
 /// read of its pipes, with room to spare.
-const KILL_WAIT: Duration =
-    Duration::from_secs(TERM_GRACE.as_secs() + DRAIN_TIMEOUT.as_secs() + KILL_WAIT_SPARE_SECS);
-const KILL_WAIT_SPARE_SECS: u64 = 3;
+const KILL_WAIT: Duration = TERM_GRACE
+    .saturating_add(DRAIN_TIMEOUT)
+    .saturating_add(Duration::from_secs(3));
 
 const OUTPUT_SHAPE: &str = r#"{"id": string, "filter"?: string}"#;
 const KILL_SHAPE: &str = r#"{"id": string}"#;

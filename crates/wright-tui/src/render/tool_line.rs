@@ -314,6 +314,28 @@ mod tests {
         assert_eq!(subject("Bash", &args, None), "cd x && cargo test");
     }
 
+    /// The text of the spans `outcome` gives for a result of `tool` with `data`.
+    fn outcome_text(tool: &str, data: serde_json::Value) -> String {
+        let data = ToolData::of(tool, &data);
+        outcome(tool, data.as_ref(), Duration::from_millis(1_500))
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn a_background_start_shows_its_job_and_a_look_at_it_its_status() {
+        let started = serde_json::json!({"command": "npm run dev", "job_id": "b2"});
+        assert!(
+            outcome_text("Bash", started).ends_with("started b2"),
+            "the job, not an exit code"
+        );
+        let exited = serde_json::json!({"id": "b2", "status": "exited", "exit_code": 0});
+        assert!(outcome_text("BashOutput", exited).ends_with("b2 exited 0"));
+        let killed = serde_json::json!({"id": "b2", "status": "killed", "exit_code": 143});
+        assert!(outcome_text("KillBash", killed).ends_with("b2 killed"));
+    }
+
     #[test]
     fn a_read_of_the_whole_file_gives_just_its_length() {
         let data = serde_json::json!({"offset": 1, "lines_shown": 40, "total_lines": 40});
