@@ -1,10 +1,10 @@
 //! The signals that end wright from outside (SIGTERM, SIGHUP when the terminal closes): the
-//! Bash commands still running are killed with their process groups before wright exits
-//! (issue 11: nothing left running).
+//! Bash commands still running — background jobs included — are stopped with their process
+//! groups before wright exits (issue 11: nothing left running).
 
-/// Handles SIGTERM and SIGHUP: kill every running command
-/// ([`wright_tools::kill_running_commands`]), then exit with 128 + the signal's number, as if
-/// the signal had ended wright. A signal ignored when wright started (`nohup` ignores SIGHUP)
+/// Handles SIGTERM and SIGHUP: stop every running command (SIGTERM to its group, SIGKILL
+/// after [`wright_tools::STOP_GRACE`]: [`wright_tools::stop_running_commands`]), then exit
+/// with 128 + the signal's number, as if the signal had ended wright. A signal ignored when wright started (`nohup` ignores SIGHUP)
 /// stays ignored. Call once, inside the runtime, when nothing will block its thread for long
 /// (a blocked runtime thread would never run the handler, and the signal would not end wright).
 pub fn stop_commands_on_exit_signals() {
@@ -22,7 +22,7 @@ pub fn stop_commands_on_exit_signals() {
             };
             tokio::spawn(async move {
                 if received.recv().await.is_some() {
-                    wright_tools::kill_running_commands();
+                    wright_tools::stop_running_commands(wright_tools::STOP_GRACE);
                     std::process::exit(128 + kind.as_raw_value());
                 }
             });

@@ -265,9 +265,10 @@ fn main() -> ExitCode {
             }
         }
     });
-    // A round that ended with its command still running (it cannot, but nothing may outlive
-    // wright whatever the path out).
-    wright_tools::kill_running_commands();
+    // Background commands (Bash `run_in_background`) end with wright: asked to stop
+    // (SIGTERM), then killed if they have not within the grace; so would a round's command
+    // still running (it cannot be, but nothing may outlive wright whatever the path out).
+    wright_tools::stop_running_commands(wright_tools::STOP_GRACE);
     ExitCode::from(code)
 }
 

@@ -178,7 +178,7 @@ pub(crate) enum Gate {
     /// Run the tool.
     Run,
     /// Do not run it; this is its result.
-    Denied(ToolResult),
+    Denied(Box<ToolResult>),
     /// The user interrupted while the question was open.
     Interrupted,
     /// A check flagged it and no one may allow it here: refuse it with the check's reason.
@@ -297,7 +297,7 @@ impl Approvals {
                 self.always.insert(kind);
                 Gate::Run
             }
-            Decision::Deny { .. } => Gate::Denied(denied_result(call, reason.as_deref())),
+            Decision::Deny { .. } => Gate::Denied(Box::new(denied_result(call, reason.as_deref()))),
         }
     }
 }
@@ -353,6 +353,8 @@ mod tests {
                 ("Grep", None),
                 ("TodoWrite", None),
                 ("Bash", Some(ActionKind::Command)),
+                ("BashOutput", None),
+                ("KillBash", Some(ActionKind::Command)),
             ]
         );
     }

@@ -10,6 +10,7 @@
 
 mod agent;
 mod compact;
+mod jobs;
 mod model_call;
 mod request;
 mod step;
@@ -145,6 +146,8 @@ impl<'a> Round<'a> {
         let ctx = self.agent.ctx.clone();
         let exists = |path: &str| ctx.resolve(path).is_ok_and(|abs| abs.exists());
         self.input = mention::preprocess(input, &exists).text;
+        let ended = self.agent.take_ended_jobs();
+        jobs::tell_with_input(&mut self.input, &ended);
         if let Err(error) = self.agent.compact_if_due(&self.input, &mut self.sink).await {
             return self.fail(error);
         }
@@ -221,7 +224,8 @@ impl<'a> Round<'a> {
                     self.store(Message::assistant(stored), None);
                     let result = self.run_tool(&call).await;
                     match result {
-                        Some(result) if !self.agent.cancellation().is_cancelled() => {
+                        Some(mut result) if !self.agent.cancellation().is_cancelled() => {
+                            jobs::tell_with_result(&mut result, self.agent.take_ended_jobs());
                             StepRecord::tool_step(text, call, result)
                         }
                         // Interrupted: what the tool returned before it was stopped (Bash's

@@ -1,7 +1,7 @@
 //! One-line summaries of tool results, for the `tool_result` event and the terminal.
 
-use wright_protocol::ToolResult;
 use wright_protocol::text::{self, first_line};
+use wright_protocol::{JobStatus, ToolResult};
 use wright_tools::data::ToolData;
 
 /// Longest summary line, in characters.
@@ -13,6 +13,20 @@ pub fn result_summary(tool: &str, result: &ToolResult) -> String {
         return clip(&format!("{}: {}", error.code, first_line(&error.message)));
     }
     match ToolData::of(tool, &result.data) {
+        Some(ToolData::Bash(bash)) if bash.job_id.is_some() => {
+            format!(
+                "started {} in the background",
+                bash.job_id.unwrap_or_default()
+            )
+        }
+        Some(ToolData::Job(job)) => {
+            let status = match (job.status, job.exit_code) {
+                (JobStatus::Exited, Some(code)) => format!("exited {code}"),
+                (status, _) => status.to_string(),
+            };
+            let lines = job.output.lines().count();
+            clip(&format!("{} {status}, {lines} lines of output", job.id))
+        }
         Some(ToolData::Bash(bash)) => {
             let exit = match bash.exit_code {
                 Some(code) => format!("exit {code}"),
@@ -55,6 +69,23 @@ mod tests {
             json!({"exit_code": 1, "stdout": "a\nb\n", "stderr": "c\n"}),
         );
         assert_eq!(result_summary("Bash", &result), "exit 1, 3 lines of output");
+    }
+
+    #[test]
+    fn background_summaries_give_the_job_and_how_it_stands() {
+        let started = ToolResult::success("x", json!({"command": "make", "job_id": "b1"}));
+        assert_eq!(
+            result_summary("Bash", &started),
+            "started b1 in the background"
+        );
+        let output = ToolResult::success(
+            "x",
+            json!({"id": "b1", "status": "exited", "exit_code": 2, "output": "a\nb\n"}),
+        );
+        assert_eq!(
+            result_summary("BashOutput", &output),
+            "b1 exited 2, 2 lines of output"
+        );
     }
 
     #[test]

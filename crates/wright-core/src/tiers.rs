@@ -105,7 +105,7 @@ impl HistoryView {
     }
 }
 
-/// A stored `{status, data, error, checks?}` compressed again at the tight tier.
+/// A stored `{status, data, error, checks?, jobs_ended?}` compressed again at the tight tier.
 fn tighter(message: &Message) -> Option<String> {
     let stored: HistoryResult = serde_json::from_str(&message.content).ok()?;
     let result = ToolResult {
@@ -116,6 +116,7 @@ fn tighter(message: &Message) -> Option<String> {
         stats: serde_json::Value::Null,
         context: serde_json::Value::Null,
         checks: stored.checks,
+        jobs_ended: stored.jobs_ended,
     };
     let tool = message.metadata.tool_name.as_deref().unwrap_or("");
     Some(wright_tools::compress_to_string_with(

@@ -6,6 +6,7 @@
 //! providers, tools or the terminal; everything here is serde data.
 
 mod event;
+mod job;
 mod message;
 pub mod text;
 mod todo;
@@ -13,6 +14,7 @@ mod tool;
 mod usage;
 
 pub use event::{ActionKind, ApprovalVerdict, Event, FailureCode, UsageCall};
+pub use job::{JobEnded, JobStatus};
 pub use message::{Message, MessageMetadata, Role};
 pub use todo::{TodoItem, TodoStatus};
 pub use tool::{

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::JobEnded;
+
 /// A tool the model asked for: `Action: Read[{"file_path": "src/main.rs"}]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
@@ -153,6 +155,10 @@ pub struct ToolResult {
     /// last lines of the output).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckFailure>,
+    /// The background commands that ended before this step's observation and that the model
+    /// had not heard of (issue 14); their note is in `text` too. Kept in history, shortened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs_ended: Vec<JobEnded>,
 }
 
 /// A check from the `[checks]` settings that failed after a step edited the files it covers
@@ -191,6 +197,10 @@ pub struct HistoryResult {
     /// The checks that failed after the step (issue 13), shortened; absent when none did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckFailure>,
+    /// The background commands whose end came with the step (issue 14), shortened; absent
+    /// when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs_ended: Vec<JobEnded>,
 }
 
 impl HistoryResult {
@@ -204,6 +214,7 @@ impl HistoryResult {
                 message: message.into(),
             }),
             checks: Vec::new(),
+            jobs_ended: Vec::new(),
         }
     }
 
@@ -225,6 +236,7 @@ impl ToolResult {
             stats: Value::Null,
             context: Value::Null,
             checks: Vec::new(),
+            jobs_ended: Vec::new(),
         }
     }
 
@@ -239,6 +251,7 @@ impl ToolResult {
             stats: Value::Null,
             context: Value::Null,
             checks: Vec::new(),
+            jobs_ended: Vec::new(),
         }
     }
 
@@ -266,6 +279,7 @@ mod tests {
             data: json!({"b": 1, "a": 2}),
             error: None,
             checks: Vec::new(),
+            jobs_ended: Vec::new(),
         };
         assert_eq!(ok.to_json(), r#"{"status":"success","data":{"a":2,"b":1}}"#);
     }

@@ -30,7 +30,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::process::{Child, Command};
 use tokio::time::Instant;
 use wright_checker::Decision;
 use wright_protocol::{ErrorCode, ToolError, ToolResult};
@@ -51,25 +51,25 @@ const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Longest timeout the model may ask for; larger values are clamped (and the model told).
 const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Characters of each stream shown; beyond this the middle is cut.
-const MAX_STREAM_CHARS: usize = 30_000;
+pub(crate) const MAX_STREAM_CHARS: usize = 30_000;
 /// Characters kept from each end of a stream that is cut.
 const KEPT_CHARS_EACH_END: usize = MAX_STREAM_CHARS / 2;
 /// Bytes kept from each end of a stream while it runs: enough for [`KEPT_CHARS_EACH_END`]
 /// characters of up to 4 bytes, so `yes` cannot fill the memory.
 const KEPT_BYTES_EACH_END: usize = KEPT_CHARS_EACH_END * 4;
 /// How long a timed-out group has between SIGTERM and SIGKILL.
-const TERM_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const TERM_GRACE: Duration = Duration::from_secs(2);
 /// How long a command's background processes may keep writing once bash has exited: the step
 /// ends then, whether or not they are done (a server started with `&` would hold the pipes
 /// open until the timeout), and what is still running in the group is killed.
-const OUTPUT_GRACE: Duration = Duration::from_millis(200);
+pub(crate) const OUTPUT_GRACE: Duration = Duration::from_millis(200);
 /// How long to keep reading once the group is gone: a process that left the group (`setsid`)
 /// may still hold the pipes open.
-const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 /// Bytes read from a pipe at a time.
 const READ_CHUNK: usize = 8 * 1024;
 
-const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"?: string}"#;
+const SHAPE: &str = r#"{"command": string, "timeout_ms"?: integer, "description"?: string, "run_in_background"?: boolean}"#;
 
 /// Runs a shell command in the project root and reports exit code, stdout and stderr.
 #[derive(Debug, Clone, Copy, Default)]
@@ -82,6 +82,9 @@ struct BashArgs {
     /// Accepted but unused: a few words for the user's display, read by the caller.
     #[allow(dead_code)]
     description: Option<String>,
+    /// Start the command and return at once with a job id; read its output with BashOutput.
+    #[serde(default)]
+    run_in_background: bool,
 }
 
 impl Tool for BashTool {
@@ -179,6 +182,13 @@ enum End {
 
 async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
     // The dangerous-command checker has run already, when the call was prepared.
+    if args.run_in_background {
+        let timeout = match args.timeout_ms {
+            Some(0) => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),
+            ms => ms.map(Duration::from_millis),
+        };
+        return crate::background::start(args.command, timeout, ctx).await;
+    }
     let mut notes = Vec::new();
     let timeout_ms = match args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS) {
         0 => return Err(invalid("Bash", "`timeout_ms` must be at least 1", SHAPE)),
@@ -226,6 +236,7 @@ async fn bash(args: BashArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError
         stdout_chars: run.stdout_chars,
         stderr_chars: run.stderr_chars,
         timed_out: run.end == End::TimedOut,
+        job_id: None,
     });
     if run.end != End::Exited {
         notes.push(result.text);
@@ -302,13 +313,23 @@ struct Run {
     notes_after: Vec<String>,
 }
 
-/// Runs `command_text` with `bash -c`, confined and guarded, until it exits, `timeout` passes
-/// or the user interrupts.
-async fn run_confined(
+/// A command just started by [`start_confined`]: bash, its process group, and the notes from
+/// before it (the guard's, the sandbox's first).
+pub(crate) struct Started {
+    pub(crate) child: Child,
+    pub(crate) group: process_group::ProcessGroup,
+    pub(crate) notes: Vec<String>,
+}
+
+/// Starts `command_text` with `bash -c` in the project root, confined by the context's sandbox,
+/// in a process group of its own, its output going to `stdout` and `stderr`, without provider
+/// keys; what the guard finds changed since the last command is undone first.
+pub(crate) async fn start_confined(
     command_text: &str,
-    timeout: Duration,
     ctx: &ToolContext,
-) -> Result<Run, ToolError> {
+    stdout: Stdio,
+    stderr: Stdio,
+) -> Result<Started, ToolError> {
     // What changed since the last command returned is undone before this one is confined.
     let mut notes = guard::check(ctx, Moment::BeforeCommand);
 
@@ -318,8 +339,8 @@ async fn run_confined(
         .arg(command_text)
         .current_dir(ctx.root())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
         .kill_on_drop(true)
         // Nothing can answer a prompt or page output: make git and friends not try.
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -338,7 +359,7 @@ async fn run_confined(
                 format!("the command was not run because it could not be confined: {err}"),
             )
         })?;
-    let (mut child, mut group) = process_group::spawn(command).await.map_err(|err| {
+    let (child, group) = process_group::spawn(command).await.map_err(|err| {
         let confined = match sandbox.policy().enabled {
             true => " in its sandbox",
             false => "",
@@ -351,14 +372,26 @@ async fn run_confined(
     if let Some(note) = sandbox.first_note() {
         notes.push(format!("Note: {note}."));
     }
-    let mut running = Running {
-        stdout: child.stdout.take(),
-        stderr: child.stderr.take(),
+    Ok(Started {
         child,
-        out: Capture::default(),
-        err: Capture::default(),
-        status: None,
-    };
+        group,
+        notes,
+    })
+}
+
+/// Runs `command_text` with `bash -c`, confined and guarded, until it exits, `timeout` passes
+/// or the user interrupts.
+async fn run_confined(
+    command_text: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+) -> Result<Run, ToolError> {
+    let Started {
+        child,
+        mut group,
+        notes,
+    } = start_confined(command_text, ctx, Stdio::piped(), Stdio::piped()).await?;
+    let mut running = Running::new(child, Streams::default());
 
     let deadline = Instant::now() + timeout;
     let cancel = ctx.cancellation();
@@ -387,8 +420,8 @@ async fn run_confined(
     group.kill();
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, running.finish()).await;
     let notes_after = guard::check(ctx, Moment::AfterCommand);
-    let (stdout, stdout_chars) = running.out.shown();
-    let (stderr, stderr_chars) = running.err.shown();
+    let (stdout, stdout_chars) = running.sink.out.shown();
+    let (stderr, stderr_chars) = running.sink.err.shown();
     Ok(Run {
         end,
         exit: running.status.as_ref().map(describe_exit),
@@ -451,7 +484,7 @@ fn sandbox_hint(
 }
 
 /// `<stdout>\n...\n</stdout>`, or `<stdout></stdout>` when empty.
-fn section(name: &str, text: &str) -> String {
+pub(crate) fn section(name: &str, text: &str) -> String {
     let text = text.strip_suffix('\n').unwrap_or(text);
     if text.is_empty() {
         format!("<{name}></{name}>")
@@ -462,16 +495,16 @@ fn section(name: &str, text: &str) -> String {
 
 /// A finished command's exit, for data and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct ExitReport {
+pub(crate) struct ExitReport {
     /// The exit code; for a signal, 128 + its number, as shells report it.
-    code: Option<i32>,
+    pub(crate) code: Option<i32>,
     /// The name of the signal that killed bash, e.g. `SIGKILL`.
-    signal: Option<String>,
+    pub(crate) signal: Option<String>,
     /// `Exit code: 137 (killed by signal SIGKILL)`.
-    line: String,
+    pub(crate) line: String,
 }
 
-fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
+pub(crate) fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
     let status = match status {
         Ok(status) => status,
         Err(err) => {
@@ -509,31 +542,81 @@ fn describe_exit(status: &Result<ExitStatus, String>) -> ExitReport {
     }
 }
 
-/// A command while it runs: its pipes (`None` once closed), what they said, and its exit.
-struct Running {
-    child: Child,
-    stdout: Option<ChildStdout>,
-    stderr: Option<ChildStderr>,
-    out: Capture,
-    err: Capture,
-    /// Set once bash exited (or waiting for it failed).
-    status: Option<Result<ExitStatus, String>>,
+/// Where a running command's output goes.
+pub(crate) trait OutputSink {
+    /// A chunk of standard output.
+    fn stdout(&mut self, bytes: &[u8]);
+    /// A chunk of standard error.
+    fn stderr(&mut self, bytes: &[u8]);
 }
 
-impl Running {
+/// A Bash call's two streams, each kept apart in bounded memory.
+#[derive(Debug, Default)]
+struct Streams {
+    out: Capture,
+    err: Capture,
+}
+
+impl OutputSink for Streams {
+    fn stdout(&mut self, bytes: &[u8]) {
+        self.out.push(bytes);
+    }
+    fn stderr(&mut self, bytes: &[u8]) {
+        self.err.push(bytes);
+    }
+}
+
+/// The reading end of a command's output pipe.
+pub(crate) type Pipe = Box<dyn AsyncRead + Send + Unpin>;
+
+/// A command while it runs: its pipes (`None` once closed), where their output goes, and its
+/// exit.
+pub(crate) struct Running<S> {
+    child: Child,
+    stdout: Option<Pipe>,
+    stderr: Option<Pipe>,
+    pub(crate) sink: S,
+    /// Set once bash exited (or waiting for it failed).
+    pub(crate) status: Option<Result<ExitStatus, String>>,
+}
+
+impl<S: OutputSink> Running<S> {
+    /// `child` (whose pipes are taken) with its output going to `sink`.
+    pub(crate) fn new(mut child: Child, sink: S) -> Self {
+        Self {
+            stdout: child.stdout.take().map(|pipe| Box::new(pipe) as Pipe),
+            stderr: child.stderr.take().map(|pipe| Box::new(pipe) as Pipe),
+            child,
+            sink,
+            status: None,
+        }
+    }
+
+    /// `child`, whose output comes through `output` alone (stdout and stderr on one pipe),
+    /// with that output going to `sink` as stdout.
+    pub(crate) fn merged(child: Child, output: Pipe, sink: S) -> Self {
+        Self {
+            stdout: Some(output),
+            stderr: None,
+            child,
+            sink,
+            status: None,
+        }
+    }
+
     /// Waits for the next event: a chunk of output, a closed pipe, or bash's exit. Cancel-safe:
     /// reading a pipe and waiting for a child lose nothing when dropped.
-    async fn step(&mut self) {
+    pub(crate) async fn step(&mut self) {
         let mut out_buf = [0; READ_CHUNK];
         let mut err_buf = [0; READ_CHUNK];
         tokio::select! {
             n = read_some(&mut self.stdout, &mut out_buf) => match n {
                 0 => self.stdout = None,
-                n => self.out.push(&out_buf[..n]),
+                n => self.sink.stdout(&out_buf[..n]),
             },
             n = read_some(&mut self.stderr, &mut err_buf) => match n {
                 0 => self.stderr = None,
-                n => self.err.push(&err_buf[..n]),
+                n => self.sink.stderr(&err_buf[..n]),
             },
             status = self.child.wait(), if self.status.is_none() => {
                 self.status = Some(status.map_err(|err| err.to_string()));
@@ -542,7 +625,7 @@ impl Running {
     }
 
     /// Reads until bash has exited and both pipes are closed.
-    async fn finish(&mut self) {
+    pub(crate) async fn finish(&mut self) {
         while self.status.is_none() || self.stdout.is_some() || self.stderr.is_some() {
             self.step().await;
         }
@@ -606,7 +689,7 @@ impl Capture {
 
 /// `text` (of `chars` characters) as it is, or its first and last [`KEPT_CHARS_EACH_END`]
 /// characters around a marker saying how many were cut.
-fn cut_middle(text: &str, chars: usize) -> String {
+pub(crate) fn cut_middle(text: &str, chars: usize) -> String {
     if chars <= MAX_STREAM_CHARS {
         return text.to_string();
     }

@@ -26,6 +26,7 @@
 //! | Edit, MultiEdit: diff kept whole up to / else first lines | 50 / 20 | 25 / 10 |
 //! | Write: head of a created / overwritten file | 50 / 20 | 25 / 10 |
 //! | Bash: last stdout / stderr lines | 5 / 20 | 2 / 5 |
+//! | BashOutput, KillBash, a background job's end: last output lines | 5 | 2 |
 //! | a failed `[checks]` command: last output lines | 20 | 5 |
 //! | Bash command, Grep and Bash line characters | 200 | 100 |
 //! | Read, diff and Write line characters | 2000 | 500 |
@@ -40,6 +41,7 @@ mod bash;
 mod checks;
 mod fallback;
 mod files;
+mod jobs;
 mod search;
 
 use std::borrow::Cow;
@@ -194,6 +196,7 @@ fn history_result(tool: &str, result: &ToolResult, level: CompressionLevel) -> H
         data: compress_data(tool, &result.data, &Limits::of(level)),
         error: result.error.clone(),
         checks: checks::checks(&result.checks, &Limits::of(level)),
+        jobs_ended: jobs::ended(&result.jobs_ended, &Limits::of(level)),
     }
 }
 
@@ -211,6 +214,7 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
         "Glob" => search::glob(data, limits),
         "LS" => search::ls(data, limits),
         "Bash" => bash::bash(data, limits),
+        "BashOutput" | "KillBash" => jobs::job(data, limits),
         "TodoWrite" => crate::todo_write::compressed_recap(data),
         "Task" => Some(task_answers(data, limits)),
         _ => None,

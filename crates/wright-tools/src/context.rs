@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use tokio_util::sync::CancellationToken;
 use wright_protocol::{ErrorCode, TodoItem, ToolError};
 
+use crate::background::Jobs;
 use crate::guard;
 use crate::protect::{self, ProtectedPath};
 use crate::sandbox::{Sandbox, SandboxPolicy, SandboxStatus};
@@ -52,6 +53,8 @@ pub struct ToolContext {
     read_only: bool,
     /// Where a running call reports events of its own (a Task call, its sub-agents' steps).
     events: Option<tokio::sync::mpsc::UnboundedSender<wright_protocol::Event>>,
+    /// The session's background commands (issue 14).
+    jobs: Jobs,
 }
 
 impl ToolContext {
@@ -87,6 +90,7 @@ impl ToolContext {
             guard_snapshot: Arc::default(),
             read_only: false,
             events: None,
+            jobs: Jobs::default(),
         })
     }
 
@@ -401,6 +405,12 @@ impl ToolContext {
                 .join("/"),
             Err(_) => abs.display().to_string(),
         }
+    }
+
+    /// The session's background commands (Bash `run_in_background`), shared by the clones of
+    /// this context.
+    pub fn jobs(&self) -> &Jobs {
+        &self.jobs
     }
 
     /// The current todo list (empty until TodoWrite is called).

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_protocol::TodoItem;
+use wright_protocol::{JobStatus, TodoItem};
 
 /// A Read: the lines shown and where they sit in the file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -255,6 +255,49 @@ pub struct BashData {
     pub stderr_chars: usize,
     /// Whether it was stopped at its timeout.
     pub timed_out: bool,
+    /// The id of the background job it was started as (`run_in_background`, issue 14): the
+    /// call returned at once, and the rest of this is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
+}
+
+/// A BashOutput or a KillBash (issue 14): a background job, how it stands, and what it
+/// printed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JobData {
+    /// The job's id, e.g. `b1`.
+    pub id: String,
+    /// The command as it was started.
+    pub command: String,
+    /// Running, exited or killed.
+    pub status: JobStatus,
+    /// Its exit code once it has ended (128 + the signal's number for a signal).
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, e.g. `SIGTERM`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// What stopped it, when it did not end on its own: `KillBash`, `timeout`, `session_end`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
+    /// Seconds since it started (until it ended).
+    pub runtime_secs: f64,
+    /// BashOutput: what it printed since the last read (the lines matching the filter), cut
+    /// in the middle when long. KillBash: the last lines it printed.
+    pub output: String,
+    /// Characters of `output` before it was cut.
+    pub output_chars: usize,
+    /// BashOutput: bytes it printed since the last read that were dropped before this one
+    /// (a job keeps its last 1 MiB).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped_bytes: u64,
+    /// BashOutput: the filter the lines were read through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A TodoWrite: the new list and its counts.
@@ -292,6 +335,8 @@ pub enum ToolData {
     Grep(GrepData),
     /// Bash.
     Bash(BashData),
+    /// BashOutput and KillBash.
+    Job(JobData),
     /// TodoWrite.
     Todo(TodoData),
 }
@@ -308,6 +353,7 @@ impl ToolData {
             "Glob" => ToolData::Glob(read_object(data)?),
             "Grep" => ToolData::Grep(read_object(data)?),
             "Bash" => ToolData::Bash(read_object(data)?),
+            "BashOutput" | "KillBash" => ToolData::Job(read_object(data)?),
             "TodoWrite" => ToolData::Todo(read_object(data)?),
             _ => return None,
         })

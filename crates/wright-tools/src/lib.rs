@@ -21,6 +21,7 @@
 
 mod args;
 mod atomic;
+mod background;
 mod bash;
 mod closest;
 mod compress;
@@ -54,6 +55,8 @@ use serde_json::Value;
 use wright_protocol::{ActionKind, ErrorCode, ToolError, ToolResult};
 
 pub use args::{invalid, parse_args, schema_of};
+pub use background::tools::{BashOutputTool, KillBashTool};
+pub use background::{JobInfo, Jobs, job_reminder};
 pub use bash::{BashTool, CommandRun, PROVIDER_KEY_VARIABLES, run_confined_command};
 pub use compress::{
     CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,
@@ -64,7 +67,7 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
-pub use process_group::kill_running_commands;
+pub use process_group::{STOP_GRACE, kill_running_commands, stop_running_commands};
 pub use protect::ProtectedPath;
 pub use read::ReadTool;
 pub use registry::{PreparedCall, ToolRegistry};

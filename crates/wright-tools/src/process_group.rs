@@ -33,6 +33,7 @@ use std::io;
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
@@ -65,6 +66,122 @@ pub fn kill_running_commands() {
     }
     #[cfg(not(unix))]
     drop(groups);
+}
+
+/// How long [`stop_running_commands`] gives commands between SIGTERM and SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How often [`stop_running_commands`] looks whether the groups have ended.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Stops every command still running — at wright's exit, the background jobs (issue 14) — as
+/// gently as it can: SIGTERM to each process group, so a server can close its connections and
+/// a build its files; then, once every group has ended or `grace` has passed, SIGKILL to what
+/// is left ([`kill_running_commands`]).
+///
+/// For the binary's way out, normal or by a signal: it blocks the calling thread, so nothing
+/// else runs on it meanwhile (a round cannot go on to its next step), and it reaps the
+/// groups' leaders itself, since their own tasks do not run while it waits. Calling it when
+/// nothing runs returns at once.
+pub fn stop_running_commands(grace: Duration) {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        let mut running = running_groups();
+        if running.is_empty() {
+            return;
+        }
+        for &pgid in &running {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            running.retain(|&pgid| {
+                let alive = group_alive(pgid);
+                if !alive {
+                    forget(pgid);
+                }
+                alive
+            });
+            if running.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(STOP_POLL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = grace;
+    kill_running_commands();
+}
+
+/// The ids of the process groups running now.
+#[cfg(unix)]
+fn running_groups() -> Vec<i32> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .keys()
+        .copied()
+        .collect()
+}
+
+/// Whether any process of group `pgid` is still alive. Its leader is reaped first if it has
+/// exited (it is wright's child; a zombie still counts as a member of its group).
+#[cfg(unix)]
+fn group_alive(pgid: i32) -> bool {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    use nix::unistd::Pid;
+    let _ = waitpid(Pid::from_raw(pgid), Some(WaitPidFlag::WNOHANG));
+    nix::sys::signal::killpg(Pid::from_raw(pgid), None).is_ok() && has_live_member(pgid)
+}
+
+/// Whether a process of group `pgid` is alive and not a zombie: the rest of a group that
+/// ended are orphans its leader did not reap, which the init process reaps in its own time
+/// (some do only now and then).
+#[cfg(target_os = "linux")]
+fn has_live_member(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| live_group_of(&stat))
+            == Some(pgid)
+    })
+}
+
+/// Elsewhere a member that is a zombie counts as alive.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn has_live_member(_: i32) -> bool {
+    true
+}
+
+/// The process group of a process from its `/proc/PID/stat` line, unless it is a zombie.
+#[cfg(any(target_os = "linux", test))]
+fn live_group_of(stat: &str) -> Option<i32> {
+    // `pid (name) state ppid pgrp ...`: the name may hold spaces and parentheses.
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+    let state = fields.next()?;
+    let _parent = fields.next()?;
+    let group = fields.next()?.parse().ok()?;
+    (!matches!(state, "Z" | "X")).then_some(group)
+}
+
+/// Forgets group `pgid`, which has ended, and kills its watchdog: neither may signal its id
+/// again, which another group could now have.
+#[cfg(unix)]
+fn forget(pgid: i32) {
+    let watchdog = RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&pgid)
+        .flatten();
+    if let Some(watchdog) = watchdog {
+        use nix::sys::signal::{Signal, kill};
+        let _ = kill(nix::unistd::Pid::from_raw(watchdog), Signal::SIGKILL);
+    }
 }
 
 /// Starts `command` as the leader of a new session and process group that dies with wright
@@ -259,5 +376,19 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_group_of_a_live_process_is_read_past_a_name_with_parentheses() {
+        let stat = "4242 (my (odd) name) S 1 4240 4240 0 -1 4194560 107 0 0 0";
+        assert_eq!(live_group_of(stat), Some(4240));
+        let zombie = "4243 (sleep) Z 1 4240 4240 0 -1 4194560 107 0 0 0";
+        assert_eq!(live_group_of(zombie), None);
+        assert_eq!(live_group_of("garbage"), None);
     }
 }

@@ -7,8 +7,9 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
 use crate::secrets::SecretMasker;
 use crate::{
-    BashTool, Concern, EditTool, GlobTool, GrepTool, LsTool, MultiEditTool, Prepared, ReadTool,
-    TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool, failure,
+    BashOutputTool, BashTool, Concern, EditTool, GlobTool, GrepTool, KillBashTool, LsTool,
+    MultiEditTool, Prepared, ReadTool, TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool,
+    failure,
 };
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
@@ -37,7 +38,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, TodoWrite, Bash.
+    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, TodoWrite, Bash,
+    /// BashOutput, KillBash.
     pub fn builtin() -> Self {
         let mut registry = Self::new();
         registry.register(Box::new(ReadTool));
@@ -49,6 +51,8 @@ impl ToolRegistry {
         registry.register(Box::new(GrepTool));
         registry.register(Box::new(TodoWriteTool));
         registry.register(Box::new(BashTool));
+        registry.register(Box::new(BashOutputTool));
+        registry.register(Box::new(KillBashTool));
         registry
     }
 
@@ -360,7 +364,9 @@ mod tests {
                 "Glob",
                 "Grep",
                 "TodoWrite",
-                "Bash"
+                "Bash",
+                "BashOutput",
+                "KillBash"
             ]
         );
     }
@@ -415,10 +421,15 @@ mod tests {
         assert_eq!(
             fields("Bash"),
             (
-                names(&["command", "description", "timeout_ms"]),
+                names(&["command", "description", "run_in_background", "timeout_ms"]),
                 names(&["command"])
             )
         );
+        assert_eq!(
+            fields("BashOutput"),
+            (names(&["filter", "id"]), names(&["id"]))
+        );
+        assert_eq!(fields("KillBash"), (names(&["id"]), names(&["id"])));
         assert_eq!(
             fields("MultiEdit"),
             (
@@ -462,6 +473,8 @@ mod tests {
                 ("Grep", true, true),
                 ("TodoWrite", true, false),
                 ("Bash", false, false),
+                ("BashOutput", true, true),
+                ("KillBash", false, false),
             ]
         );
     }
@@ -492,7 +505,7 @@ mod tests {
         assert_eq!(
             error.message,
             "there is no tool named `Raed`; the tools are: Read, Write, Edit, MultiEdit, LS, Glob, Grep, \
-             TodoWrite, Bash"
+             TodoWrite, Bash, BashOutput, KillBash"
         );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());

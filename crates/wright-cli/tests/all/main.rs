@@ -8,6 +8,7 @@
 mod agents;
 mod approval;
 mod ask_user;
+mod background;
 mod check;
 mod checks;
 mod commit;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmError};
 use wright_protocol::{TodoItem, Usage};
-use wright_tools::{ToolContext, ToolRegistry};
+use wright_tools::{JobInfo, ToolContext, ToolRegistry};
 
 use crate::approval::{ApprovalMode, Approvals, Approver};
 use crate::checkpoint::{Checkpointer, Checkpoints};
@@ -277,6 +277,11 @@ impl Agent {
     /// The current todo list.
     pub fn todos(&self) -> Vec<TodoItem> {
         self.ctx.todos()
+    }
+
+    /// The session's background commands (Bash `run_in_background`), oldest first.
+    pub fn jobs(&self) -> Vec<JobInfo> {
+        self.ctx.jobs().list()
     }
 
     /// What the user should know about how commands are confined, when they are not fully

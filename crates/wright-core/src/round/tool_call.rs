@@ -106,7 +106,7 @@ impl Round<'_> {
                             result
                         }
                         Gate::Refused => prepared.refuse(),
-                        Gate::Denied(result) => result,
+                        Gate::Denied(result) => *result,
                         Gate::Interrupted => return None,
                     }
                 }

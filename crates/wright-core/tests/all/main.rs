@@ -6,6 +6,7 @@
 
 mod approval;
 mod ask_user;
+mod background_jobs;
 mod compaction_window;
 mod cost;
 mod plan_mode;

@@ -65,17 +65,31 @@ struct Ran {
 
 /// Runs one round in a project holding `big.txt` (1,500 lines, 30,000 characters) against `script`.
 async fn run(script: Vec<ScriptedResponse>) -> Ran {
-    run_with(script, AgentConfig::default()).await
+    run_with(script, AgentConfig::default(), ToolRegistry::builtin()).await
 }
 
 /// [`run`] with `context_window` configured and the default `max_output_tokens` (8,192).
 async fn run_in_window(script: Vec<ScriptedResponse>, context_window: u64) -> Ran {
     let mut config = AgentConfig::default();
     config.context.context_window = context_window;
-    run_with(script, config).await
+    run_with(script, config, ToolRegistry::builtin()).await
 }
 
-async fn run_with(script: Vec<ScriptedResponse>, agent_config: AgentConfig) -> Ran {
+/// [`run_in_window`] with the Read tool alone: the descriptions of every built-in tool would
+/// not leave a window of 4,096 tokens room for a request.
+async fn run_in_small_window(script: Vec<ScriptedResponse>, context_window: u64) -> Ran {
+    let mut config = AgentConfig::default();
+    config.context.context_window = context_window;
+    let mut tools = ToolRegistry::builtin();
+    tools.retain(|tool| tool.name() == "Read");
+    run_with(script, config, tools).await
+}
+
+async fn run_with(
+    script: Vec<ScriptedResponse>,
+    agent_config: AgentConfig,
+    tools: ToolRegistry,
+) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let line = format!("{}\n", "x".repeat(19));
     std::fs::write(dir.path().join("big.txt"), line.repeat(1500)).unwrap();
@@ -84,14 +98,7 @@ async fn run_with(script: Vec<ScriptedResponse>, agent_config: AgentConfig) -> R
     config.retry_base_delay = Duration::from_millis(5);
     let llm = LlmClient::new(config).unwrap();
     let ctx = ToolContext::new(dir.path()).unwrap();
-    let mut agent = Agent::new(
-        llm,
-        ToolRegistry::builtin(),
-        ctx,
-        agent_config,
-        HistoryManager::new(None),
-    )
-    .unwrap();
+    let mut agent = Agent::new(llm, tools, ctx, agent_config, HistoryManager::new(None)).unwrap();
     let mut events = Vec::new();
     let outcome = agent
         .run_round("read big.txt", &mut |event| events.push(event))
@@ -203,7 +210,7 @@ async fn a_refusal_that_refitting_cannot_help_ends_the_round_at_once() {
     // The refusal names the configured window and not the prompt's count: nothing is learnt,
     // the request would be the same, so it is not sent again.
     let [cut, overflow] = refusal(4096);
-    let ran = run_in_window(vec![cut, overflow, ScriptedResponse::text(FINISH)], 4096).await;
+    let ran = run_in_small_window(vec![cut, overflow, ScriptedResponse::text(FINISH)], 4096).await;
 
     let RoundOutcome::Failed { code, message } = &ran.outcome else {
         panic!("expected a failure, got {:?}", ran.outcome);
@@ -216,7 +223,7 @@ async fn a_refusal_that_refitting_cannot_help_ends_the_round_at_once() {
 
 #[tokio::test]
 async fn a_request_to_a_small_window_asks_for_a_reply_that_fits_it() {
-    let ran = run_in_window(vec![ScriptedResponse::text(FINISH)], 4096).await;
+    let ran = run_in_small_window(vec![ScriptedResponse::text(FINISH)], 4096).await;
 
     assert!(
         matches!(ran.outcome, RoundOutcome::Finished { .. }),
@@ -233,11 +240,23 @@ async fn a_request_to_a_small_window_asks_for_a_reply_that_fits_it() {
     );
 }
 
+/// A server's count of the first request's prompt that is higher than wright's estimate of
+/// it (whatever the tools' descriptions weigh).
+fn counted_higher_than_estimated() -> u64 {
+    let request = ChatRequest {
+        system: vec![wright_core::prompt::system_prompt(&ToolRegistry::builtin())],
+        messages: vec![ChatMessage::user("read big.txt")],
+        ..ChatRequest::default()
+    };
+    estimate_request(&request) + 500
+}
+
 #[tokio::test]
 async fn a_refusal_counting_a_longer_prompt_is_sent_once_more_with_a_shorter_reply() {
+    let counted = counted_higher_than_estimated();
     let ran = run_in_window(
         vec![
-            vllm_overflow(8192, 3500, 5000),
+            vllm_overflow(8192, counted, 5000),
             ScriptedResponse::text(FINISH),
         ],
         8192,
@@ -255,16 +274,17 @@ async fn a_refusal_counting_a_longer_prompt_is_sent_once_more_with_a_shorter_rep
     let (retried, _) = reply_limit_and_prompt(&requests[1]);
     assert!(retried < refused, "retried {retried}, refused {refused}");
     // By the server's count of the (unchanged) prompt, the retry fits.
-    assert!(3500 + retried <= 8192, "{retried}");
+    assert!(counted + retried <= 8192, "{retried}");
     assert_eq!(ran.agent.context_settings().context_window, 8192);
 }
 
 #[tokio::test]
 async fn a_second_refusal_counting_the_reply_ends_the_round_naming_max_output_tokens() {
+    let counted = counted_higher_than_estimated();
     let ran = run_in_window(
         vec![
-            vllm_overflow(8192, 3500, 5000),
-            vllm_overflow(8192, 3500, 4692),
+            vllm_overflow(8192, counted, 5000),
+            vllm_overflow(8192, counted, 8192 - counted),
             ScriptedResponse::text(FINISH),
         ],
         8192,

@@ -38,6 +38,10 @@ struct BashForm {
     stderr_lines: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stderr_tail: Option<String>,
+    /// A command started in the background (issue 14): its job id, all history keeps besides
+    /// the command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job_id: Option<String>,
 }
 
 /// Bash: the command (cut), how it ended, the stream sizes, the last
@@ -48,6 +52,14 @@ pub(super) fn bash(data: &Value, limits: &Limits) -> Option<Value> {
     form.command = form
         .command
         .map(|command| cut_line(&command, limits.command_chars).into_owned());
+    if form.job_id.is_some() {
+        let started = BashForm {
+            command: form.command,
+            job_id: form.job_id,
+            ..BashForm::default()
+        };
+        return Some(to_value(&started));
+    }
     let stdout = Stream {
         text: form.stdout.take(),
         tail: form.stdout_tail.take(),
@@ -64,15 +76,15 @@ pub(super) fn bash(data: &Value, limits: &Limits) -> Option<Value> {
 }
 
 /// One output stream as a result has it: whole from the tool, or as a tail from history.
-struct Stream {
-    text: Option<String>,
-    tail: Option<String>,
-    lines: Option<usize>,
+pub(super) struct Stream {
+    pub(super) text: Option<String>,
+    pub(super) tail: Option<String>,
+    pub(super) lines: Option<usize>,
 }
 
 impl Stream {
     /// How many lines the stream had, and its last `max` lines when it had any.
-    fn tail(self, max: usize, limits: &Limits) -> (Option<usize>, Option<String>) {
+    pub(super) fn tail(self, max: usize, limits: &Limits) -> (Option<usize>, Option<String>) {
         let (text, total) = match (self.text, self.tail) {
             (Some(text), _) => (text, None),
             (None, Some(tail)) => (tail, self.lines),

@@ -123,6 +123,7 @@ fn from_history(stored: &Value) -> ToolResult {
         stats: Value::Null,
         context: Value::Null,
         checks: Vec::new(),
+        jobs_ended: Vec::new(),
     }
 }
 

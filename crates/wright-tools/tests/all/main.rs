@@ -4,6 +4,7 @@
 // Helpers, not tests, so `allow-unwrap-in-tests` does not reach them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod background;
 mod bash;
 mod common;
 mod compress;

@@ -14,6 +14,8 @@ pub enum SlashCommand {
     Context,
     /// `/todo`: the agent's todo list.
     Todo,
+    /// `/jobs`: the session's background commands.
+    Jobs,
     /// `/sessions`: this project's sessions.
     Sessions,
     /// `/resume ID|NAME`: continue another session.
@@ -49,6 +51,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "show what the next request would contain, layer by layer",
     ),
     ("/todo", "", "show the agent's todo list"),
+    (
+        "/jobs",
+        "",
+        "list the background commands: id, status, runtime, command",
+    ),
     ("/sessions", "", "list this project's sessions"),
     (
         "/resume",
@@ -116,6 +123,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         "compact" => SlashCommand::Compact,
         "context" => SlashCommand::Context,
         "todo" | "todos" => SlashCommand::Todo,
+        "jobs" => SlashCommand::Jobs,
         "sessions" => SlashCommand::Sessions,
         "resume" => match arg {
             Some(query) => SlashCommand::Resume(query),
@@ -199,6 +207,7 @@ mod tests {
         assert_eq!(parse("/diff"), Some(Ok(SlashCommand::Diff(None))));
         assert_eq!(parse("/diff 2"), Some(Ok(SlashCommand::Diff(Some(2)))));
         assert_eq!(parse("/undo"), Some(Ok(SlashCommand::Undo)));
+        assert_eq!(parse("/jobs"), Some(Ok(SlashCommand::Jobs)));
     }
 
     #[test]

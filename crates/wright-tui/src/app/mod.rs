@@ -10,6 +10,7 @@ mod commands;
 mod complete;
 mod history;
 mod input;
+mod jobs;
 mod modes;
 mod picker;
 mod plan;

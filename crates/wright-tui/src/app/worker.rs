@@ -25,6 +25,7 @@ use wright_protocol::{ActionKind, Event, FailureCode};
 use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
+use super::jobs;
 use super::modes::SessionMode;
 use super::reports::Reports;
 use crate::render::StatusInfo;
@@ -376,6 +377,7 @@ impl Worker {
                     .unwrap_or_else(|| "No todo list yet.".to_string());
                 self.notice(Notice::Info(text));
             }
+            SlashCommand::Jobs => self.notice(Notice::Info(jobs::report(&agent.jobs()))),
             SlashCommand::Cost => {
                 let report =
                     session_cost(agent.history().usage_records(), agent.model(), &self.prices);

@@ -10,7 +10,7 @@ use std::time::Duration;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
-use wright_protocol::{ToolError, ToolResult, ToolStatus};
+use wright_protocol::{JobStatus, ToolError, ToolResult, ToolStatus};
 use wright_tools::data::{BashData, EditData, ReadData, ToolData};
 
 use super::Theme;
@@ -195,6 +195,12 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
         out.extend(spans);
         out
     };
+    if let Some(ToolData::Bash(BashData {
+        job_id: Some(id), ..
+    })) = data
+    {
+        return separated(vec![Span::raw(format!("started {}", clean_line(id)))]);
+    }
     if tool == "Bash" {
         let exit = match data {
             Some(ToolData::Bash(bash)) => bash_exit(bash),
@@ -246,6 +252,13 @@ fn outcome(tool: &str, data: Option<&ToolData>, elapsed: Duration) -> Vec<Span<'
             ))],
         },
         ToolData::Todo(todo) => vec![Span::raw(format!("{}/{} done", todo.completed, todo.total))],
+        ToolData::Job(job) => {
+            let status = match (job.status, job.exit_code) {
+                (JobStatus::Exited, Some(code)) => format!("{} exited {code}", job.id),
+                (status, _) => format!("{} {status}", job.id),
+            };
+            vec![Span::raw(clean_line(&status))]
+        }
         ToolData::Bash(_) => return Vec::new(),
     };
     separated(spans)
@@ -346,6 +359,28 @@ mod tests {
     fn a_multi_line_command_is_shown_on_one_line() {
         let args = serde_json::json!({"command": "cd x &&\n  cargo test"});
         assert_eq!(subject("Bash", &args, None), "cd x && cargo test");
+    }
+
+    /// The text of the spans `outcome` gives for a result of `tool` with `data`.
+    fn outcome_text(tool: &str, data: serde_json::Value) -> String {
+        let data = ToolData::of(tool, &data);
+        outcome(tool, data.as_ref(), Duration::from_millis(1_500))
+            .iter()
+            .map(|span| span.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn a_background_start_shows_its_job_and_a_look_at_it_its_status() {
+        let started = serde_json::json!({"command": "npm run dev", "job_id": "b2"});
+        assert!(
+            outcome_text("Bash", started).ends_with("started b2"),
+            "the job, not an exit code"
+        );
+        let exited = serde_json::json!({"id": "b2", "status": "exited", "exit_code": 0});
+        assert!(outcome_text("BashOutput", exited).ends_with("b2 exited 0"));
+        let killed = serde_json::json!({"id": "b2", "status": "killed", "exit_code": 143});
+        assert!(outcome_text("KillBash", killed).ends_with("b2 killed"));
     }
 
     #[test]
