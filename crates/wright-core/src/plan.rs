@@ -77,7 +77,18 @@ mod tests {
             .into_iter()
             .filter(|name| tools.get(name).is_some_and(offers))
             .collect();
-        assert_eq!(offered, ["Read", "LS", "Glob", "Grep", "TodoWrite", "Bash"]);
+        assert_eq!(
+            offered,
+            [
+                "Read",
+                "LS",
+                "Glob",
+                "Grep",
+                "TodoWrite",
+                "Bash",
+                "BashOutput"
+            ]
+        );
         let described = descriptions(&tools);
         assert!(described.starts_with("## Read\n"), "{described}");
         assert!(!described.contains("## Write"), "{described}");
@@ -96,7 +107,7 @@ mod tests {
         assert_eq!(
             error.message,
             "`Write` is not available in plan mode, where nothing may be changed; the tools \
-             are: Read, LS, Glob, Grep, TodoWrite, Bash. Investigate, then finish with your plan."
+             are: Read, LS, Glob, Grep, TodoWrite, Bash, BashOutput. Investigate, then finish with your plan."
         );
         assert_eq!(refused.context, write.args);
         for tool in ["Read", "Bash", "Nope"] {

@@ -82,7 +82,15 @@ async fn in_plan_mode_the_request_offers_only_the_tools_that_change_nothing() {
         .collect();
     assert_eq!(
         headings,
-        ["Read", "LS", "Glob", "Grep", "TodoWrite", "Bash"]
+        [
+            "Read",
+            "LS",
+            "Glob",
+            "Grep",
+            "TodoWrite",
+            "Bash",
+            "BashOutput"
+        ]
     );
     assert!(
         system.ends_with(&format!(

@@ -505,7 +505,7 @@ async fn a_resumed_session_lists_the_agents_it_started_with() {
     let (after, _) = parts(&requests[1]);
     assert_eq!(before, after, "L1 changed on resume");
     assert!(after.contains("`first`: There from the start"));
-    assert!(!after.contains("second"), "{after}");
+    assert!(!after.contains("`second`"), "{after}");
     // …and a new session lists it.
     let new = sessions.create(None).unwrap();
     assert!(
