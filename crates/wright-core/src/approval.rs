@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -186,10 +186,19 @@ pub(crate) enum Gate {
 }
 
 /// An agent's approval state: its mode, who to ask, and the kinds approved "always".
+///
+/// Clones share the mode and the kinds approved "always": a sub-agent asks as its parent
+/// does at the time (a mode switched with Shift-Tab reaches the children the parent runs from
+/// then on), and "always" said to a child holds for the session.
 #[derive(Clone)]
 pub(crate) struct Approvals {
-    mode: ApprovalMode,
+    state: Arc<Mutex<ApprovalState>>,
     approver: Option<Arc<dyn Approver>>,
+}
+
+/// What [`Approvals`] clones share.
+struct ApprovalState {
+    mode: ApprovalMode,
     always: HashSet<ActionKind>,
 }
 
@@ -203,20 +212,26 @@ impl Default for Approvals {
 impl Approvals {
     pub(crate) fn new(mode: ApprovalMode, approver: Option<Arc<dyn Approver>>) -> Self {
         Self {
-            mode,
+            state: Arc::new(Mutex::new(ApprovalState {
+                mode,
+                always: HashSet::new(),
+            })),
             approver,
-            always: HashSet::new(),
         }
+    }
+
+    fn state(&self) -> MutexGuard<'_, ApprovalState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Which actions run without asking.
     pub(crate) fn mode(&self) -> ApprovalMode {
-        self.mode
+        self.state().mode
     }
 
     /// Lets `mode` decide from the next call on; the kinds approved "always" stay approved.
     pub(crate) fn set_mode(&mut self, mode: ApprovalMode) {
-        self.mode = mode;
+        self.state().mode = mode;
     }
 
     /// Asks about a prepared call if its kind needs approval or a check flagged it,
@@ -236,9 +251,13 @@ impl Approvals {
         let concern = prepared
             .concern()
             .map(|c| format!("rule `{}`: {}", c.rule, c.reason));
+        let (mode, always) = {
+            let state = self.state();
+            (state.mode, state.always.contains(&kind))
+        };
         match &concern {
-            None if self.mode.allows(kind) || self.always.contains(&kind) => return Gate::Run,
-            Some(_) if self.mode == ApprovalMode::Auto => return Gate::Refused,
+            None if mode.allows(kind) || always => return Gate::Run,
+            Some(_) if mode == ApprovalMode::Auto => return Gate::Refused,
             _ => {}
         }
         // A dry run that fails means the call itself will fail without changing anything: let
@@ -294,7 +313,7 @@ impl Approvals {
         match decision {
             Decision::Once => Gate::Run,
             Decision::Always => {
-                self.always.insert(kind);
+                self.state().always.insert(kind);
                 Gate::Run
             }
             Decision::Deny { .. } => Gate::Denied(Box::new(denied_result(call, reason.as_deref()))),

@@ -25,7 +25,7 @@ use wright_store::{
 };
 use wright_tools::{ToolContext, ToolSettings};
 
-use crate::approval::{ApprovalMode, Approver};
+use crate::approval::{ApprovalMode, Approvals, Approver};
 use crate::checkpoint::Checkpoints;
 use crate::checks::Checks;
 use crate::commit::GitSettings;
@@ -98,7 +98,7 @@ pub enum SessionError {
 
 /// Where an agent runs: its session, the parts of L1 its session fixed when it started, and
 /// how deep it is (0 for a session's own agent, 1 for its sub-agents, …).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub(crate) struct Place<'a> {
     /// The id of the session it records to.
     pub session: &'a str,
@@ -108,6 +108,10 @@ pub(crate) struct Place<'a> {
     pub agents: &'a str,
     /// How deep it is.
     pub depth: u32,
+    /// The tools its parent may use, which bound its own; `None` for no bound.
+    pub allowed: Option<&'a [String]>,
+    /// Its parent's approval state, which it shares; `None` for a session's own agent.
+    pub approvals: Option<&'a Approvals>,
 }
 
 /// Builds the [`Agent`] of a session: the model's clients, the tool registry and its context,
@@ -203,6 +207,8 @@ impl AgentBuilder {
             environment,
             agents,
             depth: 0,
+            allowed: None,
+            approvals: None,
         };
         self.assemble(history, ctx, &self.profile.clone(), &place)
     }
@@ -224,7 +230,26 @@ impl AgentBuilder {
             environment,
             agents,
             depth,
+            allowed,
+            approvals,
         } = *place;
+        // A sub-agent may use no tool its parent could not: the agent's own list within the
+        // parent's.
+        let allowed: Option<Vec<String>> = match (&profile.tools, allowed) {
+            (None, None) => None,
+            (Some(own), None) => Some(own.clone()),
+            (None, Some(parents)) => Some(parents.to_vec()),
+            (Some(own), Some(parents)) => Some(
+                own.iter()
+                    .filter(|name| parents.contains(name))
+                    .cloned()
+                    .collect(),
+            ),
+        };
+        // A sub-agent asks as its parent does, in its parent's current mode.
+        let approvals = approvals
+            .cloned()
+            .unwrap_or_else(|| Approvals::new(self.approval, self.approver.clone()));
         let mut tools = self.tools.registry();
         if let Some(store) = self
             .store
@@ -238,13 +263,15 @@ impl AgentBuilder {
                 environment: environment.to_string(),
                 depth: depth + 1,
                 listing: agents.to_string(),
+                allowed: allowed.clone(),
+                approvals: approvals.clone(),
             })));
         }
         // A sub-agent reports to its parent, which asks the user if need be.
         if depth == 0 {
             crate::ask_user::register(&mut tools, self.approver.clone());
         }
-        if let Some(names) = &profile.tools {
+        if let Some(names) = &allowed {
             tools.retain(|tool| names.iter().any(|name| name == tool.name()));
         }
         if profile.read_only {
@@ -273,7 +300,7 @@ impl AgentBuilder {
         Ok(agent
             .with_environment(environment)
             .with_instructions(profile.instructions.as_deref())
-            .with_approvals(self.approval, self.approver.clone())
+            .with_approval_state(approvals)
             .with_hooks(self.hooks.clone())
             .with_checks(self.checks.clone())
             .with_checkpoints(checkpoints))

@@ -194,6 +194,13 @@ impl Agent {
         self.approvals.mode()
     }
 
+    /// Asks through `approvals`, an approval state shared with others (a sub-agent shares
+    /// its parent's).
+    pub(crate) fn with_approval_state(mut self, approvals: Approvals) -> Self {
+        self.approvals = approvals;
+        self
+    }
+
     /// Runs `hooks` around every tool call (see [`hooks`](crate::hooks)).
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;

@@ -11,6 +11,7 @@ use wright_protocol::{ErrorCode, Event, FailureCode, ToolError, ToolResult, Usag
 use wright_store::{Record, SessionStore};
 use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
 
+use crate::approval::Approvals;
 use crate::cost::{format_usd, session_cost};
 use crate::history::HistoryManager;
 use crate::round::RoundOutcome;
@@ -56,6 +57,10 @@ pub(crate) struct TaskRunner {
     pub depth: u32,
     /// The list of agents in the Task tool's description, as the session recorded it.
     pub listing: String,
+    /// The tools the calling agent may use, which bound its children's; `None` for all.
+    pub allowed: Option<Vec<String>>,
+    /// The calling agent's approval state, which its children share.
+    pub approvals: Approvals,
 }
 
 /// The `Task` tool of one agent.
@@ -541,6 +546,8 @@ impl TaskRunner {
             environment: &self.environment,
             agents: &self.listing,
             depth: self.depth,
+            allowed: self.allowed.as_deref(),
+            approvals: Some(&self.approvals),
         };
         let built =
             self.builder

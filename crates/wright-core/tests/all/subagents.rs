@@ -544,3 +544,91 @@ async fn in_plan_mode_only_read_only_agents_run() {
     assert_eq!(children.len(), 1);
     assert_eq!(children[0].meta.agent.as_deref(), Some("explore"));
 }
+
+#[tokio::test]
+async fn an_explore_child_cannot_write_through_bash() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look\"}]"),
+        reply("Action: Bash[{\"command\": \"echo pwned > X.txt\"}]"),
+        reply("Action: Bash[{\"command\": \"ls\"}]"),
+        reply("Action: Finish[looked]"),
+        reply("Action: Finish[done]"),
+    ]))
+    .unwrap();
+    let mut session = project.session(&server);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert!(!project.root.path().join("X.txt").exists());
+    let requests = server.requests();
+    let (_, refused) = parts(&requests[2]);
+    assert!(
+        refused.contains("only read-only commands run here"),
+        "{refused}"
+    );
+    // A command that only reads runs.
+    let (_, listed) = parts(&requests[3]);
+    assert!(listed.contains("Observation: "), "{listed}");
+    assert!(
+        !listed.contains("only read-only commands run here\n"),
+        "{listed}"
+    );
+}
+
+#[tokio::test]
+async fn a_child_may_use_no_tool_its_parent_may_not() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"agent\": \"general\", \"description\": \"write\", \"prompt\": \"write it\"}]"),
+        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
+        reply("Action: Finish[could not]"),
+        reply("Action: Finish[done]"),
+    ]))
+    .unwrap();
+    let mut setup = project.setup(&server, 0);
+    setup.profile.tools = Some(vec!["Read".into(), "Task".into()]);
+    let sessions = Sessions::new(project.store(), AgentBuilder::new(setup).unwrap());
+    let mut session = sessions.create(None).unwrap();
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert!(!project.root.path().join("notes.txt").exists());
+    let requests = server.requests();
+    let (child_system, _) = parts(&requests[1]);
+    let offered: Vec<&str> = child_system
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .collect();
+    assert_eq!(offered, vec!["Read", "Task"], "{child_system}");
+    let (_, after) = parts(&requests[2]);
+    assert!(after.contains("there is no tool named `Write`"), "{after}");
+}
+
+#[tokio::test]
+async fn a_child_asks_in_the_mode_its_parent_is_in_now() {
+    let project = Project::new();
+    let server = TestServer::start(Script::new(vec![
+        reply("Action: Task[{\"description\": \"write\", \"prompt\": \"write it\"}]"),
+        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
+        reply("Action: Finish[denied]"),
+        reply("Action: Finish[done]"),
+    ]))
+    .unwrap();
+    // Started in auto, switched to ask (Shift-Tab) before the round: the child asks, and with
+    // no one to ask its write is denied.
+    let mut session = project.session_with(&server, ApprovalMode::Auto);
+    session.set_approval_mode(ApprovalMode::Ask);
+    let (outcome, _) = run(&mut session, "go").await;
+    assert!(
+        matches!(outcome, RoundOutcome::Finished { .. }),
+        "{outcome:?}"
+    );
+    assert!(!project.root.path().join("notes.txt").exists());
+    let (_, after) = parts(&server.requests()[2]);
+    assert!(after.contains("The user denied this action."), "{after}");
+}
