@@ -194,6 +194,8 @@ pub(crate) enum Gate {
 pub(crate) struct Approvals {
     state: Arc<Mutex<ApprovalState>>,
     approver: Option<Arc<dyn Approver>>,
+    /// Held while a question is open.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// What [`Approvals`] clones share.
@@ -217,6 +219,7 @@ impl Approvals {
                 always: HashSet::new(),
             })),
             approver,
+            turn: Arc::default(),
         }
     }
 
@@ -268,6 +271,14 @@ impl Approvals {
                 None => Gate::Run,
                 Some(_) => Gate::Refused,
             };
+        };
+        // One question at a time: sub-agents running side by side share this state and take
+        // turns, so the user is never asked two things at once.
+        let turn = Arc::clone(&self.turn);
+        let _turn = tokio::select! {
+            biased;
+            () = ctx.cancellation().cancelled() => return Gate::Interrupted,
+            turn = turn.lock() => turn,
         };
         let call = prepared.call();
         events.emit(Event::ApprovalRequested {
@@ -376,6 +387,60 @@ mod tests {
                 ("KillBash", Some(ActionKind::Command)),
             ]
         );
+    }
+
+    /// Answers after a pause, counting the questions open at once.
+    #[derive(Default)]
+    struct Slow {
+        open: std::sync::atomic::AtomicUsize,
+        most: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Approver for Arc<Slow> {
+        fn decide(&self, _: ApprovalRequest) -> BoxFuture<'static, Decision> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let slow = Arc::clone(self);
+            let open = slow.open.fetch_add(1, SeqCst) + 1;
+            slow.most.fetch_max(open, SeqCst);
+            Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                slow.open.fetch_sub(1, SeqCst);
+                Decision::Once
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn agents_sharing_an_approval_state_ask_one_question_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(dir.path()).unwrap();
+        let tools = wright_tools::ToolRegistry::builtin();
+        let slow = Arc::new(Slow::default());
+        let parent = Approvals::new(ApprovalMode::Ask, Some(Arc::new(Arc::clone(&slow))));
+        let ask = |approvals: Approvals, file: &'static str| {
+            let (ctx, tools) = (ctx.clone(), &tools);
+            async move {
+                let mut approvals = approvals;
+                let call = ToolCall {
+                    tool: "Write".into(),
+                    args: serde_json::json!({"file_path": file, "content": "x"}),
+                };
+                let mut prepared = tools.prepare(&call, &ctx).unwrap();
+                let mut events = |_: Event| {};
+                let mut sink = EventSink::new(&mut events);
+                matches!(
+                    approvals.gate(1, &mut prepared, &ctx, &mut sink).await,
+                    Gate::Run
+                )
+            }
+        };
+        let (a, b, c) = tokio::join!(
+            ask(parent.clone(), "a.txt"),
+            ask(parent.clone(), "b.txt"),
+            ask(parent, "c.txt")
+        );
+        assert!(a && b && c);
+        assert_eq!(slow.most.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -362,7 +362,7 @@ async fn several_tasks_answer_in_the_order_given_whichever_finishes_first() {
     .with_route("\"content\":\"TASK-TWO", reply("Action: Finish[ANSWER-TWO]"));
     let server = TestServer::start(script).unwrap();
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
+    let (outcome, events) = run(&mut session, "go").await;
     assert!(
         matches!(outcome, RoundOutcome::Finished { .. }),
         "{outcome:?}"
@@ -375,7 +375,18 @@ async fn several_tasks_answer_in_the_order_given_whichever_finishes_first() {
     assert!(one < two, "answers out of order: {next}");
     assert!(next.contains("## Task 1: first (explore)"), "{next}");
     assert!(next.contains("## Task 2: second (explore)"), "{next}");
-    // Both ran at once: the second child's request arrived before the first was answered.
+    // Both ran at once: the second, answered at once, finished while the first was still
+    // waiting on the model (one after another, the first would finish first).
+    let finished = |description: &str| {
+        events
+            .iter()
+            .position(|event| {
+                matches!(event, Event::Subagent { description: d, event, .. }
+                    if d == description && matches!(**event, Event::RoundFinished { .. }))
+            })
+            .unwrap_or_else(|| panic!("{description} never finished: {events:?}"))
+    };
+    assert!(finished("second") < finished("first"), "{events:?}");
     let children = project.store().children(session.id()).unwrap();
     assert_eq!(children.len(), 2);
 }
