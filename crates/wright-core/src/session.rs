@@ -85,6 +85,17 @@ pub enum SessionError {
     /// The session file cannot be created, read or locked.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The session is a sub-agent's, which only its parent's Task call runs.
+    #[error(
+        "session {id} is the session of a sub-agent of session {parent}; it cannot be resumed \
+         on its own (`wright sessions show {id}` shows it)"
+    )]
+    Subagent {
+        /// The sub-agent's session.
+        id: String,
+        /// The session whose Task call ran it.
+        parent: String,
+    },
     /// The project directory cannot be used by the tools.
     #[error("cannot open the project {}: {source}", root.display())]
     Project {
@@ -405,6 +416,12 @@ impl Sessions {
     /// Goes on with a stored session: its history is replayed and new records are appended
     /// to its file, which stays locked while the session lives.
     pub fn resume(&self, loaded: LoadedSession) -> Result<Session, SessionError> {
+        if let Some(parent) = &loaded.meta.parent {
+            return Err(SessionError::Subagent {
+                id: loaded.meta.id.clone(),
+                parent: parent.clone(),
+            });
+        }
         let file = self.store.open_for_append(&loaded)?;
         self.resume_locked(loaded, file)
     }

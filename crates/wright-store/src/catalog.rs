@@ -14,6 +14,10 @@ use crate::store::{
     load, read_meta, session_paths, try_lock_names,
 };
 
+/// How many levels of sub-agents' sessions removing a session follows (sub-agents nest at
+/// most 4 deep).
+const MAX_TASK_DEPTH: usize = 8;
+
 /// The shortest id prefix that finds a session (git abbreviates commits the same way).
 pub const MIN_ID_PREFIX: usize = 6;
 
@@ -167,9 +171,7 @@ impl SessionStore {
     /// A prefix that several ids start with is an error listing them.
     pub fn find(&self, query: &str) -> Result<Option<LoadedSession>, StoreError> {
         let query = query.trim();
-        // A sub-agent's session is found by its id too (`sessions show` lists them).
-        let mut paths = session_paths(self.dir())?;
-        paths.extend(self.child_paths()?);
+        let paths = session_paths(self.dir())?;
         let id_of = |path: &PathBuf| {
             path.file_stem()
                 .map(|stem| stem.to_string_lossy().into_owned())
@@ -183,6 +185,15 @@ impl SessionStore {
             && let Some(session) = self.find_named(query)?
         {
             return Ok(Some(session));
+        }
+        // A sub-agent's session is found by its whole id (`sessions show` lists them), never
+        // by a name or a prefix, which would make the parent's prefixes ambiguous.
+        if let Some(path) = self
+            .child_paths()?
+            .iter()
+            .find(|path| id_of(path) == wanted_id)
+        {
+            return load(path).map(Some);
         }
         if query.chars().count() < MIN_ID_PREFIX {
             return Ok(None);
@@ -226,15 +237,36 @@ impl SessionStore {
         // Held until the file is gone, so no other process starts writing it in between.
         let _lock = SessionFile::locked(file, path.clone())?;
         std::fs::remove_file(path).map_err(io_error("cannot remove"))?;
-        // The sessions of its sub-agents go with it (best effort: they are found by nothing
-        // else).
-        let _ = std::fs::remove_dir_all(self.tasks_dir(&session.meta.id));
+        // The sessions of its sub-agents, and theirs, go with it (best effort: they are found
+        // by nothing else). The id is the file's name, not what the file says.
+        if let Some(id) = path.file_stem().and_then(|stem| stem.to_str()) {
+            self.remove_tasks(id, MAX_TASK_DEPTH);
+        }
         Ok(SessionSummary::of(&session))
+    }
+
+    /// Removes the sessions of the sub-agents the session `parent` ran, theirs first, at
+    /// most `depth` levels down.
+    fn remove_tasks(&self, parent: &str, depth: usize) {
+        let Some(dir) = self.tasks_dir(parent) else {
+            return;
+        };
+        if depth > 0 {
+            for path in session_paths(&dir).unwrap_or_default() {
+                if let Some(child) = path.file_stem().and_then(|stem| stem.to_str()) {
+                    self.remove_tasks(child, depth - 1);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// The sessions of the sub-agents the session `parent` ran, oldest first.
     pub fn children(&self, parent: &str) -> Result<Vec<SessionSummary>, StoreError> {
-        Ok(session_paths(&self.tasks_dir(parent))?
+        let Some(dir) = self.tasks_dir(parent) else {
+            return Ok(Vec::new());
+        };
+        Ok(session_paths(&dir)?
             .iter()
             .filter_map(|path| load(path).ok())
             .map(|session| SessionSummary::of(&session))

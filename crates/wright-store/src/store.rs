@@ -379,8 +379,10 @@ impl SessionStore {
     /// The directory of the sessions of the sub-agents the session `parent` ran (issue 14):
     /// apart from the project's own sessions, so listing, `--continue` and names never see
     /// them.
-    pub fn tasks_dir(&self, parent: &str) -> PathBuf {
-        self.dir.join(TASKS_DIR).join(parent)
+    /// `None` for an id that is not one (an id read from a damaged or edited file could be
+    /// empty or climb out with `..`).
+    pub fn tasks_dir(&self, parent: &str) -> Option<PathBuf> {
+        is_session_id(parent).then(|| self.dir.join(TASKS_DIR).join(parent))
     }
 
     /// Creates the session of a sub-agent that a Task call of the session `parent` runs as
@@ -397,7 +399,10 @@ impl SessionStore {
             task: Some(task.to_string()),
             ..self.new_meta(None)
         };
-        create_in(&self.tasks_dir(parent), meta)
+        let dir = self.tasks_dir(parent).ok_or_else(|| StoreError::BadName {
+            name: parent.to_string(),
+        })?;
+        create_in(&dir, meta)
     }
 
     /// Every sub-agent's session file of the project, oldest first within each parent.
@@ -535,6 +540,12 @@ pub(crate) fn damaged_in(dir: &Path) -> Result<Vec<DamagedSession>, StoreError> 
             Some(DamagedSession { path, problem })
         })
         .collect())
+}
+
+/// Whether `id` looks like a session id (a UUID: hex digits and dashes), and so can name a
+/// directory.
+pub(crate) fn is_session_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
 }
 
 pub(crate) fn check_name(name: &str) -> Result<(), StoreError> {

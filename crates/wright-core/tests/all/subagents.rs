@@ -12,7 +12,7 @@ use wright_core::checks::Checks;
 use wright_core::commit::GitSettings;
 use wright_core::cost::session_cost;
 use wright_core::hooks::Hooks;
-use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
+use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
 use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
 use wright_core::{AgentConfig, RoundOutcome};
 use wright_llm::{LlmConfig, ProviderKind};
@@ -244,6 +244,20 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
     assert_eq!(cost.steps.usage.total_tokens, 220);
     assert_eq!(cost.subagents.usage.total_tokens, 220);
     assert_eq!(cost.total.usage.total_tokens, 440);
+
+    // The child's session is shown, never resumed on its own.
+    let child = project.store().find(&children[0].meta.id).unwrap().unwrap();
+    let sessions = Sessions::new(
+        project.store(),
+        AgentBuilder::new(project.setup(&server, 0)).unwrap(),
+    );
+    let Err(error) = sessions.resume(child) else {
+        panic!("a sub-agent's session was resumed");
+    };
+    assert!(
+        matches!(error, SessionError::Subagent { ref parent, .. } if parent == session.id()),
+        "{error}"
+    );
 }
 
 #[tokio::test]

@@ -454,8 +454,31 @@ fn a_sub_agents_session_is_listed_under_its_parent_only() {
     // Found by its id, so `sessions show` can open it.
     assert_eq!(found_id(&store, &child.id), Some(child.id.clone()));
 
-    // Removing the parent removes its sub-agents' sessions.
+    // A prefix of the parent's id finds the parent, not "ambiguous" with its child (UUID v7
+    // ids made close together share their first digits).
+    assert_eq!(found_id(&store, &parent.id[..8]), Some(parent.id.clone()));
+
+    // Removing the parent removes its sub-agents' sessions, and theirs.
+    let (grandchild, file) = store.create_child(&child.id, "explore", "deeper").unwrap();
+    drop(file);
+    assert_eq!(
+        found_id(&store, &grandchild.id),
+        Some(grandchild.id.clone())
+    );
     store.remove(&parent.id).unwrap();
     assert_eq!(found_id(&store, &child.id), None);
+    assert_eq!(found_id(&store, &grandchild.id), None);
     assert!(store.children(&parent.id).unwrap().is_empty());
+    assert!(store.children(&child.id).unwrap().is_empty());
+}
+
+#[test]
+fn a_parent_id_that_is_not_an_id_names_no_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let store = store(&home);
+    for bad in ["", "..", "../../etc", "a/b", "not-hex-zz"] {
+        assert_eq!(store.tasks_dir(bad), None, "{bad:?}");
+        assert!(store.create_child(bad, "explore", "x").is_err(), "{bad:?}");
+        assert!(store.children(bad).unwrap().is_empty());
+    }
 }
