@@ -125,7 +125,7 @@ pub fn agent_catalog(
     let mut known: Vec<&str> = registry.names();
     known.push("Task");
     let user = user_config_dir(env).map(|dir| dir.join("agents"));
-    AgentCatalog::load(root, user.as_deref(), &known)
+    AgentCatalog::load(root, user.as_deref(), &known, project_trusted(root, env))
 }
 
 /// `[git]` of the settings files (highest first), each key from the first file that sets it.
@@ -714,6 +714,32 @@ pub fn load_files(
 /// account or model (`api_key`, `provider`, `model`, `summary_model`), protect fewer
 /// branches (`[bash] protected_branches`), or take undo away (`[checkpoints]`) — unless a user settings file lists the project in
 /// `trusted_projects`. Returns one line per thing ignored.
+/// Whether a user settings file among `user_files` lists the project at (canonical) `root`
+/// in `trusted_projects`.
+fn trusted_by(user_files: &[FileConfig], root: &Path, home: Option<&Path>) -> bool {
+    user_files
+        .iter()
+        .flat_map(|f| f.trusted_projects.iter())
+        .map(|path| expand_path(path, root, home))
+        .filter_map(|path| path.canonicalize().ok())
+        .any(|path| root.starts_with(path))
+}
+
+/// Whether the user trusts the project at `project_root` (`trusted_projects` in their
+/// settings file).
+pub fn project_trusted(project_root: &Path, env: &dyn Fn(&str) -> Option<String>) -> bool {
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    let user_files: Vec<FileConfig> = config_files(project_root, env)
+        .iter()
+        .skip(1)
+        .filter_map(|path| FileConfig::load(path).ok())
+        .collect();
+    let home = env("HOME").map(PathBuf::from);
+    trusted_by(&user_files, &root, home.as_deref())
+}
+
 pub fn restrict_untrusted(
     files: &mut [FileConfig],
     project_root: &Path,
@@ -725,16 +751,28 @@ pub fn restrict_untrusted(
     let root = project_root
         .canonicalize()
         .unwrap_or_else(|_| project_root.to_path_buf());
-    let trusted = user_files
-        .iter()
-        .flat_map(|f| f.trusted_projects.iter())
-        .map(|path| expand_path(path, &root, home))
-        .filter_map(|path| path.canonicalize().ok())
-        .any(|path| root.starts_with(path));
-    if trusted {
+    if trusted_by(user_files, &root, home) {
         return Vec::new();
     }
     let mut ignored = Vec::new();
+    // Sub-agents multiply calls: a repository may have fewer of them, not more.
+    let defaults = SubagentSettings::default();
+    if project
+        .agents
+        .max_depth
+        .is_some_and(|d| d > defaults.max_depth)
+    {
+        project.agents.max_depth = None;
+        ignored.push("[agents] max_depth");
+    }
+    if project
+        .agents
+        .concurrency
+        .is_some_and(|c| c > defaults.concurrency)
+    {
+        project.agents.concurrency = None;
+        ignored.push("[agents] concurrency");
+    }
     if !project.hooks.pre_tool.is_empty() || !project.hooks.post_tool.is_empty() {
         project.hooks = HooksConfig::default();
         ignored.push("[hooks]");

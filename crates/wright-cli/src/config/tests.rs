@@ -588,6 +588,29 @@ fn an_untrusted_project_cannot_turn_checkpoints_off_or_shrink_them() {
 }
 
 #[test]
+fn an_untrusted_project_may_have_fewer_sub_agents_not_more() {
+    let project_dir = tempfile::tempdir().unwrap();
+    let more = file("[agents]\nmax_depth = 4\nconcurrency = 16\n");
+    let mut files = vec![more, FileConfig::default()];
+    let warning = restrict_untrusted(&mut files, project_dir.path(), None).join("\n");
+    assert!(
+        warning.contains("[agents] max_depth, [agents] concurrency"),
+        "{warning}"
+    );
+    assert_eq!(subagent_settings(&files), SubagentSettings::default());
+    let fewer = file("[agents]\nmax_depth = 0\nconcurrency = 1\n");
+    let mut files = vec![fewer, FileConfig::default()];
+    assert!(restrict_untrusted(&mut files, project_dir.path(), None).is_empty());
+    assert_eq!(
+        subagent_settings(&files),
+        SubagentSettings {
+            max_depth: 0,
+            concurrency: 1
+        }
+    );
+}
+
+#[test]
 fn the_checkpoint_store_cap_defaults_to_2048_mib_and_is_read_in_mib() {
     let default = checkpoint_config(&[FileConfig::default()]);
     assert_eq!(default.max_store_bytes, 2048 * 1024 * 1024);

@@ -22,6 +22,7 @@ fn offered(system: &str) -> Vec<String> {
 #[test]
 fn agents_list_shows_builtins_and_files_and_names_a_bad_files_line() {
     let project = Project::new();
+    project.trust();
     project.write(
         ".wright/agents/reviewer.md",
         "---\nname: reviewer\ndescription: Reviews diffs strictly\ntools: Read, Grep\nmodel: small\n---\nReview.\n",
@@ -75,6 +76,8 @@ fn agents_list_shows_builtins_and_files_and_names_a_bad_files_line() {
 #[test]
 fn exec_as_a_named_agent_uses_its_tools_model_instructions_and_an_appended_file() {
     let project = Project::new();
+    // An untrusted project's agent picks no model (see the next test).
+    project.trust();
     project.write(
         ".wright/agents/reviewer.md",
         "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\nmodel: review-model\nmax_steps: 1\n---\nREVIEWER-RULES\n",
@@ -237,4 +240,23 @@ fn a_tasks_session_is_listed_under_its_parent() {
     let listed = String::from_utf8_lossy(&output.stdout);
     assert!(listed.contains(&session[..8]), "{listed}");
     assert!(!listed.contains(&child[..13]), "{listed}");
+}
+
+#[test]
+fn an_untrusted_projects_agent_runs_on_the_users_model_and_says_so() {
+    let project = Project::new();
+    project.write(
+        ".wright/agents/pricey.md",
+        "---\nname: pricey\ndescription: Costs a lot\nmodel: very-expensive\n---\nGo.\n",
+    );
+    let server = serve(vec![reply("Action: Finish[done]")]);
+    let run = project.exec(&server, "openai", &["--agent", "pricey"], "go");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(server.requests()[0].json().unwrap()["model"], "test-model");
+    assert!(
+        run.stderr
+            .contains("`model: very-expensive` ignored: this project is not trusted"),
+        "{}",
+        run.stderr
+    );
 }

@@ -103,7 +103,7 @@ impl AgentDefinition {
     }
 }
 
-/// A problem with one agent file: the agent is skipped.
+/// A problem with one agent file: the agent is skipped, or part of it ignored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentFileError {
     /// The file.
@@ -112,24 +112,22 @@ pub struct AgentFileError {
     pub line: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// Whether the agent was skipped (else it is used without what the message names).
+    pub skipped: bool,
 }
 
 impl std::fmt::Display for AgentFileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(
-                f,
-                "{}:{line}: {}; the agent is skipped",
-                self.path.display(),
-                self.message
-            ),
-            None => write!(
-                f,
-                "{}: {}; the agent is skipped",
-                self.path.display(),
-                self.message
-            ),
-        }
+        let at = match self.line {
+            Some(line) => format!("{}:{line}", self.path.display()),
+            None => self.path.display().to_string(),
+        };
+        let outcome = if self.skipped {
+            "; the agent is skipped"
+        } else {
+            ""
+        };
+        write!(f, "{at}: {}{outcome}", self.message)
     }
 }
 
@@ -156,29 +154,96 @@ impl AgentCatalog {
     /// the project's `.wright/agents`, each replacing one of the same name. `known_tools` are
     /// the tools an agent's `tools` may name (plus MCP tools, `mcp__…`). Files that cannot
     /// be used are skipped and reported.
+    ///
+    /// A project the user does not trust (`trusted`) may add agents but not widen what runs:
+    /// its agents do not replace the built-ins, pick no model (the user's account pays) and
+    /// take no more steps than the default; what is ignored is reported.
     pub fn load(
         project_root: &Path,
         user_dir: Option<&Path>,
         known_tools: &[&str],
+        trusted: bool,
     ) -> (Self, Vec<AgentFileError>) {
         let mut catalog = Self::default();
         let mut problems = Vec::new();
         if let Some(dir) = user_dir {
-            for (path, text) in read_dir_files(dir, None, &mut problems) {
-                match parse_agent(&text, known_tools, AgentSource::User(path.clone())) {
-                    Ok(agent) => catalog.insert(agent),
-                    Err(problem) => problems.push(problem.at(path)),
-                }
-            }
+            let files = read_dir_files(dir, None, &mut problems);
+            let keep = |_: &mut AgentDefinition| Checked::Use(Vec::new());
+            catalog.add_files(files, known_tools, AgentSource::User, &mut problems, keep);
         }
         let project_dir = project_root.join(".wright").join("agents");
-        for (path, text) in read_dir_files(&project_dir, Some(project_root), &mut problems) {
-            match parse_agent(&text, known_tools, AgentSource::Project(path.clone())) {
-                Ok(agent) => catalog.insert(agent),
-                Err(problem) => problems.push(problem.at(path)),
+        let files = read_dir_files(&project_dir, Some(project_root), &mut problems);
+        let restrict = |agent: &mut AgentDefinition| {
+            if trusted {
+                return Checked::Use(Vec::new());
             }
-        }
+            restrict_untrusted(agent)
+        };
+        catalog.add_files(
+            files,
+            known_tools,
+            AgentSource::Project,
+            &mut problems,
+            restrict,
+        );
         (catalog, problems)
+    }
+
+    /// Adds the agents of one directory's `files`, later ones replacing earlier ones of the
+    /// same name (a name given twice in one directory is reported); `check` may change an
+    /// agent (`Ok` with notes) or refuse it.
+    fn add_files(
+        &mut self,
+        files: Vec<(PathBuf, String)>,
+        known_tools: &[&str],
+        source: fn(PathBuf) -> AgentSource,
+        problems: &mut Vec<AgentFileError>,
+        check: impl Fn(&mut AgentDefinition) -> Checked,
+    ) {
+        let mut seen: Vec<(String, PathBuf)> = Vec::new();
+        for (path, text) in files {
+            let mut agent = match parse_agent(&text, known_tools, source(path.clone())) {
+                Ok(agent) => agent,
+                Err(problem) => {
+                    problems.push(problem.at(path));
+                    continue;
+                }
+            };
+            let notes = match check(&mut agent) {
+                Checked::Use(notes) => notes,
+                Checked::Skip(why) => {
+                    problems.push(AgentFileError {
+                        path,
+                        line: None,
+                        message: why,
+                        skipped: true,
+                    });
+                    continue;
+                }
+            };
+            for note in notes {
+                problems.push(AgentFileError {
+                    path: path.clone(),
+                    line: None,
+                    message: note,
+                    skipped: false,
+                });
+            }
+            if let Some((_, first)) = seen.iter().find(|(name, _)| *name == agent.name) {
+                problems.push(AgentFileError {
+                    path: path.clone(),
+                    line: None,
+                    message: format!(
+                        "the agent `{}` is also defined in {}; this file wins",
+                        agent.name,
+                        first.display()
+                    ),
+                    skipped: false,
+                });
+            }
+            seen.push((agent.name.clone(), path));
+            self.insert(agent);
+        }
     }
 
     /// Adds `agent`, replacing one of the same name in its place.
@@ -223,6 +288,7 @@ impl Problem {
             path,
             line: self.line,
             message: self.message,
+            skipped: true,
         }
     }
 }
@@ -258,6 +324,7 @@ fn read_dir_files(
                 "{} agent files; only the first {MAX_AGENT_FILES} are read",
                 paths.len()
             ),
+            skipped: false,
         });
         paths.truncate(MAX_AGENT_FILES);
     }
@@ -273,6 +340,7 @@ fn read_dir_files(
             path: path.clone(),
             line: None,
             message,
+            skipped: true,
         };
         match read {
             Ok(bytes) if bytes.len() as u64 > MAX_AGENT_FILE_BYTES => problems.push(fail(format!(
@@ -289,10 +357,59 @@ fn read_dir_files(
     files
 }
 
-/// At most [`MAX_AGENT_FILE_BYTES`] + 1 bytes of a regular file of the user's.
+/// What becomes of an agent a check looked at.
+enum Checked {
+    /// It is used, with notes of what was ignored.
+    Use(Vec<String>),
+    /// It is skipped, for this reason.
+    Skip(String),
+}
+
+/// An untrusted project's `agent` without what it may not do: it does not replace a
+/// built-in agent, and picks no model and no more steps than the default.
+fn restrict_untrusted(agent: &mut AgentDefinition) -> Checked {
+    let mut notes = Vec::new();
+    if agent.name == GENERAL || agent.name == EXPLORE {
+        return Checked::Skip(format!(
+            "this project is not trusted, so its agent `{}` does not replace the built-in one \
+             (add the project to trusted_projects in your settings to allow it)",
+            agent.name
+        ));
+    }
+    if let Some(model) = agent.model.take() {
+        notes.push(format!(
+            "`model: {model}` ignored: this project is not trusted, and its agents use your \
+             session's model"
+        ));
+    }
+    if agent
+        .max_steps
+        .is_some_and(|steps| steps > crate::DEFAULT_MAX_STEPS)
+    {
+        agent.max_steps = None;
+        notes.push(format!(
+            "`max_steps` above {} ignored: this project is not trusted",
+            crate::DEFAULT_MAX_STEPS
+        ));
+    }
+    Checked::Use(notes)
+}
+
+/// At most [`MAX_AGENT_FILE_BYTES`] + 1 bytes of a regular file of the user's, opened
+/// without blocking (a FIFO never blocks the start).
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+            .open(path)
+    };
+    #[cfg(not(unix))]
+    let file = std::fs::File::open(path);
+    let file = file.map_err(|e| e.to_string())?;
     let metadata = file.metadata().map_err(|e| e.to_string())?;
     if !metadata.is_file() {
         return Err("it is not a regular file".into());
@@ -338,6 +455,9 @@ fn parse_agent(
         let line = entry.line;
         let text = |value: Value| match value {
             Value::Text(text) => Ok(text),
+            Value::List(items) if items.is_empty() => {
+                Err(problem(line, format!("`{}` has no value", entry.key)))
+            }
             Value::List(_) => Err(problem(line, format!("`{}` takes one value", entry.key))),
         };
         match entry.key.as_str() {
@@ -371,7 +491,9 @@ fn parse_agent(
                     Value::List(items) => items,
                 };
                 for name in &names {
-                    let known = known_tools.contains(&name.as_str()) || name.starts_with("mcp__");
+                    let known = name == "*"
+                        || known_tools.contains(&name.as_str())
+                        || name.starts_with("mcp__");
                     if !known {
                         return Err(problem(
                             line,
@@ -382,7 +504,13 @@ fn parse_agent(
                         ));
                     }
                 }
-                agent.tools = if names.is_empty() || names.iter().any(|n| n == "*") {
+                if names.is_empty() {
+                    return Err(problem(
+                        line,
+                        "`tools` names no tool; leave it out (or write `*`) for every tool",
+                    ));
+                }
+                agent.tools = if names.iter().any(|n| n == "*") {
                     None
                 } else {
                     Some(names)

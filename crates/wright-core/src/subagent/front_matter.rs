@@ -220,7 +220,12 @@ fn split_quoted(rest: &str, quote: char) -> Option<(String, &str)> {
     let mut chars = rest.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if c == '\\' && quote == '"' {
-            text.push(chars.next()?.1);
+            // `\"` and `\\` are unescaped; any other backslash stays as written (`C:\dir`).
+            let next = chars.next()?.1;
+            if next != '"' && next != '\\' {
+                text.push('\\');
+            }
+            text.push(next);
         } else if c == quote {
             if quote == '\'' && chars.peek().is_some_and(|&(_, next)| next == '\'') {
                 chars.next();
@@ -287,6 +292,15 @@ mod tests {
             assert_eq!(err.line, line, "{text:?}: {err:?}");
             assert!(err.message.contains(message), "{text:?}: {err:?}");
         }
+    }
+
+    #[test]
+    fn only_a_quote_and_a_backslash_are_unescaped() {
+        let doc = parse("---\na: \"C:\\dir \\\\ \\\"x\\\" \\n\"\n---\n").unwrap();
+        assert_eq!(
+            doc.entries[0].value,
+            Value::Text("C:\\dir \\ \"x\" \\n".into())
+        );
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl Project {
         let registry = tools.registry();
         let mut names: Vec<&str> = registry.names();
         names.push("Task");
-        let (catalog, problems) = AgentCatalog::load(self.root.path(), None, &names);
+        let (catalog, problems) = AgentCatalog::load(self.root.path(), None, &names, true);
         assert_eq!(problems, vec![]);
         AgentSetup {
             root: self.root.path().to_path_buf(),
