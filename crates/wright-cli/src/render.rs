@@ -274,10 +274,21 @@ impl Renderer for HumanRenderer {
                 let line = self.paint(RED, &format!("error: {message}"));
                 self.line(&line);
             }
-            Event::Subagent { agent, event, .. } => self.subagent(agent, event),
+            Event::Subagent {
+                agent,
+                description,
+                event,
+                ..
+            } => {
+                let name = format!("{agent} ({})", clip(description, MAX_TASK_CHARS));
+                self.subagent(&name, event)
+            }
         }
     }
 }
+
+/// The longest task description shown beside a sub-agent's steps.
+const MAX_TASK_CHARS: usize = 40;
 
 impl HumanRenderer {
     /// A sub-agent's step under the Task call that runs it: each tool it calls and what came
@@ -315,9 +326,13 @@ impl HumanRenderer {
             Event::Error { message, .. } => (RED, format!("  ↳ {agent}: error: {message}")),
             Event::Subagent {
                 agent: inner,
+                description,
                 event,
                 ..
-            } => return self.subagent(&format!("{agent} › {inner}"), event),
+            } => {
+                let name = format!("{agent} › {inner} ({})", clip(description, MAX_TASK_CHARS));
+                return self.subagent(&name, event);
+            }
             _ => return,
         };
         let line = self.paint(color, &text);

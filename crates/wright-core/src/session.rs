@@ -221,7 +221,7 @@ impl AgentBuilder {
             allowed: None,
             approvals: None,
         };
-        self.assemble(history, ctx, &self.profile.clone(), &place)
+        self.assemble(history, ctx, &self.profile, &place)
     }
 
     /// An agent at `place` (its depth: 0 for a session's own, 1 for its sub-agents, …) over

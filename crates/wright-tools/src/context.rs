@@ -296,6 +296,8 @@ impl ToolContext {
         Self {
             mtimes: Arc::default(),
             todos: Arc::default(),
+            // The child's round listens for its own calls' events.
+            events: None,
             ..self.clone()
         }
     }

@@ -191,7 +191,9 @@ fn a_tasks_session_is_listed_under_its_parent() {
     let human = project.exec(&human_server, "openai", &[], "delegate");
     assert_eq!(human.code, Some(0), "{}", human.stderr);
     assert!(
-        human.stderr.contains("↳ explore → LS {\"path\":\".\"}"),
+        human
+            .stderr
+            .contains("↳ explore (Look) → LS {\"path\":\".\"}"),
         "{}",
         human.stderr
     );

@@ -268,7 +268,12 @@ impl Transcript {
                 };
                 out.push(styled(text, style, &theme));
             }
-            Event::Subagent { agent, event, .. } => subagent_lines(agent, event, &theme, out),
+            Event::Subagent {
+                agent,
+                description,
+                event,
+                ..
+            } => subagent_lines(&subagent_name(agent, description), event, &theme, out),
             Event::FormatError { message, .. } => {
                 self.reply.flush_as_thought(&theme, out);
                 out.push(styled(
@@ -486,10 +491,10 @@ fn tool_error(summary: &str) -> ToolError {
     }
 }
 
-/// A one-span line in `style`.
 /// The lines a sub-agent's event adds under the Task call that runs it (issue 14): each of its
 /// tool results on one line, what it asks approval for, warnings and its failure; `agent`
-/// names it (`explore`, or `general › explore` for a sub-agent's own).
+/// names it with its task (`explore (find the parser)`, or `general (…) › explore (…)` for a
+/// sub-agent's own), so tasks running side by side can be told apart.
 fn subagent_lines(agent: &str, event: &Event, theme: &Theme, out: &mut Vec<Line<'static>>) {
     let agent = clean(agent);
     match event {
@@ -549,13 +554,31 @@ fn subagent_lines(agent: &str, event: &Event, theme: &Theme, out: &mut Vec<Line<
         )),
         Event::Subagent {
             agent: inner,
+            description,
             event,
             ..
-        } => subagent_lines(&format!("{agent} › {inner}"), event, theme, out),
+        } => subagent_lines(
+            &format!("{agent} › {}", subagent_name(inner, description)),
+            event,
+            theme,
+            out,
+        ),
         _ => {}
     }
 }
 
+/// `explore (find the parser)`: a sub-agent and its task, the task cut to a few words.
+pub(crate) fn subagent_name(agent: &str, description: &str) -> String {
+    format!(
+        "{agent} ({})",
+        wright_protocol::text::clip(description, MAX_TASK_CHARS)
+    )
+}
+
+/// The longest task description shown beside a sub-agent's steps.
+const MAX_TASK_CHARS: usize = 40;
+
+/// A one-span line in `style`.
 pub fn styled(text: String, style: Style, theme: &Theme) -> Line<'static> {
     theme.finish_line(Line::from(Span::styled(clean(&text), style)))
 }

@@ -343,6 +343,7 @@ fn a_sub_agents_steps_are_shown_under_the_task_call_one_line_each() {
     );
     assert_eq!(
         text,
-        "  ↳ explore: Read ✓ 40 of 40 lines\n  ↳ general › explore: Grep ✗ invalid_pattern: bad regex\n"
+        "  ↳ explore (look): Read ✓ 40 of 40 lines\n  ↳ general (look) › explore (look): Grep ✗ \
+         invalid_pattern: bad regex\n"
     );
 }
