@@ -290,7 +290,7 @@ impl ToolContext {
 
     /// The context of a sub-agent this context's agent runs (issue 14): the same project,
     /// confinement, policy, protected paths and cancellation (Ctrl-C stops the child too), but
-    /// a todo list and a record of read files of its own — what the child read, the parent has
+    /// background commands, a todo list and a record of read files of its own — what the child read, the parent has
     /// not seen, so the parent may not edit it unread on the child's account.
     pub fn for_child(&self) -> Self {
         Self {
@@ -298,6 +298,9 @@ impl ToolContext {
             todos: Arc::default(),
             // The child's round listens for its own calls' events.
             events: None,
+            // Its background commands are its own (the parent's reminders stay the parent's),
+            // and end with it.
+            jobs: Jobs::default(),
             ..self.clone()
         }
     }

@@ -269,6 +269,28 @@ async fn jobs_are_stopped_when_the_sessions_last_context_goes() {
 }
 
 #[tokio::test]
+async fn a_sub_agents_jobs_are_its_own_and_end_with_it() {
+    let (dir, parent) = project();
+    start(&parent, "sleep 300").await;
+    let child = parent.for_child();
+    assert!(
+        child.jobs().list().is_empty(),
+        "the parent's job is not the child's"
+    );
+    let id = start(&child, "echo $$ > child-pid; exec sleep 300").await;
+    assert_eq!(id, "b1", "the child counts its own jobs");
+    let pid = pid_in(&dir.path().join("child-pid")).await;
+    assert_eq!(parent.jobs().list().len(), 1);
+    drop(child);
+    let deadline = Instant::now() + DEADLINE;
+    while wright_testkit::processes::is_running(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(wait_until_gone(&[pid]), Vec::<u32>::new());
+    assert_eq!(parent.jobs().list()[0].status, JobStatus::Running);
+}
+
+#[tokio::test]
 async fn a_job_that_ended_is_told_once_with_its_last_lines() {
     let (_dir, ctx) = project();
     start(&ctx, "seq 1 8; exit 2").await;
