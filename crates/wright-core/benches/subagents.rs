@@ -96,6 +96,9 @@ fn reads() -> Vec<ScriptedResponse> {
         .collect()
 }
 
+/// A second round in each session, to see what its history carries from then on.
+const NEXT: &str = "Is that all?";
+
 const ANSWER: &str = "The ten modules mod_0.rs..mod_9.rs each define 300 functions item_F_L(value) returning value * L + F; nothing else.";
 
 async fn run(session: &mut Session, input: &str) {
@@ -115,10 +118,13 @@ async fn context() {
     responses.push(response(&format!(
         "Thought: done\nAction: Finish[{ANSWER}]"
     )));
+    responses.push(response("Thought: easy\nAction: Finish[Yes, that is all.]"));
     let server = TestServer::start(Script::new(responses)).expect("server");
     let mut own = session(&server, home.path(), root.path());
     run(&mut own, "What do the mod_*.rs files define?").await;
-    let direct: Vec<u64> = server.requests().iter().map(prompt_tokens).collect();
+    run(&mut own, NEXT).await;
+    let mut direct: Vec<u64> = server.requests().iter().map(prompt_tokens).collect();
+    let direct_next = direct.pop().unwrap_or(0);
 
     // With delegation: one explore task reads them; the parent keeps the answer.
     let (home, root) = project();
@@ -132,10 +138,13 @@ async fn context() {
     responses.push(response(&format!(
         "Thought: relay\nAction: Finish[{ANSWER}]"
     )));
+    responses.push(response("Thought: easy\nAction: Finish[Yes, that is all.]"));
     let server = TestServer::start(Script::new(responses)).expect("server");
     let mut delegating = session(&server, home.path(), root.path());
     run(&mut delegating, "What do the mod_*.rs files define?").await;
-    let all: Vec<u64> = server.requests().iter().map(prompt_tokens).collect();
+    run(&mut delegating, NEXT).await;
+    let mut all: Vec<u64> = server.requests().iter().map(prompt_tokens).collect();
+    let delegating_next = all.pop().unwrap_or(0);
     // Requests 0 and the last are the parent's; the rest the child's.
     let parent = [all[0], all[all.len() - 1]];
     let child = &all[1..all.len() - 1];
@@ -161,9 +170,13 @@ async fn context() {
         all.iter().sum::<u64>()
     );
     println!(
-        "\nThe parent's last request: {} tokens reading itself, {} delegating.\n",
+        "\nThe parent's last request of the round: {} tokens reading itself, {} delegating.",
         direct.last().copied().unwrap_or(0),
         parent[1]
+    );
+    println!(
+        "The next round's request (the history kept from then on): {direct_next} tokens \
+         reading itself, {delegating_next} delegating.\n"
     );
 }
 
