@@ -120,6 +120,21 @@ fn reply(text: &str) -> ScriptedResponse {
     ScriptedResponse::text(text).with_usage(100, 10)
 }
 
+/// A scripted server giving `replies` in order, each reporting 100 prompt and 10 completion
+/// tokens.
+fn serve(replies: &[&str]) -> TestServer {
+    TestServer::start(Script::new(replies.iter().map(|r| reply(r)).collect())).unwrap()
+}
+
+/// Runs a round that must finish; its answer and events.
+async fn finish(session: &mut Session, input: &str) -> (String, Vec<Event>) {
+    let (outcome, events) = run(session, input).await;
+    match outcome {
+        RoundOutcome::Finished { answer, .. } => (answer, events),
+        failed => panic!("the round failed: {failed:?}"),
+    }
+}
+
 #[tokio::test]
 async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_task_alone() {
     let project = Project::new();
@@ -127,21 +142,15 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
         .map(|i| format!("BIGLINE-{i:04} some text\n"))
         .collect();
     project.write("big.txt", &lines);
-    let server = TestServer::start(Script::new(vec![
-        reply(
-            "Thought: delegate\nAction: Task[{\"agent\": \"explore\", \"description\": \"Summarise big.txt\", \"prompt\": \"Read big.txt and say how many lines it has.\"}]",
-        ),
-        reply("Thought: read it\nAction: Read[{\"file_path\": \"big.txt\"}]"),
-        reply("Thought: done\nAction: Finish[CHILD-ANSWER: big.txt has 300 lines.]"),
-        reply("Thought: relay\nAction: Finish[It has 300 lines.]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Thought: delegate\nAction: Task[{\"agent\": \"explore\", \"description\": \"Summarise big.txt\", \"prompt\": \"Read big.txt and say how many lines it has.\"}]",
+        "Thought: read it\nAction: Read[{\"file_path\": \"big.txt\"}]",
+        "Thought: done\nAction: Finish[CHILD-ANSWER: big.txt has 300 lines.]",
+        "Thought: relay\nAction: Finish[It has 300 lines.]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, events) = run(&mut session, "PARENT-INPUT: how long is big.txt?").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "It has 300 lines."),
-        "{outcome:?}"
-    );
+    let (answer, events) = finish(&mut session, "PARENT-INPUT: how long is big.txt?").await;
+    assert_eq!(answer, "It has 300 lines.");
 
     let requests = server.requests();
     assert_eq!(requests.len(), 4);
@@ -263,19 +272,12 @@ async fn the_parent_keeps_only_the_childs_answer_and_the_child_starts_from_its_t
 #[tokio::test]
 async fn an_unknown_agent_is_an_error_listing_the_agents_and_the_parent_goes_on() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply(
-            "Action: Task[{\"agent\": \"wizard\", \"description\": \"x\", \"prompt\": \"do it\"}]",
-        ),
-        reply("Action: Finish[went on]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"wizard\", \"description\": \"x\", \"prompt\": \"do it\"}]",
+        "Action: Finish[went on]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "no child ran");
     let (_, next) = parts(&requests[1]);
@@ -292,18 +294,14 @@ async fn a_child_that_runs_out_of_steps_is_an_error_observation_and_the_parent_g
         ".wright/agents/brief.md",
         "---\nname: brief\ndescription: Gives up fast\nmax_steps: 1\n---\nBe brief.\n",
     );
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"agent\": \"brief\", \"description\": \"look\", \"prompt\": \"list files\"}]"),
-        reply("Action: LS[{\"path\": \".\"}]"),
-        reply("Action: Finish[the child gave up]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"brief\", \"description\": \"look\", \"prompt\": \"list files\"}]",
+        "Action: LS[{\"path\": \".\"}]",
+        "Action: Finish[the child gave up]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "the child gave up"),
-        "{outcome:?}"
-    );
+    let (answer, _) = finish(&mut session, "go").await;
+    assert_eq!(answer, "the child gave up");
     let requests = server.requests();
     assert_eq!(requests.len(), 3);
     let (_, next) = parts(&requests[2]);
@@ -325,18 +323,13 @@ async fn a_named_agent_gets_its_tools_model_and_instructions() {
         ".wright/agents/reviewer.md",
         "---\nname: reviewer\ndescription: Reviews code\ntools: Read, LS\nmodel: small-model\n---\nREVIEWER-INSTRUCTIONS: be strict.\n",
     );
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"agent\": \"reviewer\", \"description\": \"review\", \"prompt\": \"review src\"}]"),
-        reply("Action: Finish[looks fine]"),
-        reply("Action: Finish[ok]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"reviewer\", \"description\": \"review\", \"prompt\": \"review src\"}]",
+        "Action: Finish[looks fine]",
+        "Action: Finish[ok]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     let requests = server.requests();
     assert_eq!(body(&requests[0])["model"], "main-model");
     assert_eq!(body(&requests[1])["model"], "small-model");
@@ -376,11 +369,7 @@ async fn several_tasks_answer_in_the_order_given_whichever_finishes_first() {
     .with_route("\"content\":\"TASK-TWO", reply("Action: Finish[ANSWER-TWO]"));
     let server = TestServer::start(script).unwrap();
     let mut session = project.session(&server);
-    let (outcome, events) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    let (_, events) = finish(&mut session, "go").await;
     let requests = server.requests();
     assert_eq!(requests.len(), 4, "{requests:#?}");
     let (_, next) = parts(&requests[3]);
@@ -408,20 +397,16 @@ async fn several_tasks_answer_in_the_order_given_whichever_finishes_first() {
 #[tokio::test]
 async fn sub_agents_nest_no_deeper_than_the_limit() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"description\": \"level one\", \"prompt\": \"go deeper\"}]"),
-        reply("Action: Task[{\"description\": \"level two\", \"prompt\": \"deeper still\"}]"),
-        reply("Action: Finish[bottom]"),
-        reply("Action: Finish[middle]"),
-        reply("Action: Finish[top]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"description\": \"level one\", \"prompt\": \"go deeper\"}]",
+        "Action: Task[{\"description\": \"level two\", \"prompt\": \"deeper still\"}]",
+        "Action: Finish[bottom]",
+        "Action: Finish[middle]",
+        "Action: Finish[top]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { ref answer, .. } if answer == "top"),
-        "{outcome:?}"
-    );
+    let (answer, _) = finish(&mut session, "go").await;
+    assert_eq!(answer, "top");
     let requests = server.requests();
     let systems: Vec<String> = requests.iter().map(|r| parts(r).0).collect();
     // The session's agent and its child may run sub-agents; the grandchild (depth 2) may not.
@@ -471,19 +456,14 @@ async fn ctrl_c_stops_a_child_waiting_on_the_model() {
 #[tokio::test]
 async fn a_child_asks_as_the_parent_would_and_with_no_one_to_ask_its_write_is_denied() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"description\": \"write\", \"prompt\": \"create notes.txt\"}]"),
-        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
-        reply("Action: Finish[I could not write it]"),
-        reply("Action: Finish[parent done]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"description\": \"write\", \"prompt\": \"create notes.txt\"}]",
+        "Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]",
+        "Action: Finish[I could not write it]",
+        "Action: Finish[parent done]",
+    ]);
     let mut session = project.session_with(&server, ApprovalMode::Ask);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     assert!(!project.root.path().join("notes.txt").exists());
     let (_, child_next) = parts(&server.requests()[2]);
     assert!(
@@ -503,11 +483,7 @@ async fn a_resumed_session_lists_the_agents_it_started_with() {
         ".wright/agents/first.md",
         "---\nname: first\ndescription: There from the start\n---\n",
     );
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Finish[one]"),
-        reply("Action: Finish[two]"),
-    ]))
-    .unwrap();
+    let server = serve(&["Action: Finish[one]", "Action: Finish[two]"]);
     let mut session = project.session(&server);
     run(&mut session, "first round").await;
     let id = session.id().to_string();
@@ -543,20 +519,15 @@ async fn a_resumed_session_lists_the_agents_it_started_with() {
 #[tokio::test]
 async fn in_plan_mode_only_read_only_agents_run() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"agent\": \"general\", \"description\": \"change\", \"prompt\": \"edit things\"}]"),
-        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look around\"}]"),
-        reply("Action: Finish[looked]"),
-        reply("Action: Finish[the plan]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"general\", \"description\": \"change\", \"prompt\": \"edit things\"}]",
+        "Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look around\"}]",
+        "Action: Finish[looked]",
+        "Action: Finish[the plan]",
+    ]);
     let mut session = project.session(&server);
     session.set_plan_mode(true);
-    let (outcome, _) = run(&mut session, "plan it").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "plan it").await;
     let requests = server.requests();
     assert_eq!(requests.len(), 4, "general never ran; explore did");
     let (_, after_general) = parts(&requests[1]);
@@ -573,20 +544,15 @@ async fn in_plan_mode_only_read_only_agents_run() {
 #[tokio::test]
 async fn an_explore_child_cannot_write_through_bash() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look\"}]"),
-        reply("Action: Bash[{\"command\": \"echo pwned > X.txt\"}]"),
-        reply("Action: Bash[{\"command\": \"ls\"}]"),
-        reply("Action: Finish[looked]"),
-        reply("Action: Finish[done]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"explore\", \"description\": \"look\", \"prompt\": \"look\"}]",
+        "Action: Bash[{\"command\": \"echo pwned > X.txt\"}]",
+        "Action: Bash[{\"command\": \"ls\"}]",
+        "Action: Finish[looked]",
+        "Action: Finish[done]",
+    ]);
     let mut session = project.session(&server);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     assert!(!project.root.path().join("X.txt").exists());
     let requests = server.requests();
     let (_, refused) = parts(&requests[2]);
@@ -606,22 +572,17 @@ async fn an_explore_child_cannot_write_through_bash() {
 #[tokio::test]
 async fn a_child_may_use_no_tool_its_parent_may_not() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"agent\": \"general\", \"description\": \"write\", \"prompt\": \"write it\"}]"),
-        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
-        reply("Action: Finish[could not]"),
-        reply("Action: Finish[done]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"agent\": \"general\", \"description\": \"write\", \"prompt\": \"write it\"}]",
+        "Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]",
+        "Action: Finish[could not]",
+        "Action: Finish[done]",
+    ]);
     let mut setup = project.setup(&server, 0);
     setup.profile.tools = Some(vec!["Read".into(), "Task".into()]);
     let sessions = Sessions::new(project.store(), AgentBuilder::new(setup).unwrap());
     let mut session = sessions.create(None).unwrap();
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     assert!(!project.root.path().join("notes.txt").exists());
     let requests = server.requests();
     let (child_system, _) = parts(&requests[1]);
@@ -637,22 +598,17 @@ async fn a_child_may_use_no_tool_its_parent_may_not() {
 #[tokio::test]
 async fn a_child_asks_in_the_mode_its_parent_is_in_now() {
     let project = Project::new();
-    let server = TestServer::start(Script::new(vec![
-        reply("Action: Task[{\"description\": \"write\", \"prompt\": \"write it\"}]"),
-        reply("Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]"),
-        reply("Action: Finish[denied]"),
-        reply("Action: Finish[done]"),
-    ]))
-    .unwrap();
+    let server = serve(&[
+        "Action: Task[{\"description\": \"write\", \"prompt\": \"write it\"}]",
+        "Action: Write[{\"file_path\": \"notes.txt\", \"content\": \"hi\"}]",
+        "Action: Finish[denied]",
+        "Action: Finish[done]",
+    ]);
     // Started in auto, switched to ask (Shift-Tab) before the round: the child asks, and with
     // no one to ask its write is denied.
     let mut session = project.session_with(&server, ApprovalMode::Auto);
     session.set_approval_mode(ApprovalMode::Ask);
-    let (outcome, _) = run(&mut session, "go").await;
-    assert!(
-        matches!(outcome, RoundOutcome::Finished { .. }),
-        "{outcome:?}"
-    );
+    finish(&mut session, "go").await;
     assert!(!project.root.path().join("notes.txt").exists());
     let (_, after) = parts(&server.requests()[2]);
     assert!(after.contains("The user denied this action."), "{after}");
