@@ -39,7 +39,7 @@ use crate::args::{invalid, parse_args, schema_of};
 use crate::data::{BashData, to_value};
 use crate::guard::{self, Moment};
 use crate::process_group;
-use crate::{Concern, Prepared, Tool, ToolContext, ToolKind, error_result, failure};
+use crate::{Concern, Prepared, SandboxStatus, Tool, ToolContext, ToolKind, error_result, failure};
 
 /// The environment variables that can hold a provider key, none of which a command is given
 /// (issue 12). wright reads its key from one of them (`wright-cli`'s settings).
@@ -135,8 +135,11 @@ impl Tool for BashTool {
                 )
             })?;
         }
-        // A read-only command runs as a read, unless a check wants the user asked.
-        let read = ctx.is_read_only() && concern.is_none();
+        // A read-only command runs as a read, unless a check wants the user asked, or the
+        // sandbox cannot hold it to reading (the judgement alone is not trusted that far).
+        let read = ctx.is_read_only()
+            && concern.is_none()
+            && matches!(ctx.sandbox().status(), SandboxStatus::Confined);
         Ok(Box::new(BashCall {
             args,
             concern,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
@@ -40,6 +40,8 @@ pub struct ToolContext {
     extra_roots: Arc<[PathBuf]>,
     /// How Bash commands are confined.
     sandbox: Arc<Sandbox>,
+    /// The same policy with the network off, for a read-only context (made on first use).
+    read_only_sandbox: Arc<OnceLock<Sandbox>>,
     /// Paths outside the project's own the agent may not change (see
     /// [`ToolContext::with_protected`]).
     protected: Arc<[ProtectedPath]>,
@@ -79,6 +81,7 @@ impl ToolContext {
             home: home_dir(),
             extra_roots: Arc::new([]),
             sandbox: Arc::new(Sandbox::new(SandboxPolicy::default())),
+            read_only_sandbox: Arc::default(),
             protected: Arc::new([]),
             git_globals: protect::global_configs(
                 std::env::var_os("XDG_CONFIG_HOME")
@@ -206,22 +209,34 @@ impl ToolContext {
     /// Confines Bash commands as `policy` says instead of the default (confined, network on).
     pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
         self.sandbox = Arc::new(Sandbox::new(policy));
+        self.read_only_sandbox = Arc::default();
         self
     }
 
     /// The policy Bash commands are confined by.
     pub fn sandbox_policy(&self) -> &SandboxPolicy {
-        self.sandbox.policy()
+        self.sandbox().policy()
     }
 
     /// How Bash commands are confined on this machine (probed once per context), for the CLI
     /// to tell the user once; [`SandboxStatus::note`] gives the line to print.
     pub fn sandbox_status(&self) -> &SandboxStatus {
-        self.sandbox.status()
+        self.sandbox().status()
     }
 
+    /// The sandbox commands run in here: in a read-only context, the policy's with the
+    /// network off (a command judged read-only runs unasked; it must not be able to send what
+    /// it reads anywhere, nor change anything a server keeps).
     pub(crate) fn sandbox(&self) -> &Sandbox {
-        &self.sandbox
+        if !self.read_only {
+            return &self.sandbox;
+        }
+        self.read_only_sandbox.get_or_init(|| {
+            Sandbox::new(SandboxPolicy {
+                network: false,
+                ..self.sandbox.policy().clone()
+            })
+        })
     }
 
     /// The protected path `abs` (a resolved path) is or lies under, if any.
@@ -924,6 +939,17 @@ mod tests {
             .collect();
         assert!(protected.contains(&read_only.root().to_path_buf()));
         assert!(protected.contains(&read_only.extra_roots()[0]));
+    }
+
+    #[test]
+    fn a_read_only_context_takes_the_network_away_and_gives_it_back() {
+        let (_dir, ctx) = project();
+        assert!(ctx.sandbox_policy().network, "on by default");
+        let read_only = ctx.with_read_only(true);
+        assert!(!read_only.sandbox_policy().network);
+        assert!(read_only.sandbox_policy().enabled);
+        let again = read_only.with_read_only(false);
+        assert!(again.sandbox_policy().network);
     }
 
     #[test]
