@@ -23,14 +23,12 @@ pub const PLAN_MODE_PROMPT: &str = include_str!("../../../prompts/plan_mode.md")
 /// The input of the round that carries out an accepted plan.
 pub const CARRY_OUT_THE_PLAN: &str = "Carry out the plan above.";
 
-/// The one tool that changes things and stays where nothing may be changed: a read-only tool
-/// context lets it run only commands that change nothing.
-const BASH: &str = "Bash";
-
 /// Whether `tool` is offered where nothing may be changed (plan mode, read-only agents): the
-/// tools that change nothing, and Bash.
+/// tools that change nothing, Bash (limited there to commands that change nothing) and
+/// KillBash (a job started while planning can be stopped), as
+/// [`wright_tools::usable_read_only`] says — the test the registry refuses other calls by.
 pub fn offers(tool: &dyn Tool) -> bool {
-    tool.read_only() || tool.name() == BASH
+    wright_tools::usable_read_only(tool)
 }
 
 /// The descriptions of the tools `tools` offers in plan mode, as L1 lists them.
@@ -86,7 +84,8 @@ mod tests {
                 "Grep",
                 "TodoWrite",
                 "Bash",
-                "BashOutput"
+                "BashOutput",
+                "KillBash"
             ]
         );
         let described = descriptions(&tools);
@@ -107,7 +106,7 @@ mod tests {
         assert_eq!(
             error.message,
             "`Write` is not available in plan mode, where nothing may be changed; the tools \
-             are: Read, LS, Glob, Grep, TodoWrite, Bash, BashOutput. Investigate, then finish with your plan."
+             are: Read, LS, Glob, Grep, TodoWrite, Bash, BashOutput, KillBash. Investigate, then finish with your plan."
         );
         assert_eq!(refused.context, write.args);
         for tool in ["Read", "Bash", "Nope"] {

@@ -122,6 +122,14 @@ pub trait Tool: Send + Sync {
     fn prepare(&self, args: Value, ctx: &ToolContext) -> Result<Box<dyn Prepared>, ToolError>;
 }
 
+/// Whether `tool` may be used where nothing may be changed (plan mode, read-only agents): the
+/// tools that change nothing; Bash, which there runs only commands judged read-only, in a
+/// sandbox that lets them write nothing; and KillBash, which only stops a background command.
+/// The one test both the offered tools and the registry's refusal use.
+pub fn usable_read_only(tool: &dyn Tool) -> bool {
+    tool.read_only() || matches!(tool.name(), "Bash" | "KillBash")
+}
+
 /// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.
 pub trait Prepared: Send + Sync {
     /// What this call does to the world when it differs from its tool's [`Tool::kind`]: a

@@ -136,12 +136,12 @@ impl ToolRegistry {
                 ),
             )));
         };
-        if ctx.is_read_only() && tool.kind() == ToolKind::Edit {
+        if ctx.is_read_only() && !crate::usable_read_only(tool) {
             return Err(refused(failure(
                 ErrorCode::Refused,
                 format!(
                     "{} is not available in read-only mode (plan mode or a read-only agent): it \
-                     changes files. Propose the change in your answer instead.",
+                     changes things. Propose the change in your answer instead.",
                     call.tool
                 ),
             )));

@@ -89,7 +89,8 @@ async fn in_plan_mode_the_request_offers_only_the_tools_that_change_nothing() {
             "Grep",
             "TodoWrite",
             "Bash",
-            "BashOutput"
+            "BashOutput",
+            "KillBash"
         ]
     );
     assert!(

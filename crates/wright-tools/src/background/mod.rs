@@ -180,6 +180,9 @@ fn status_words(info: &JobInfo) -> String {
     }
 }
 
+/// The longest command a reminder repeats whole.
+const MAX_REMINDER_COMMAND_CHARS: usize = 300;
+
 /// The note that tells the model background jobs have ended: for each its id, its command,
 /// how it ended and its last lines.
 pub fn job_reminder(ended: &[JobEnded]) -> String {
@@ -195,7 +198,8 @@ pub fn job_reminder(ended: &[JobEnded]) -> String {
         };
         text.push_str(&format!(
             "\nBackground job {} {how}: `{}`.",
-            job.id, job.command
+            job.id,
+            wright_protocol::text::clip(&job.command, MAX_REMINDER_COMMAND_CHARS)
         ));
         match job.last_lines.is_empty() {
             true => text.push_str(" It printed nothing."),

@@ -3,6 +3,11 @@
 
 use std::collections::VecDeque;
 
+/// The most bytes [`OutputBuffer::last_lines`] looks at, from the end.
+const MAX_LAST_LINES_BYTES: usize = 4_000;
+/// The longest line [`OutputBuffer::last_lines`] gives whole.
+const MAX_LAST_LINE_CHARS: usize = 300;
+
 /// Bytes of output kept per job; older bytes are dropped, and a read that missed some says so.
 pub(crate) const MAX_JOB_OUTPUT_BYTES: usize = 1 << 20;
 
@@ -88,6 +93,10 @@ impl OutputBuffer {
 
     /// The last `lines` lines of the output kept (read or not), for a report of what the
     /// command printed last.
+    ///
+    /// At most [`MAX_LAST_LINES_BYTES`] are looked at, and each line is cut to
+    /// [`MAX_LAST_LINE_CHARS`]: a job that printed a megabyte without a newline (a minified
+    /// bundle) gives a short tail, not all of it.
     pub(crate) fn last_lines(&self, lines: usize) -> String {
         if lines == 0 {
             return String::new();
@@ -105,13 +114,26 @@ impl OutputBuffer {
                     break;
                 }
             }
+            if taken == MAX_LAST_LINES_BYTES {
+                break;
+            }
             taken += 1;
         }
         let skip = self.bytes.len() - taken;
         let tail: Vec<u8> = self.bytes.iter().skip(skip).copied().collect();
         let text = String::from_utf8_lossy(&tail);
         let text = text.trim_start_matches('\u{FFFD}');
-        text.strip_suffix('\n').unwrap_or(text).to_string()
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        text.split('\n')
+            .map(|line| match line.char_indices().nth(MAX_LAST_LINE_CHARS) {
+                None => line.to_string(),
+                Some((cut, _)) => {
+                    let dropped = line[cut..].chars().count();
+                    format!("{}… [+{dropped} chars]", &line[..cut])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -196,6 +218,17 @@ mod tests {
                 dropped_bytes: 4
             }
         );
+    }
+
+    #[test]
+    fn last_lines_stay_short_however_long_the_lines() {
+        let mut buffer = OutputBuffer::default();
+        buffer.push(&vec![b'x'; 900_000]);
+        let tail = buffer.last_lines(5);
+        assert!(tail.len() < 1_000, "{}", tail.len());
+        assert!(tail.ends_with(" chars]"), "{tail}");
+        buffer.push(b"\nshort\n");
+        assert!(buffer.last_lines(2).ends_with("\nshort"));
     }
 
     #[test]

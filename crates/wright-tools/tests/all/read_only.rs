@@ -117,7 +117,7 @@ fn the_tools_that_edit_files_are_refused() {
             message,
             &format!(
                 "{} is not available in read-only mode (plan mode or a read-only agent): it \
-                 changes files. Propose the change in your answer instead.",
+                 changes things. Propose the change in your answer instead.",
                 edit.tool
             )
         );
