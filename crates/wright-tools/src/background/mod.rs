@@ -141,7 +141,33 @@ impl Jobs {
             ended: CancellationToken::new(),
         });
         jobs.push(Arc::clone(&job));
+        release_old_outputs(&jobs);
         job
+    }
+
+    /// `Err` (the observation) when [`MAX_RUNNING_JOBS`] jobs are running already.
+    pub(crate) fn check_room(&self) -> Result<(), ToolError> {
+        let running: Vec<JobInfo> = self
+            .list()
+            .into_iter()
+            .filter(|job| job.status == JobStatus::Running)
+            .collect();
+        if running.len() < MAX_RUNNING_JOBS {
+            return Ok(());
+        }
+        Err(failure(
+            ErrorCode::Refused,
+            format!(
+                "{} background jobs are running, the most a session may have; stop one with \
+                 KillBash first: {}",
+                running.len(),
+                running
+                    .iter()
+                    .map(|job| format!("{} `{}`", job.id, job.command))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))
     }
 
     /// The job called `id`, or the error the model sees, naming the jobs there are.
@@ -169,6 +195,29 @@ impl Jobs {
             ErrorCode::NotFound,
             format!("there is no background job `{id}`; {known}"),
         ))
+    }
+}
+
+/// The most background jobs one session may have running at once.
+const MAX_RUNNING_JOBS: usize = 16;
+/// Ended jobs whose output is kept (the latest; the model was told of each): older ones let go
+/// of theirs, so a session that starts hundreds of jobs holds at most this many outputs.
+const KEPT_ENDED_OUTPUTS: usize = 16;
+
+/// Lets go of the output of ended jobs the model was told of, but the latest
+/// [`KEPT_ENDED_OUTPUTS`].
+fn release_old_outputs(jobs: &[Arc<Job>]) {
+    let mut kept = 0;
+    for job in jobs.iter().rev() {
+        let mut state = job.state();
+        if state.end.is_none() || !state.reported {
+            continue;
+        }
+        if kept < KEPT_ENDED_OUTPUTS {
+            kept += 1;
+        } else {
+            state.output.release();
+        }
     }
 }
 
@@ -388,6 +437,7 @@ pub(crate) async fn start(
     timeout: Option<Duration>,
     ctx: &ToolContext,
 ) -> Result<ToolResult, ToolError> {
+    ctx.jobs().check_room()?;
     let (stdout, stderr, output) = one_pipe().map_err(|err| {
         failure(
             ErrorCode::Io,
@@ -535,6 +585,40 @@ mod tests {
             "there is no background job `b7`; the jobs are: b1 (running) `npm run dev`"
         );
         assert_eq!(jobs.find(" b1 ").unwrap().id(), "b1");
+    }
+
+    #[test]
+    fn a_session_runs_at_most_so_many_jobs_and_keeps_the_output_of_the_latest_ended() {
+        let jobs = Jobs::default();
+        let running: Vec<Arc<Job>> = (0..MAX_RUNNING_JOBS)
+            .map(|i| jobs.add(format!("server {i}")))
+            .collect();
+        let full = jobs.check_room().unwrap_err();
+        assert_eq!(full.code, ErrorCode::Refused);
+        assert!(
+            full.message.contains("stop one with KillBash"),
+            "{}",
+            full.message
+        );
+        running[0].finish(None);
+        assert!(jobs.check_room().is_ok());
+
+        // Ended jobs the model was told of keep their output, the latest so many of them.
+        let ended: Vec<Arc<Job>> = (0..KEPT_ENDED_OUTPUTS + 2)
+            .map(|i| {
+                let job = jobs.add(format!("step {i}"));
+                job.state().output.push(b"line\n");
+                job.finish(None);
+                job
+            })
+            .collect();
+        let _ = jobs.take_ended();
+        jobs.add("one more".into());
+        let kept = |job: &Arc<Job>| job.look(false, 1).unread.text;
+        assert_eq!(kept(&ended[0]), "", "the oldest let go of its output");
+        assert_eq!(kept(&ended[1]), "");
+        assert_eq!(kept(&ended[2]), "line");
+        assert_eq!(kept(&ended[KEPT_ENDED_OUTPUTS + 1]), "line");
     }
 
     #[test]

@@ -52,6 +52,13 @@ impl OutputBuffer {
         }
     }
 
+    /// Lets go of everything kept (a long-finished job's), as if it had been dropped for
+    /// newer output: a later read says how much went.
+    pub(crate) fn release(&mut self) {
+        self.start += self.bytes.len() as u64;
+        self.bytes = VecDeque::new();
+    }
+
     /// Appends a chunk, dropping the oldest bytes beyond the limit.
     pub(crate) fn push(&mut self, chunk: &[u8]) {
         self.bytes.extend(chunk);
