@@ -365,9 +365,18 @@ impl ProcessGroup {
         }
     }
 
+    /// Signals the group while it is still known to be running: one that
+    /// [`stop_running_commands`] saw gone was forgotten, and its id may be another's now.
     #[cfg(unix)]
     fn signal(&self, signal: nix::sys::signal::Signal) {
-        if let Some(pgid) = self.pgid {
+        let Some(pgid) = self.pgid else {
+            return;
+        };
+        let known = RUNNING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&pgid);
+        if known {
             let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), signal);
         }
     }
