@@ -113,15 +113,16 @@ impl Picker {
             KeyCode::Char(' ') if self.multi && self.selected < self.options.len() => {
                 self.ticked[self.selected] ^= true;
             }
-            KeyCode::Char(c @ '1'..='9') if plain => {
+            // A digit picks its option; one with no option starts a typed answer ("3 retries").
+            KeyCode::Char(c @ '1'..='9')
+                if plain && (c as usize) - ('1' as usize) < self.options.len() =>
+            {
                 let index = (c as usize) - ('1' as usize);
-                if index < self.options.len() {
-                    if !self.multi {
-                        return Some(Picked::Options(vec![index]));
-                    }
-                    self.selected = index;
-                    self.ticked[index] ^= true;
+                if !self.multi {
+                    return Some(Picked::Options(vec![index]));
                 }
+                self.selected = index;
+                self.ticked[index] ^= true;
             }
             // Typing starts the answer of one's own.
             KeyCode::Char(c) if plain && c != ' ' && self.free_text.is_some() => {
@@ -258,6 +259,13 @@ mod tests {
         let mut picker = Picker::new(vec!["Why?".into()], Vec::new(), Some("type"), false, 0);
         assert!(picker.field().is_some());
         assert_eq!(picker.key(key(KeyCode::Esc)), Some(Picked::Dismissed));
+    }
+
+    #[test]
+    fn a_digit_with_no_option_starts_a_typed_answer() {
+        let mut picker = picker(false);
+        assert_eq!(picker.key(key(KeyCode::Char('7'))), None);
+        assert_eq!(picker.field().map(Composer::text), Some("7".to_string()));
     }
 
     #[test]

@@ -28,7 +28,13 @@ impl App {
                 Some(&ACCEPT_ASK) => Some(ApprovalMode::Ask),
                 _ => None,
             },
-            Picked::Text(refinement) => return self.submit(refinement),
+            // A bare "yes" typed where a refinement goes means the default: carry it out,
+            // asking; "no" keeps planning. Anything else refines the plan.
+            Picked::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => Some(ApprovalMode::Ask),
+                "n" | "no" => None,
+                _ => return self.submit(text),
+            },
             Picked::Dismissed => None,
         };
         match accepted {

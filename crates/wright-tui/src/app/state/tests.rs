@@ -570,6 +570,28 @@ fn a_refinement_is_the_next_plan_mode_prompt() {
 }
 
 #[test]
+fn a_typed_yes_carries_the_plan_out_asking_and_a_typed_no_keeps_planning() {
+    let mut app = app().with_mode(plan_mode());
+    planned(&mut app);
+    type_text(&mut app, "y");
+    app.handle_key(key(KeyCode::Enter));
+    assert_eq!(
+        round_sent(&mut app),
+        (
+            CARRY_OUT_THE_PLAN.to_string(),
+            SessionMode::new(ApprovalMode::Ask)
+        )
+    );
+
+    let mut other = self::app().with_mode(plan_mode());
+    planned(&mut other);
+    type_text(&mut other, "No");
+    other.handle_key(key(KeyCode::Enter));
+    assert!(other.take_requests().is_empty());
+    assert_eq!(other.session_mode(), plan_mode());
+}
+
+#[test]
 fn keeping_on_planning_or_esc_stays_in_plan_mode_and_sends_nothing() {
     for keys in [vec![KeyCode::Char('3')], vec![KeyCode::Esc]] {
         let mut app = app().with_mode(plan_mode());
