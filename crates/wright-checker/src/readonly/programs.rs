@@ -1,7 +1,7 @@
 //! The programs known to only read, and the arguments that keep them so.
 
 use super::options::{self, Arg, Grammar, exact, is_long, may_be_option, operands, splits};
-use super::{awk, git, sed};
+use super::{awk, git, names, sed};
 use crate::script::Word;
 
 /// Programs that only read whatever their arguments: no option or operand makes them write a
@@ -191,7 +191,7 @@ pub(super) fn judge(
     inner: impl Fn(&[Word]) -> Result<(), String>,
 ) -> Result<(), String> {
     if READERS.contains(&program) {
-        return Ok(());
+        return names::check(program, args);
     }
     if VERSION_ONLY.contains(&program) {
         let asks_version = |word: &str| {
@@ -212,7 +212,10 @@ pub(super) fn judge(
         "awk" | "gawk" | "mawk" | "nawk" => awk::judge(program, args),
         "find" => find(args, inner),
         "sort" => sort(args),
-        "mapfile" | "readarray" => refused_options(program, args, "dnOsuc", &[], "C", &[]),
+        "mapfile" | "readarray" => {
+            refused_options(program, args, "dnOsuc", &[], "C", &[])?;
+            names::check(program, args)
+        }
         "uniq" => uniq(args),
         "tee" => tee(args),
         "date" => date(args),

@@ -261,3 +261,64 @@ fn programs_are_run_by_name_or_from_the_system_directories() {
 fn what_cannot_be_parsed_is_refused() {
     assert_not_read_only(&["ls (", "cat <> f"]);
 }
+
+#[test]
+fn arithmetic_on_anything_but_numbers_is_refused() {
+    assert_not_read_only(&[
+        "x='a[$(touch p)]'; echo $((x))",
+        "(( x ))",
+        "echo $[x]",
+        "for ((i=x;;)); do :; done",
+        "[[ $x -eq 0 ]]",
+        "echo ${b[x]}",
+        "echo ${x:off:1}",
+        "a[i]=1",
+        "a=([i]=1)",
+        "declare -i x='a[$(touch p)]'",
+        "let x=1",
+        "echo ${x:-$((y))}",
+    ]);
+    assert_read_only(&[
+        "echo $((1 + 2))",
+        "(( 1 < 2 ))",
+        "[[ $# -eq 0 ]]",
+        "[[ 3 -gt 2 ]]",
+        "[ \"$x\" -eq 0 ]",
+        "echo ${b[1]} ${b[@]} ${#b[*]} ${x:1:2} ${x: -1}",
+        "echo ${x:-default} ${x#pre} ${#x}",
+    ]);
+}
+
+#[test]
+fn indirection_and_prompt_expansion_are_refused() {
+    assert_not_read_only(&["echo ${!x}", "echo \"${x@P}\"", "echo \"${x@E}\""]);
+    assert_read_only(&["echo ${!arr[@]} ${!prefix*}", "echo \"${x@Q}\" \"${x@U}\""]);
+}
+
+#[test]
+fn a_variable_name_with_an_evaluated_index_is_refused() {
+    assert_not_read_only(&[
+        "test -v 'a[$(touch p)]'",
+        "[ -v 'a[$(touch p)]' ]",
+        "[[ -v 'a[$(touch p)]' ]]",
+        "[ -v \"$name\" ]",
+        "[ $op \"$name\" ]",
+        "printf -v 'a[$(touch p)]' x",
+        "printf -v \"$name\" x",
+        "read 'a[$(touch p)]'",
+        "read -ra 'a[$(touch p)]'",
+        "mapfile -t 'a[$(touch p)]' < f",
+        "wait -n -p 'a[$(touch p)]'",
+        "unset 'a[$(touch p)]'",
+        "declare 'a[$(touch p)]=1'",
+    ]);
+    assert_read_only(&[
+        "test -v HOME",
+        "[[ -v a[1] ]]",
+        "[ -n \"$x\" ]",
+        "[ \"$a\" = \"$b\" ]",
+        "printf -v line '%s' x",
+        "read -r line < f",
+        "mapfile -t lines < f",
+    ]);
+}
