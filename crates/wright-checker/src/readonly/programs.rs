@@ -169,12 +169,35 @@ const VERSION_ONLY: &[&str] = &[
     "gh",
 ];
 
-/// The words that ask any of [`VERSION_ONLY`] for its version.
-const VERSION_WORDS: &[&str] = &["--version", "-V", "-v"];
+/// The word that asks any of [`VERSION_ONLY`] for its version.
+const VERSION_WORDS: &[&str] = &["--version"];
 
 /// The programs asked for their version with a word of their own (`go version`, `java
-/// -version`). (`yarn version` and `npm version patch` change the project's version.)
+/// -version`, `python3 -V`): a short option means different things to each (`python3 -v` is
+/// verbose and then runs the script it reads; `ruby -v` is verbose too). (`yarn version` and
+/// `npm version patch` change the project's version.)
 const OWN_VERSION_WORDS: &[(&str, &str)] = &[
+    ("python", "-V"),
+    ("python3", "-V"),
+    ("python2", "-V"),
+    ("cargo", "-V"),
+    ("rustc", "-V"),
+    ("rustup", "-V"),
+    ("deno", "-V"),
+    ("pip", "-V"),
+    ("pip3", "-V"),
+    ("uv", "-V"),
+    ("poetry", "-V"),
+    ("node", "-v"),
+    ("npm", "-v"),
+    ("npx", "-v"),
+    ("pnpm", "-v"),
+    ("yarn", "-v"),
+    ("bun", "-v"),
+    ("perl", "-v"),
+    ("php", "-v"),
+    ("docker", "-v"),
+    ("tsc", "-v"),
     ("go", "version"),
     ("docker", "version"),
     ("kubectl", "version"),

@@ -322,3 +322,40 @@ fn a_variable_name_with_an_evaluated_index_is_refused() {
         "mapfile -t lines < f",
     ]);
 }
+
+#[test]
+fn a_short_version_option_counts_only_where_it_means_version() {
+    assert_not_read_only(&[
+        "echo 'open(\"x\",\"w\")' | python3 -v",
+        "python -v",
+        "ruby -v",
+        "gcc -v",
+        "swift -v",
+    ]);
+    assert_read_only(&[
+        "python3 -V",
+        "python3 --version",
+        "node -v",
+        "perl -v",
+        "ruby --version",
+    ]);
+}
+
+#[test]
+fn git_global_options_must_be_known() {
+    assert_not_read_only(&[
+        "git --attr-source status branch X",
+        "git --frobnicate status",
+        "git -p log",
+        "git --paginate log",
+        "git -h branch",
+        "git --help status",
+    ]);
+    assert_read_only(&[
+        "git --attr-source HEAD status",
+        "git --attr-source=HEAD status",
+        "git --no-pager -C sub --git-dir=.git log",
+        "git --version",
+        "git --list-cmds=main",
+    ]);
+}
