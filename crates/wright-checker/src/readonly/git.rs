@@ -263,13 +263,16 @@ fn branch(args: &[Word]) -> Result<(), String> {
     for arg in &parsed {
         match arg {
             Arg::Short(flag, _) if listing_flags.contains(*flag) => {
-                lists |= matches!(flag, 'l' | 'v');
+                // `-v`, `-a` and `-r` change how branches are listed, but with a name `git
+                // branch` still creates it; only `-l` makes the names patterns.
+                lists |= *flag == 'l';
             }
             Arg::Long(name, _) if listing_long.contains(name) => {
                 lists |= !matches!(
                     *name,
                     "--all"
                         | "--remotes"
+                        | "--verbose"
                         | "--quiet"
                         | "--sort"
                         | "--format"
@@ -361,7 +364,12 @@ fn remote(args: &[Word]) -> Result<(), String> {
         }
         Some(Some("get-url")) => Ok(()),
         Some(Some("show")) => {
-            let offline = args.iter().any(|w| exact(w) == Some("-n"));
+            // An option only before `--`: after it, `-n` is a remote's name.
+            let offline = args
+                .iter()
+                .map(exact)
+                .take_while(|t| *t != Some("--"))
+                .any(|t| t == Some("-n"));
             match offline {
                 true => Ok(()),
                 false => Err(

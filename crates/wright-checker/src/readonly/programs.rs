@@ -1,6 +1,6 @@
 //! The programs known to only read, and the arguments that keep them so.
 
-use super::options::{self, Arg, Grammar, exact, is_long, may_be_option, operands, splits};
+use super::options::{self, Arg, Grammar, exact, is_long, may_be_option, may_be_several, operands};
 use super::{awk, git, names, sed};
 use crate::script::Word;
 
@@ -58,10 +58,6 @@ const READERS: &[&str] = &[
     "look",
     "tsort",
     "numfmt",
-    "nm",
-    "readelf",
-    "objdump",
-    "size",
     // Searching.
     "grep",
     "egrep",
@@ -247,7 +243,14 @@ pub(super) fn judge(
         "file" => refused_options(program, args, "mfFeP", &[], "C", &["--compile"]),
         "shuf" => refused_options(program, args, "nioe", &[], "o", &["--output"]),
         "base64" => refused_options(program, args, "wio", &[], "o", &["--output"]),
-        "yq" => refused_options(program, args, "I", &[], "is", &["--inplace", "--split-exp"]),
+        "yq" => refused_options(
+            program,
+            args,
+            "I",
+            &[],
+            "is",
+            &["--inplace", "--in-place", "--split-exp"],
+        ),
         "rg" => refused_options(
             program,
             args,
@@ -266,6 +269,10 @@ pub(super) fn judge(
             &["--exec", "--exec-batch"],
         ),
         "xxd" => xxd(args),
+        // binutils load a plugin, a shared library, with `--plugin`.
+        "nm" | "objdump" | "readelf" | "size" => {
+            refused_options(program, args, "", &[], "", &["--plugin"])
+        }
         "less" | "more" | "most" | "man" => Err(format!(
             "`{program}` is a pager, which can run commands; print the text with `cat`, \
              `head` or `sed -n` instead"
@@ -410,7 +417,7 @@ fn uniq(args: &[Word]) -> Result<(), String> {
         return Err(unknown("uniq", word));
     }
     let operands = operands(&parsed);
-    if let Some(word) = operands.iter().find(|w| splits(w) || w.glob) {
+    if let Some(word) = operands.iter().find(|w| may_be_several(w)) {
         return Err(format!(
             "`uniq` is given `{}`, which may be several files: the second is written to",
             word.raw
@@ -507,7 +514,10 @@ fn xxd(args: &[Word]) -> Result<(), String> {
         if values.contains(&text) {
             words.next();
         } else if !text.starts_with('-') || text == "-" {
-            files += 1;
+            files += match may_be_several(word) {
+                true => 2,
+                false => 1,
+            };
         }
     }
     match files > 1 {

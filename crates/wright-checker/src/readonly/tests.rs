@@ -359,3 +359,73 @@ fn git_global_options_must_be_known() {
         "git --list-cmds=main",
     ]);
 }
+
+#[test]
+fn a_sed_label_ends_at_a_blank_as_gnu_sed_reads_it() {
+    assert_not_read_only(&[
+        "sed -n ':a w out' f",
+        "sed -n 'b end w out' f",
+        "sed -n 't x W out' f",
+        "sed -n 'v 4.2 w out' f",
+    ]);
+    assert_read_only(&["sed -n ':a;N;$!ba;p' f", "sed -e :a -e '$!N;ba' f"]);
+}
+
+#[test]
+fn every_spelling_of_in_place_is_refused() {
+    assert_not_read_only(&[
+        "yq --in-place '.a = 1' f.yaml",
+        "yq --inplace '.a = 1' f.yaml",
+        "yq -i '.a = 1' f.yaml",
+        "sed --in-place=.bak 's/a/b/' f",
+    ]);
+}
+
+#[test]
+fn git_branch_with_a_name_only_lists_after_list_or_a_filter() {
+    assert_not_read_only(&[
+        "git branch -v NAME",
+        "git branch --verbose NAME",
+        "git branch -vv NAME",
+        "git branch -a NAME",
+    ]);
+    assert_read_only(&[
+        "git branch -v",
+        "git branch --list 'feat/*'",
+        "git branch -v --list 'feat/*'",
+        "git branch --merged main",
+    ]);
+}
+
+#[test]
+fn a_word_that_may_become_several_counts_as_several_operands() {
+    assert_not_read_only(&[
+        "uniq f.yaml{,.out}",
+        "uniq {a,b}",
+        "uniq f{1..2}",
+        "xxd f{1..2}",
+        "xxd {a,b}",
+    ]);
+    assert_read_only(&["uniq f.txt", "xxd f.bin", "uniq -c f.txt"]);
+}
+
+#[test]
+fn git_remote_show_is_offline_only_with_n_as_an_option() {
+    assert_not_read_only(&["git remote show origin -- -n"]);
+    assert_read_only(&["git remote show -n origin", "git remote show origin -n"]);
+}
+
+#[test]
+fn binutils_plugins_are_refused() {
+    assert_not_read_only(&[
+        "nm --plugin lib.so a.o",
+        "objdump --plugin=lib.so -d a.o",
+        "nm --plu lib.so a.o",
+    ]);
+    assert_read_only(&[
+        "nm -C a.o",
+        "objdump -d a.o",
+        "readelf -h a.out",
+        "size a.out",
+    ]);
+}
