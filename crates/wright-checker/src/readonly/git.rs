@@ -5,23 +5,41 @@
 use super::options::{self, Arg, Grammar, exact, is_long, may_be_option};
 use crate::script::Word;
 
-/// git's own options before the subcommand that take the next word as their value.
+/// git's own options before the subcommand that take a value: the next word, or after `=`.
 const GLOBAL_VALUES: &[&str] = &[
     "-C",
     "--git-dir",
     "--work-tree",
     "--namespace",
     "--super-prefix",
+    "--attr-source",
+];
+
+/// git's own options before the subcommand that take no value and change nothing a reading
+/// subcommand does beyond what it reads. (`-p`/`--paginate` runs the configured pager, `-h`
+/// and `--help` open `git help`; any option not listed is refused.)
+const GLOBAL_FLAGS: &[&str] = &[
+    "--no-pager",
+    "-P",
+    "--bare",
+    "--no-replace-objects",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-optional-locks",
+    "--no-advice",
+    "--no-lazy-fetch",
 ];
 
 /// git's own options that print something and stop.
 const GLOBAL_ANSWERS: &[&str] = &[
     "--version",
-    "-h",
     "--html-path",
     "--man-path",
     "--info-path",
     "--exec-path",
+    "--list-cmds",
 ];
 
 /// Subcommands that only read (their `--output=FILE`, which some take, is refused apart).
@@ -108,6 +126,11 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
         if name == "--exec-path" && text.contains('=') {
             return Err("`git --exec-path=DIR` runs git's programs from another directory".into());
         }
+        if matches!(name, "-h" | "--help") {
+            return Err(format!(
+                "`git {text}` opens git's manual, which runs a pager or browser"
+            ));
+        }
         if GLOBAL_ANSWERS.contains(&name) {
             return Ok(());
         }
@@ -115,6 +138,13 @@ pub(super) fn judge(args: &[Word]) -> Result<(), String> {
             i += 1;
         } else if !text.starts_with('-') {
             break text;
+        } else if !(GLOBAL_FLAGS.contains(&text)
+            || (text.contains('=') && GLOBAL_VALUES.contains(&name)))
+        {
+            return Err(format!(
+                "`git {text}` is not one of git's own options known to leave a reading \
+                 subcommand reading"
+            ));
         }
     };
     let args = &args[i..];
@@ -233,13 +263,16 @@ fn branch(args: &[Word]) -> Result<(), String> {
     for arg in &parsed {
         match arg {
             Arg::Short(flag, _) if listing_flags.contains(*flag) => {
-                lists |= matches!(flag, 'l' | 'v');
+                // `-v`, `-a` and `-r` change how branches are listed, but with a name `git
+                // branch` still creates it; only `-l` makes the names patterns.
+                lists |= *flag == 'l';
             }
             Arg::Long(name, _) if listing_long.contains(name) => {
                 lists |= !matches!(
                     *name,
                     "--all"
                         | "--remotes"
+                        | "--verbose"
                         | "--quiet"
                         | "--sort"
                         | "--format"
@@ -331,7 +364,12 @@ fn remote(args: &[Word]) -> Result<(), String> {
         }
         Some(Some("get-url")) => Ok(()),
         Some(Some("show")) => {
-            let offline = args.iter().any(|w| exact(w) == Some("-n"));
+            // An option only before `--`: after it, `-n` is a remote's name.
+            let offline = args
+                .iter()
+                .map(exact)
+                .take_while(|t| *t != Some("--"))
+                .any(|t| t == Some("-n"));
             match offline {
                 true => Ok(()),
                 false => Err(

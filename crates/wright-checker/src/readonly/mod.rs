@@ -2,7 +2,9 @@
 //! may run with Bash. See [`read_only`].
 
 mod awk;
+mod evaluation;
 mod git;
+mod names;
 mod options;
 mod programs;
 mod sed;
@@ -85,6 +87,7 @@ pub fn read_only(command: &str) -> Result<(), String> {
     if script.too_deep {
         return Err(format!("{} nests too deeply to be judged", quote(command)));
     }
+    evaluation::check(command)?;
     for command in &script.commands {
         inputs(command)?;
         judge(&command.argv, 0).map_err(|reason| match reason.contains(&quote(&command.text)) {
@@ -303,15 +306,9 @@ fn options_without(
     Ok(())
 }
 
-/// The refusal of a word that could be an option only known when the command runs.
+/// [`programs::unknown`] for `program`, as a `map_err` takes it.
 fn unknown_option(program: &str) -> impl Fn(&Word) -> String + '_ {
-    move |word| {
-        format!(
-            "`{program}` is given `{}`, which is only known when it runs and could be an option \
-             that writes",
-            word.raw
-        )
-    }
+    move |word| programs::unknown(program, word)
 }
 
 /// `env [OPTIONS] [NAME=VALUE…] [COMMAND…]`: prints the environment, or runs the command with

@@ -19,6 +19,17 @@ pub(super) fn splits(word: &Word) -> bool {
     word.split && (word.dynamic || word.values.iter().any(|v| v.contains(SPLITTING)))
 }
 
+/// Whether the shell may make `word` several words: it has several values (`f{,.out}`), may be
+/// split or globbed, or holds a sequence expression (`f{1..2}`), which is kept as written.
+pub(super) fn may_be_several(word: &Word) -> bool {
+    let sequence = word.raw.split_once('{').is_some_and(|(_, after)| {
+        after
+            .split_once("..")
+            .is_some_and(|(_, after)| after.contains('}'))
+    });
+    word.values.len() > 1 || splits(word) || word.glob || sequence
+}
+
 /// `word`'s value, when the shell makes it exactly one word known now.
 pub(super) fn exact(word: &Word) -> Option<&str> {
     let one = !word.dynamic && !word.glob && word.values.len() == 1 && !splits(word);

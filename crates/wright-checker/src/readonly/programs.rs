@@ -1,7 +1,7 @@
 //! The programs known to only read, and the arguments that keep them so.
 
-use super::options::{self, Arg, Grammar, exact, is_long, may_be_option, operands, splits};
-use super::{awk, git, sed};
+use super::options::{self, Arg, Grammar, exact, is_long, may_be_option, may_be_several, operands};
+use super::{awk, git, names, sed};
 use crate::script::Word;
 
 /// Programs that only read whatever their arguments: no option or operand makes them write a
@@ -58,10 +58,6 @@ const READERS: &[&str] = &[
     "look",
     "tsort",
     "numfmt",
-    "nm",
-    "readelf",
-    "objdump",
-    "size",
     // Searching.
     "grep",
     "egrep",
@@ -169,12 +165,35 @@ const VERSION_ONLY: &[&str] = &[
     "gh",
 ];
 
-/// The words that ask any of [`VERSION_ONLY`] for its version.
-const VERSION_WORDS: &[&str] = &["--version", "-V", "-v"];
+/// The word that asks any of [`VERSION_ONLY`] for its version.
+const VERSION_WORDS: &[&str] = &["--version"];
 
 /// The programs asked for their version with a word of their own (`go version`, `java
-/// -version`). (`yarn version` and `npm version patch` change the project's version.)
+/// -version`, `python3 -V`): a short option means different things to each (`python3 -v` is
+/// verbose and then runs the script it reads; `ruby -v` is verbose too). (`yarn version` and
+/// `npm version patch` change the project's version.)
 const OWN_VERSION_WORDS: &[(&str, &str)] = &[
+    ("python", "-V"),
+    ("python3", "-V"),
+    ("python2", "-V"),
+    ("cargo", "-V"),
+    ("rustc", "-V"),
+    ("rustup", "-V"),
+    ("deno", "-V"),
+    ("pip", "-V"),
+    ("pip3", "-V"),
+    ("uv", "-V"),
+    ("poetry", "-V"),
+    ("node", "-v"),
+    ("npm", "-v"),
+    ("npx", "-v"),
+    ("pnpm", "-v"),
+    ("yarn", "-v"),
+    ("bun", "-v"),
+    ("perl", "-v"),
+    ("php", "-v"),
+    ("docker", "-v"),
+    ("tsc", "-v"),
     ("go", "version"),
     ("docker", "version"),
     ("kubectl", "version"),
@@ -191,7 +210,7 @@ pub(super) fn judge(
     inner: impl Fn(&[Word]) -> Result<(), String>,
 ) -> Result<(), String> {
     if READERS.contains(&program) {
-        return Ok(());
+        return names::check(program, args);
     }
     if VERSION_ONLY.contains(&program) {
         let asks_version = |word: &str| {
@@ -212,7 +231,10 @@ pub(super) fn judge(
         "awk" | "gawk" | "mawk" | "nawk" => awk::judge(program, args),
         "find" => find(args, inner),
         "sort" => sort(args),
-        "mapfile" | "readarray" => refused_options(program, args, "dnOsuc", &[], "C", &[]),
+        "mapfile" | "readarray" => {
+            refused_options(program, args, "dnOsuc", &[], "C", &[])?;
+            names::check(program, args)
+        }
         "uniq" => uniq(args),
         "tee" => tee(args),
         "date" => date(args),
@@ -221,7 +243,14 @@ pub(super) fn judge(
         "file" => refused_options(program, args, "mfFeP", &[], "C", &["--compile"]),
         "shuf" => refused_options(program, args, "nioe", &[], "o", &["--output"]),
         "base64" => refused_options(program, args, "wio", &[], "o", &["--output"]),
-        "yq" => refused_options(program, args, "I", &[], "is", &["--inplace", "--split-exp"]),
+        "yq" => refused_options(
+            program,
+            args,
+            "I",
+            &[],
+            "is",
+            &["--inplace", "--in-place", "--split-exp"],
+        ),
         "rg" => refused_options(
             program,
             args,
@@ -240,6 +269,10 @@ pub(super) fn judge(
             &["--exec", "--exec-batch"],
         ),
         "xxd" => xxd(args),
+        // binutils load a plugin, a shared library, with `--plugin`.
+        "nm" | "objdump" | "readelf" | "size" => {
+            refused_options(program, args, "", &[], "", &["--plugin"])
+        }
         "less" | "more" | "most" | "man" => Err(format!(
             "`{program}` is a pager, which can run commands; print the text with `cat`, \
              `head` or `sed -n` instead"
@@ -384,7 +417,7 @@ fn uniq(args: &[Word]) -> Result<(), String> {
         return Err(unknown("uniq", word));
     }
     let operands = operands(&parsed);
-    if let Some(word) = operands.iter().find(|w| splits(w) || w.glob) {
+    if let Some(word) = operands.iter().find(|w| may_be_several(w)) {
         return Err(format!(
             "`uniq` is given `{}`, which may be several files: the second is written to",
             word.raw
@@ -481,7 +514,10 @@ fn xxd(args: &[Word]) -> Result<(), String> {
         if values.contains(&text) {
             words.next();
         } else if !text.starts_with('-') || text == "-" {
-            files += 1;
+            files += match may_be_several(word) {
+                true => 2,
+                false => 1,
+            };
         }
     }
     match files > 1 {

@@ -127,8 +127,12 @@ pub(super) fn script(text: &str) -> Result<(), String> {
                 reader.skip(char::is_whitespace);
                 reader.skip(|c| c.is_ascii_digit());
             }
-            // A label, a file read, a version: the rest of the command.
-            'b' | 't' | 'T' | ':' | 'v' => reader.until(|c| c == ';' || c == '\n'),
+            // A label or a version: one word, as GNU sed's `read_label` reads it (`b end w
+            // out` branches to `end`, then writes to `out`).
+            'b' | 't' | 'T' | ':' | 'v' => {
+                reader.skip(|c| c.is_whitespace() && c != '\n');
+                reader.until(|c| c == ';' || c.is_whitespace());
+            }
             'r' | 'R' => reader.until_line_end(),
             'a' | 'i' | 'c' => reader.text(),
             'w' | 'W' => return Err(format!("`sed`'s `{command}` command writes to a file")),

@@ -261,3 +261,171 @@ fn programs_are_run_by_name_or_from_the_system_directories() {
 fn what_cannot_be_parsed_is_refused() {
     assert_not_read_only(&["ls (", "cat <> f"]);
 }
+
+#[test]
+fn arithmetic_on_anything_but_numbers_is_refused() {
+    assert_not_read_only(&[
+        "x='a[$(touch p)]'; echo $((x))",
+        "(( x ))",
+        "echo $[x]",
+        "for ((i=x;;)); do :; done",
+        "[[ $x -eq 0 ]]",
+        "echo ${b[x]}",
+        "echo ${x:off:1}",
+        "a[i]=1",
+        "a=([i]=1)",
+        "declare -i x='a[$(touch p)]'",
+        "let x=1",
+        "echo ${x:-$((y))}",
+    ]);
+    assert_read_only(&[
+        "echo $((1 + 2))",
+        "(( 1 < 2 ))",
+        "[[ $# -eq 0 ]]",
+        "[[ 3 -gt 2 ]]",
+        "[ \"$x\" -eq 0 ]",
+        "echo ${b[1]} ${b[@]} ${#b[*]} ${x:1:2} ${x: -1}",
+        "echo ${x:-default} ${x#pre} ${#x}",
+    ]);
+}
+
+#[test]
+fn indirection_and_prompt_expansion_are_refused() {
+    assert_not_read_only(&["echo ${!x}", "echo \"${x@P}\"", "echo \"${x@E}\""]);
+    assert_read_only(&["echo ${!arr[@]} ${!prefix*}", "echo \"${x@Q}\" \"${x@U}\""]);
+}
+
+#[test]
+fn a_variable_name_with_an_evaluated_index_is_refused() {
+    assert_not_read_only(&[
+        "test -v 'a[$(touch p)]'",
+        "[ -v 'a[$(touch p)]' ]",
+        "[[ -v 'a[$(touch p)]' ]]",
+        "[ -v \"$name\" ]",
+        "[ $op \"$name\" ]",
+        "printf -v 'a[$(touch p)]' x",
+        "printf -v \"$name\" x",
+        "read 'a[$(touch p)]'",
+        "read -ra 'a[$(touch p)]'",
+        "mapfile -t 'a[$(touch p)]' < f",
+        "wait -n -p 'a[$(touch p)]'",
+        "unset 'a[$(touch p)]'",
+        "declare 'a[$(touch p)]=1'",
+    ]);
+    assert_read_only(&[
+        "test -v HOME",
+        "[[ -v a[1] ]]",
+        "[ -n \"$x\" ]",
+        "[ \"$a\" = \"$b\" ]",
+        "printf -v line '%s' x",
+        "read -r line < f",
+        "mapfile -t lines < f",
+    ]);
+}
+
+#[test]
+fn a_short_version_option_counts_only_where_it_means_version() {
+    assert_not_read_only(&[
+        "echo 'open(\"x\",\"w\")' | python3 -v",
+        "python -v",
+        "ruby -v",
+        "gcc -v",
+        "swift -v",
+    ]);
+    assert_read_only(&[
+        "python3 -V",
+        "python3 --version",
+        "node -v",
+        "perl -v",
+        "ruby --version",
+    ]);
+}
+
+#[test]
+fn git_global_options_must_be_known() {
+    assert_not_read_only(&[
+        "git --attr-source status branch X",
+        "git --frobnicate status",
+        "git -p log",
+        "git --paginate log",
+        "git -h branch",
+        "git --help status",
+    ]);
+    assert_read_only(&[
+        "git --attr-source HEAD status",
+        "git --attr-source=HEAD status",
+        "git --no-pager -C sub --git-dir=.git log",
+        "git --version",
+        "git --list-cmds=main",
+    ]);
+}
+
+#[test]
+fn a_sed_label_ends_at_a_blank_as_gnu_sed_reads_it() {
+    assert_not_read_only(&[
+        "sed -n ':a w out' f",
+        "sed -n 'b end w out' f",
+        "sed -n 't x W out' f",
+        "sed -n 'v 4.2 w out' f",
+    ]);
+    assert_read_only(&["sed -n ':a;N;$!ba;p' f", "sed -e :a -e '$!N;ba' f"]);
+}
+
+#[test]
+fn every_spelling_of_in_place_is_refused() {
+    assert_not_read_only(&[
+        "yq --in-place '.a = 1' f.yaml",
+        "yq --inplace '.a = 1' f.yaml",
+        "yq -i '.a = 1' f.yaml",
+        "sed --in-place=.bak 's/a/b/' f",
+    ]);
+}
+
+#[test]
+fn git_branch_with_a_name_only_lists_after_list_or_a_filter() {
+    assert_not_read_only(&[
+        "git branch -v NAME",
+        "git branch --verbose NAME",
+        "git branch -vv NAME",
+        "git branch -a NAME",
+    ]);
+    assert_read_only(&[
+        "git branch -v",
+        "git branch --list 'feat/*'",
+        "git branch -v --list 'feat/*'",
+        "git branch --merged main",
+    ]);
+}
+
+#[test]
+fn a_word_that_may_become_several_counts_as_several_operands() {
+    assert_not_read_only(&[
+        "uniq f.yaml{,.out}",
+        "uniq {a,b}",
+        "uniq f{1..2}",
+        "xxd f{1..2}",
+        "xxd {a,b}",
+    ]);
+    assert_read_only(&["uniq f.txt", "xxd f.bin", "uniq -c f.txt"]);
+}
+
+#[test]
+fn git_remote_show_is_offline_only_with_n_as_an_option() {
+    assert_not_read_only(&["git remote show origin -- -n"]);
+    assert_read_only(&["git remote show -n origin", "git remote show origin -n"]);
+}
+
+#[test]
+fn binutils_plugins_are_refused() {
+    assert_not_read_only(&[
+        "nm --plugin lib.so a.o",
+        "objdump --plugin=lib.so -d a.o",
+        "nm --plu lib.so a.o",
+    ]);
+    assert_read_only(&[
+        "nm -C a.o",
+        "objdump -d a.o",
+        "readelf -h a.out",
+        "size a.out",
+    ]);
+}
