@@ -36,7 +36,9 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 /// Where the project's settings live, relative to its root.
 pub const PROJECT_CONFIG: &str = ".wright/config.toml";
 
-pub use file::{ChecksConfig, FileConfig, HookConfig, HooksConfig};
+pub use file::{
+    ChecksConfig, FileConfig, HookConfig, HooksConfig, McpServerConfig, mcp_server_problem,
+};
 
 /// Settings given on the command line.
 #[derive(Debug, Clone, Default)]
@@ -109,6 +111,19 @@ pub fn subagent_settings(files: &[FileConfig]) -> SubagentSettings {
             .unwrap_or(defaults.concurrency)
             .clamp(1, 16),
     }
+}
+
+/// The MCP servers of the settings files (highest first): the user's, then the project's (a
+/// project's file keeps them only when the project is trusted), a higher file's server
+/// replacing a lower one of the same name; in name order.
+pub fn mcp_servers(files: &[FileConfig]) -> Vec<(String, McpServerConfig)> {
+    let mut servers: BTreeMap<String, McpServerConfig> = BTreeMap::new();
+    for file in files.iter().rev() {
+        for (name, server) in &file.mcp_servers {
+            servers.insert(name.clone(), server.clone());
+        }
+    }
+    servers.into_iter().collect()
 }
 
 /// The deepest sub-agents may nest whatever the settings say.
@@ -755,6 +770,11 @@ pub fn restrict_untrusted(
         return Vec::new();
     }
     let mut ignored = Vec::new();
+    // An MCP server is a command the repository picks, run on every session start.
+    if !project.mcp_servers.is_empty() {
+        project.mcp_servers.clear();
+        ignored.push("[mcp_servers]");
+    }
     // Sub-agents multiply calls: a repository may have fewer of them, not more.
     let defaults = SubagentSettings::default();
     if project

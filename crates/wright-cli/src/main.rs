@@ -9,6 +9,7 @@ mod config;
 mod context_cmd;
 mod exit_signals;
 mod interactive;
+mod mcp_cmd;
 mod prompt;
 mod render;
 mod session;
@@ -113,6 +114,9 @@ enum Command {
     /// The agents the Task tool can run: built in, the user's (~/.config/wright/agents) and
     /// the project's (.wright/agents).
     Agents(agents_cmd::AgentsArgs),
+    /// The Model Context Protocol servers whose tools the agent may use: list them, add one to
+    /// your settings, remove one.
+    Mcp(mcp_cmd::McpArgs),
 }
 
 #[derive(Debug, Args)]
@@ -253,6 +257,7 @@ fn main() -> ExitCode {
             Some(Command::Diff(args)) => undo_cmd::diff(&root, &args),
             Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
+            Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

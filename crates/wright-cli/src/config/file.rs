@@ -89,6 +89,11 @@ pub struct FileConfig {
     /// `[agents]`: how sub-agents (the Task tool) nest and run at once.
     #[serde(default)]
     pub agents: AgentsConfig,
+    /// `[mcp_servers.NAME]`: Model Context Protocol servers whose tools the agent may use
+    /// (issue 15). A project's own file may declare them only when the project is trusted:
+    /// they run commands.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     /// Projects whose own `.wright/config.toml` may widen what wright does (hooks, `[bash]
     /// allow`, the sandbox, `allow_outside_project`, `base_url`, ...); read from the user's
     /// file only, since a project cannot vouch for itself.
@@ -136,6 +141,80 @@ pub struct ChecksConfig {
     /// `{files}` in the command becomes the edited files the pattern matched, shell-quoted.
     #[serde(flatten)]
     pub commands: BTreeMap<String, String>,
+}
+
+/// One `[mcp_servers.NAME]` table (issue 15): a server started as a command (`command`,
+/// `args`, `env`, `cwd`) or reached over Streamable HTTP (`url`, `headers`,
+/// `bearer_token_env_var`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program that serves MCP on its standard input and output.
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Variables set for it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// The directory it runs in (default the project root).
+    pub cwd: Option<String>,
+    /// The URL of a Streamable HTTP server.
+    pub url: Option<String>,
+    /// Headers sent to it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// The variable holding the bearer token sent to it (never the token itself).
+    pub bearer_token_env_var: Option<String>,
+    /// Only these of its tools are used (default all).
+    pub enabled_tools: Option<Vec<String>>,
+    /// These of its tools are never used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_tools: Vec<String>,
+    /// Seconds it may take to start and list its tools (default 10).
+    pub startup_timeout_secs: Option<u64>,
+    /// Seconds one call may take (default 60).
+    pub tool_timeout_secs: Option<u64>,
+}
+
+/// What makes the server `name` unusable, if anything (see `FileConfig::check_mcp_servers`).
+pub fn mcp_server_problem(name: &str, server: &McpServerConfig) -> Option<String> {
+    let valid_name = (1..=32).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid_name {
+        return Some(
+            "a server's name is 1 to 32 letters, digits, `-` or `_` (it becomes part of its \
+             tools' names, mcp__NAME__TOOL)"
+                .into(),
+        );
+    }
+    match (&server.command, &server.url) {
+        (None, None) => return Some("give `command` (a program) or `url` (an HTTP server)".into()),
+        (Some(_), Some(_)) => return Some("give `command` or `url`, not both".into()),
+        (Some(command), None) if command.trim().is_empty() => {
+            return Some("`command` is empty".into());
+        }
+        (Some(_), None) if !server.headers.is_empty() || server.bearer_token_env_var.is_some() => {
+            return Some("`headers` and `bearer_token_env_var` are for a `url` server".into());
+        }
+        (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            return Some(format!(
+                "`url` must be an http:// or https:// URL, not {url:?}"
+            ));
+        }
+        (None, Some(_))
+            if !server.args.is_empty() || !server.env.is_empty() || server.cwd.is_some() =>
+        {
+            return Some("`args`, `env` and `cwd` are for a `command` server".into());
+        }
+        _ => {}
+    }
+    if server.startup_timeout_secs == Some(0) || server.tool_timeout_secs == Some(0) {
+        return Some("timeouts are 1 second or more".into());
+    }
+    None
 }
 
 /// The `[agents]` table of a settings file (issue 14).
@@ -265,7 +344,25 @@ impl FileConfig {
             message: e.to_string(),
         })?;
         config.check_counts(path)?;
+        config.check_mcp_servers(path)?;
         Ok(config)
+    }
+
+    /// Refuses an `[mcp_servers.NAME]` that cannot be started: a name that cannot become part
+    /// of a tool name, neither or both of `command` and `url`, zero timeouts, HTTP settings on
+    /// a command or command settings on a URL.
+    fn check_mcp_servers(&self, path: &Path) -> Result<(), ConfigError> {
+        for (name, server) in &self.mcp_servers {
+            let problem = mcp_server_problem(name, server);
+            if let Some(problem) = problem {
+                return Err(ConfigError::Setting {
+                    path: path.to_path_buf(),
+                    key: "mcp_servers",
+                    problem: format!("[mcp_servers.{name}]: {problem}"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Refuses counts of zero that would make wright do nothing: no model call in a round,

@@ -25,6 +25,7 @@ mod interactive_undo;
 mod interrupt;
 mod interrupted_step;
 mod lifetime;
+mod mcp;
 mod plan;
 mod secrets;
 mod sessions;
