@@ -181,6 +181,7 @@ impl Settings {
             subagents: self.subagents,
             profile: AgentProfile::default(),
             prices: self.prices.clone(),
+            external_tools: None,
         }
     }
 }

@@ -55,6 +55,7 @@ fn session(server: &TestServer, home: &std::path::Path, root: &std::path::Path) 
         subagents: SubagentSettings::default(),
         profile: AgentProfile::default(),
         prices: HashMap::new(),
+        external_tools: None,
     };
     let builder = AgentBuilder::new(setup).expect("builder");
     Sessions::new(SessionStore::new(home, root), builder)

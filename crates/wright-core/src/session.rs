@@ -74,7 +74,14 @@ pub struct AgentSetup {
     pub profile: AgentProfile,
     /// The prices of models (for the cost note of a sub-agent's answer).
     pub prices: HashMap<String, Price>,
+    /// Tools from outside wright (MCP servers' tools, issue 15), made for each agent after
+    /// the built-in ones, in a stable order; `None` for none.
+    pub external_tools: Option<ExternalTools>,
 }
+
+/// Makes the tools from outside wright for one agent (each agent owns its registry): the
+/// same tools, in the same order, every time, so that L1 stays byte-identical.
+pub type ExternalTools = Arc<dyn Fn() -> Vec<Box<dyn wright_tools::Tool>> + Send + Sync>;
 
 /// Why a session could not be opened or its agent built.
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +152,7 @@ pub struct AgentBuilder {
     subagents: SubagentSettings,
     profile: AgentProfile,
     prices: Arc<HashMap<String, Price>>,
+    external_tools: Option<ExternalTools>,
     /// Where sub-agents' sessions go: the store of the sessions this builder's agents run
     /// in (set by [`Sessions::new`]); without one there is no Task tool.
     store: Option<SessionStore>,
@@ -172,6 +180,7 @@ impl AgentBuilder {
             subagents: setup.subagents,
             profile: setup.profile,
             prices: Arc::new(setup.prices),
+            external_tools: setup.external_tools,
             store: None,
         })
     }
@@ -262,6 +271,11 @@ impl AgentBuilder {
             .cloned()
             .unwrap_or_else(|| Approvals::new(self.approval, self.approver.clone()));
         let mut tools = self.tools.registry();
+        if let Some(external) = &self.external_tools {
+            for tool in external() {
+                tools.register(tool);
+            }
+        }
         if let Some(store) = self
             .store
             .as_ref()
@@ -600,6 +614,7 @@ mod tests {
             subagents: SubagentSettings::default(),
             profile: AgentProfile::default(),
             prices: HashMap::new(),
+            external_tools: None,
         }
     }
 

@@ -73,6 +73,7 @@ impl Project {
             subagents: SubagentSettings::default(),
             profile: AgentProfile::default(),
             prices: HashMap::new(),
+            external_tools: None,
         }
     }
 
@@ -612,4 +613,76 @@ async fn a_child_asks_in_the_mode_its_parent_is_in_now() {
     assert!(!project.root.path().join("notes.txt").exists());
     let (_, after) = parts(&server.requests()[2]);
     assert!(after.contains("The user denied this action."), "{after}");
+}
+
+/// A tool from outside wright, as an MCP server's would be.
+struct Outside;
+
+impl wright_tools::Tool for Outside {
+    fn name(&self) -> &str {
+        "mcp__demo__echo"
+    }
+    fn kind(&self) -> wright_tools::ToolKind {
+        wright_tools::ToolKind::Read
+    }
+    fn description(&self) -> &str {
+        "Echoes its text."
+    }
+    fn schema(&self) -> Value {
+        serde_json::json!({"type": "object"})
+    }
+    fn prepare(
+        &self,
+        args: Value,
+        _: &wright_tools::ToolContext,
+    ) -> Result<Box<dyn wright_tools::Prepared>, wright_protocol::ToolError> {
+        Ok(Box::new(Echoed(args)))
+    }
+}
+
+struct Echoed(Value);
+
+impl wright_tools::Prepared for Echoed {
+    fn run<'a>(
+        self: Box<Self>,
+        _: &'a wright_tools::ToolContext,
+    ) -> futures::future::BoxFuture<'a, wright_protocol::ToolResult> {
+        let text = format!("ECHO {}", self.0["text"].as_str().unwrap_or(""));
+        Box::pin(std::future::ready(wright_protocol::ToolResult::success(
+            text,
+            Value::Null,
+        )))
+    }
+}
+
+#[tokio::test]
+async fn tools_from_outside_join_the_session_agent_and_its_children() {
+    let project = Project::new();
+    let server = serve(&[
+        "Action: mcp__demo__echo[{\"text\": \"hi\"}]",
+        "Action: Task[{\"description\": \"look\", \"prompt\": \"look\"}]",
+        "Action: Finish[child done]",
+        "Action: Finish[done]",
+    ]);
+    let mut setup = project.setup(&server, 0);
+    setup.external_tools = Some(Arc::new(|| {
+        vec![Box::new(Outside) as Box<dyn wright_tools::Tool>]
+    }));
+    let sessions = Sessions::new(project.store(), AgentBuilder::new(setup).unwrap());
+    let mut session = sessions.create(None).unwrap();
+    finish(&mut session, "go").await;
+    let requests = server.requests();
+    let (system, _) = parts(&requests[0]);
+    assert!(
+        system.contains("## mcp__demo__echo\nEchoes its text."),
+        "{system}"
+    );
+    let (_, next) = parts(&requests[1]);
+    assert!(next.contains("ECHO hi"), "{next}");
+    // A child with every tool gets them too (explore keeps its own short list).
+    let (child_system, _) = parts(&requests[2]);
+    assert!(
+        child_system.contains("## mcp__demo__echo"),
+        "{child_system}"
+    );
 }

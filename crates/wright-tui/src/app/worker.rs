@@ -538,6 +538,7 @@ mod tests {
                 subagents: Default::default(),
                 profile: Default::default(),
                 prices: HashMap::new(),
+                external_tools: None,
             },
             store: SessionStore::new(home.path(), root.path()),
             prices: HashMap::new(),
