@@ -95,6 +95,13 @@ pub trait Tool: Send + Sync {
     /// function-calling providers and MCP clients take it.
     fn schema(&self) -> Value;
 
+    /// For a tool from outside wright (an MCP server's): one line saying what it does, which
+    /// L1 gives instead of the full description once such tools pass a budget
+    /// ([`ToolRegistry::descriptions`]). `None` (the built-ins): always described in full.
+    fn summary(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether a call changes nothing outside the agent, so that it may run where nothing may
     /// be changed (plan mode, read-only sub-agents).
     fn read_only(&self) -> bool {

@@ -16,6 +16,17 @@ use crate::{
 /// output so far) before the registry answers with a plain one.
 const CANCEL_GRACE: Duration = Duration::from_millis(500);
 
+/// Tools from outside described in full in L1, at most (issue 15: "many tools, small context").
+pub const FULL_EXTERNAL_TOOLS: usize = 40;
+/// Characters of full descriptions of tools from outside in L1, at most (~4k tokens).
+pub const FULL_EXTERNAL_CHARS: usize = 12_000;
+/// The longest one-line summary of a tool beyond the budget.
+const SUMMARY_CHARS: usize = 100;
+/// What L1 says once before the tools it describes in short.
+const BRIEF_NOTE: &str = "(The tools below are described in one line each. Call one with the \
+                          arguments you expect; if they are wrong, the observation gives its \
+                          parameters.)\n\n";
+
 /// The tools, by name, in registration order (which is also their order in the system prompt).
 #[derive(Default)]
 pub struct ToolRegistry {
@@ -103,11 +114,38 @@ impl ToolRegistry {
 
     /// [`descriptions`](Self::descriptions) of the tools `offered` says yes to (plan mode
     /// describes only the tools that change nothing, and Bash).
+    ///
+    /// Tools from outside (those with a [`Tool::summary`], MCP servers' tools) are described in
+    /// full while they fit a budget ([`FULL_EXTERNAL_TOOLS`] tools, [`FULL_EXTERNAL_CHARS`]
+    /// characters); the rest by name and their one-line summary: a call with wrong arguments
+    /// gets their schema back, a call with right ones just works. Built-in tools are always
+    /// described in full. The same tools give the same text every time (L1 stays stable).
     pub fn descriptions_where(&self, mut offered: impl FnMut(&dyn Tool) -> bool) -> String {
+        let (mut full_tools, mut full_chars, mut told) = (0, 0, false);
         self.tools
             .iter()
             .filter(|t| offered(t.as_ref()))
-            .map(|t| format!("## {}\n{}", t.name(), t.description().trim()))
+            .map(|t| {
+                let description = t.description().trim();
+                let Some(summary) = t.summary() else {
+                    return format!("## {}\n{description}", t.name());
+                };
+                let fits = full_tools < FULL_EXTERNAL_TOOLS
+                    && full_chars + description.len() <= FULL_EXTERNAL_CHARS;
+                if fits {
+                    full_tools += 1;
+                    full_chars += description.len();
+                    format!("## {}\n{description}", t.name())
+                } else {
+                    let summary = wright_protocol::text::clip(summary.trim(), SUMMARY_CHARS);
+                    // Said once, before the first tool described in short.
+                    let note = match std::mem::replace(&mut told, true) {
+                        false => BRIEF_NOTE,
+                        true => "",
+                    };
+                    format!("{note}## {}\n{summary}", t.name())
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n\n")
     }
@@ -349,6 +387,85 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ToolContext::new(dir.path()).unwrap();
         (dir, ctx)
+    }
+
+    /// A tool from outside with a description of `len` characters.
+    struct External {
+        name: String,
+        description: String,
+    }
+
+    impl Tool for External {
+        fn name(&self) -> &str {
+            &self.name
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Execute
+        }
+        fn schema(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn description(&self) -> &str {
+            &self.description
+        }
+        fn summary(&self) -> Option<&str> {
+            self.description.lines().next()
+        }
+        fn prepare(
+            &self,
+            _: Value,
+            _: &ToolContext,
+        ) -> Result<Box<dyn Prepared>, wright_protocol::ToolError> {
+            Ok(Box::new(Stuck))
+        }
+    }
+
+    /// The builtins and `count` outside tools, each with a one-line purpose and a schema of
+    /// about 400 characters, as MCP servers describe theirs.
+    fn with_external(count: usize) -> ToolRegistry {
+        let mut registry = ToolRegistry::builtin();
+        let schema = json!({"type": "object", "properties": {
+            "path": {"type": "string", "description": "The file or directory to work on"},
+            "recursive": {"type": "boolean", "description": "Whether to go into subdirectories"},
+            "limit": {"type": "integer", "description": "How many entries to return at most"},
+            "pattern": {"type": "string", "description": "A glob the names must match"}},
+            "required": ["path"]});
+        for i in 0..count {
+            registry.register(Box::new(External {
+                name: format!("mcp__server__tool_{i:03}"),
+                description: format!(
+                    "Lists the entries of directory number {i} with their sizes.\nInput schema: {schema}"
+                ),
+            }));
+        }
+        registry
+    }
+
+    #[test]
+    fn many_outside_tools_add_little_to_l1_and_always_the_same() {
+        let base = ToolRegistry::builtin().descriptions().len();
+        let tokens = |count: usize| (with_external(count).descriptions().len() - base) / 3;
+        let (twenty, many) = (tokens(20), tokens(150));
+        // Twenty are described in full; 150 stay within the ~8k tokens the issue allows.
+        assert!(
+            with_external(20)
+                .descriptions()
+                .matches("Input schema")
+                .count()
+                == 20
+        );
+        assert!(
+            many <= 8_000,
+            "150 tools add {many} tokens (20 add {twenty})"
+        );
+        let text = with_external(150).descriptions();
+        assert_eq!(text.matches(BRIEF_NOTE.trim()).count(), 1);
+        assert!(
+            text.contains("## mcp__server__tool_149\nLists the entries of directory number 149")
+        );
+        assert_eq!(text, with_external(150).descriptions(), "stable");
+        // The built-ins are always whole.
+        assert!(text.starts_with(&ToolRegistry::builtin().descriptions()));
     }
 
     #[test]
