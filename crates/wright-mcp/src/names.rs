@@ -64,7 +64,7 @@ mod tests {
             "mcp__git_hub__search_issues"
         );
         assert_eq!(tool_name("fs", "read-file_2"), "mcp__fs__read-file_2");
-        assert_eq!(tool_name("é", "工具"), "mcp_________");
+        assert_eq!(tool_name("é", "工具"), "mcp_______");
     }
 
     #[test]
