@@ -1,6 +1,8 @@
 //! wright-mcp against real MCP servers: the testkit's scripted server over stdio, and the
 //! reference `server-everything` from npm when node is present.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};

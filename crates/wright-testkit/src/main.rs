@@ -218,6 +218,25 @@ fn record_requests(server: &TestServer, path: &Path) -> ExitCode {
     }
 }
 
+/// `mcp-serve SCRIPT.json`: the scripted MCP server; `None` for any other command.
+fn mcp_serve(args: &[String]) -> Option<ExitCode> {
+    let [command, script] = args else {
+        return None;
+    };
+    if command != "mcp-serve" {
+        return None;
+    }
+    let outcome = wright_testkit::mcp_server::McpScript::load(Path::new(script))
+        .and_then(|script| wright_testkit::mcp_server::serve_stdio(&script));
+    Some(match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("wright-testkit mcp-serve: {script}: {error}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,23 +301,4 @@ mod tests {
             Err(ArgsError::Unexpected("b.json".to_string()))
         );
     }
-}
-
-/// `mcp-serve SCRIPT.json`: the scripted MCP server; `None` for any other command.
-fn mcp_serve(args: &[String]) -> Option<ExitCode> {
-    let [command, script] = args else {
-        return None;
-    };
-    if command != "mcp-serve" {
-        return None;
-    }
-    let outcome = wright_testkit::mcp_server::McpScript::load(Path::new(script))
-        .and_then(|script| wright_testkit::mcp_server::serve_stdio(&script));
-    Some(match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("wright-testkit mcp-serve: {script}: {error}");
-            ExitCode::from(EXIT_USAGE)
-        }
-    })
 }

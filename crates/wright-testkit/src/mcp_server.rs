@@ -12,10 +12,10 @@
 //!             "crash": false}]}
 //! ```
 //!
-//! A tool without `result` answers with its arguments as text. `crash` exits the server (code
-//! 1) when the tool is called, before answering. `generate_tools` adds `tool_000`, `tool_001`,
-//! … that echo. `spawn` starts a command that stays in the server's process group, to prove a
-//! client stops the whole group.
+//! A tool without `result` answers with its arguments as text. `crash` makes the server exit
+//! with code 1 when the tool is called, before answering. `generate_tools` adds the echo tools
+//! `tool_000`, `tool_001` and so on. `spawn` starts a command that stays in the server's
+//! process group, to prove a client stops the whole group.
 
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
