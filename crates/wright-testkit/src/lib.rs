@@ -31,6 +31,7 @@
 
 mod anthropic;
 mod http;
+pub mod mcp_server;
 mod openai;
 #[cfg(target_os = "linux")]
 pub mod processes;

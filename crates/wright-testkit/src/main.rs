@@ -12,6 +12,7 @@ wright-testkit: a scripted fake model provider (OpenAI and Anthropic wire format
 
 Usage:
   wright-testkit serve SCRIPT.json [--port N] [--record FILE]
+  wright-testkit mcp-serve MCP-SCRIPT.json
   wright-testkit --help
 
 Serves on 127.0.0.1 (a free port unless --port is given), prints its base URL on stdout,
@@ -21,6 +22,8 @@ With --record, every request is appended to FILE as a JSON line {method, path, b
 
 A script is JSON: {\"responses\": [{\"text\": \"...\"}, {\"status\": 429, \"error_message\": \"...\"}]}
 See crates/wright-testkit/examples/hello.json.
+
+mcp-serve runs a scripted MCP server on stdin/stdout instead (see src/mcp_server.rs).
 ";
 
 /// Exit status for bad arguments or a bad script.
@@ -126,6 +129,9 @@ fn load_script(path: &Path) -> Result<Script, ScriptFileError> {
 }
 
 fn main() -> ExitCode {
+    if let Some(exit) = mcp_serve(&std::env::args().skip(1).collect::<Vec<_>>()) {
+        return exit;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (script_path, port, record) = match parse_args(&args) {
         Ok(Command::Help) => {
@@ -210,6 +216,25 @@ fn record_requests(server: &TestServer, path: &Path) -> ExitCode {
         written = requests.len();
         std::thread::sleep(RECORD_INTERVAL);
     }
+}
+
+/// `mcp-serve SCRIPT.json`: the scripted MCP server; `None` for any other command.
+fn mcp_serve(args: &[String]) -> Option<ExitCode> {
+    let [command, script] = args else {
+        return None;
+    };
+    if command != "mcp-serve" {
+        return None;
+    }
+    let outcome = wright_testkit::mcp_server::McpScript::load(Path::new(script))
+        .and_then(|script| wright_testkit::mcp_server::serve_stdio(&script));
+    Some(match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("wright-testkit mcp-serve: {script}: {error}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    })
 }
 
 #[cfg(test)]

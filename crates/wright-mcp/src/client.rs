@@ -1,0 +1,377 @@
+//! The one module that knows rmcp (CRATES.md row 9: its API churns between majors, so every
+//! rmcp type stays in here): connecting to a server over stdio or Streamable HTTP, listing
+//! its tools, calling one, and the stdio server's process group.
+//!
+//! Stdio servers are spawned here rather than through rmcp's child-process transport: wright
+//! keeps the child, so it decides how the server's group is stopped (SIGTERM, a grace, then
+//! SIGKILL to the whole group) and rmcp's `Drop`, which needs a runtime to kill, is never
+//! relied on.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceError, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, Command};
+
+use crate::config::{McpServerConfig, McpTransport};
+
+/// The most tools one server may bring; the rest are ignored (a server is untrusted).
+pub const MAX_TOOLS_PER_SERVER: usize = 1000;
+
+/// How much of a stdio server's standard error is kept, to explain a failure.
+const STDERR_TAIL_BYTES: usize = 2048;
+
+/// How often a stopping server is looked at.
+const POLL: Duration = Duration::from_millis(10);
+
+/// A tool as a server lists it, in wright's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerTool {
+    /// The server's own name for it.
+    pub name: String,
+    /// The server's description, possibly empty.
+    pub description: String,
+    /// Its input schema (a JSON Schema object).
+    pub input_schema: Value,
+    /// Whether the server says it changes nothing (`annotations.readOnlyHint`).
+    pub read_only: bool,
+}
+
+/// Why a server could not be reached or did not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The stdio server's command could not be started.
+    #[error("could not start `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    /// A header, or the bearer token, is not valid in HTTP.
+    #[error("{0}")]
+    BadSetting(String),
+    /// The MCP handshake failed.
+    #[error("the MCP handshake failed: {0}")]
+    Initialize(String),
+    /// The server is gone: it exited or closed the connection.
+    #[error("the server closed the connection{0}")]
+    Closed(String),
+    /// The server answered a request with an error.
+    #[error("{0}")]
+    Request(String),
+}
+
+/// A live connection to one server.
+pub struct Connection {
+    service: RunningService<RoleClient, ClientConfig>,
+    /// The stdio server's process; `None` for HTTP.
+    process: Option<ServerProcess>,
+}
+
+/// What calls a server's tools; cheap to clone, usable while others call too.
+#[derive(Clone)]
+pub struct Caller {
+    peer: Peer<RoleClient>,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// Connects to the server `config` describes and completes the MCP handshake. Not bounded in
+/// time: the caller bounds it, and dropping the future stops a started process.
+pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError> {
+    let info = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("wright", env!("CARGO_PKG_VERSION")),
+    );
+    match &config.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = Command::new(command);
+            cmd.args(args)
+                .envs(env)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(false);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            #[cfg(unix)]
+            cmd.process_group(0);
+            let mut child = cmd.spawn().map_err(|source| ClientError::Spawn {
+                command: command.clone(),
+                source,
+            })?;
+            let stderr = Arc::new(Mutex::new(String::new()));
+            if let Some(mut pipe) = child.stderr.take() {
+                let tail = stderr.clone();
+                tokio::spawn(async move {
+                    let mut buffer = [0u8; 1024];
+                    while let Ok(n) = pipe.read(&mut buffer).await {
+                        if n == 0 {
+                            break;
+                        }
+                        keep_tail(&tail, &String::from_utf8_lossy(&buffer[..n]));
+                    }
+                });
+            }
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(ClientError::Initialize("no pipes to the server".into()));
+            };
+            let process = ServerProcess::new(child, stderr.clone());
+            let service = info
+                .serve((stdout, stdin))
+                .await
+                .map_err(|e| ClientError::Initialize(format!("{e}{}", process.stderr_note())))?;
+            Ok(Connection {
+                service,
+                process: Some(process),
+            })
+        }
+        McpTransport::Http {
+            url,
+            headers,
+            bearer_token_env_var,
+        } => {
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let name =
+                    reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                        ClientError::BadSetting(format!("`{name}` is not a header name"))
+                    })?;
+                let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                    ClientError::BadSetting(format!("the value of header `{name}` is not valid"))
+                })?;
+                custom.insert(name, value);
+            }
+            let mut transport_config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            if let Some(var) = bearer_token_env_var {
+                let token = std::env::var(var).map_err(|_| {
+                    ClientError::BadSetting(format!(
+                        "the bearer token variable `{var}` is not set (or not UTF-8)"
+                    ))
+                })?;
+                transport_config = transport_config.auth_header(token);
+            }
+            let transport = StreamableHttpClientTransport::from_config(transport_config);
+            let service = info
+                .serve(transport)
+                .await
+                .map_err(|e| ClientError::Initialize(e.to_string()))?;
+            Ok(Connection {
+                service,
+                process: None,
+            })
+        }
+    }
+}
+
+impl Connection {
+    /// The server's tools, at most [`MAX_TOOLS_PER_SERVER`].
+    pub async fn list_tools(&self) -> Result<Vec<ServerTool>, ClientError> {
+        let tools = self
+            .service
+            .list_all_tools()
+            .await
+            .map_err(|e| self.caller().error(e))?;
+        Ok(tools
+            .into_iter()
+            .take(MAX_TOOLS_PER_SERVER)
+            .map(|tool| ServerTool {
+                name: tool.name.to_string(),
+                description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*tool.input_schema).clone()),
+                read_only: tool
+                    .annotations
+                    .and_then(|a| a.read_only_hint)
+                    .unwrap_or(false),
+            })
+            .collect())
+    }
+
+    /// What calls this server's tools.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            peer: self.service.peer().clone(),
+            stderr: self
+                .process
+                .as_ref()
+                .map(|p| p.stderr.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Whether the connection has ended (the server exited or closed it).
+    pub fn is_closed(&mut self) -> bool {
+        self.service.is_closed() || self.process.as_mut().is_some_and(ServerProcess::exited)
+    }
+
+    /// The process id of a stdio server (also its process group's id).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(|p| p.child.as_ref()?.id())
+    }
+
+    /// Sends SIGTERM to a stdio server's process group, without waiting.
+    pub fn terminate(&self) {
+        if let Some(process) = &self.process {
+            process.signal_group(Signal::Term);
+        }
+    }
+
+    /// Stops the server: SIGTERM to its process group, up to `grace` for it to exit, then
+    /// SIGKILL to the group. Blocks the thread for at most `grace`.
+    pub fn stop(mut self, grace: Duration) {
+        if let Some(process) = self.process.take() {
+            process.stop(grace);
+        }
+    }
+}
+
+impl Caller {
+    /// Calls `tool` with `arguments` and gives the `CallToolResult` as JSON. Dropping the
+    /// future cancels the request (rmcp sends `notifications/cancelled`).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let result = self
+            .peer
+            .call_tool(params)
+            .await
+            .map_err(|e| self.error(e))?;
+        serde_json::to_value(result).map_err(|e| ClientError::Request(e.to_string()))
+    }
+
+    fn error(&self, error: ServiceError) -> ClientError {
+        match error {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                ClientError::Closed(stderr_note(&self.stderr))
+            }
+            ServiceError::McpError(e) => ClientError::Request(e.message.to_string()),
+            other => ClientError::Request(other.to_string()),
+        }
+    }
+}
+
+/// `: <its last stderr line>` when the server wrote any, for error messages.
+fn stderr_note(stderr: &Mutex<String>) -> String {
+    let tail = stderr.lock().unwrap_or_else(PoisonError::into_inner);
+    match tail.lines().rev().find(|l| !l.trim().is_empty()) {
+        Some(line) => format!(
+            " (its last error output: {})",
+            crate::result::cut_middle(line.trim(), 300)
+        ),
+        None => String::new(),
+    }
+}
+
+fn keep_tail(tail: &Mutex<String>, more: &str) {
+    let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+    tail.push_str(more);
+    if tail.len() > STDERR_TAIL_BYTES {
+        let mut cut = tail.len() - STDERR_TAIL_BYTES;
+        while !tail.is_char_boundary(cut) {
+            cut += 1;
+        }
+        tail.drain(..cut);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+/// A stdio server's process, leader of its own process group. Dropping it stops the group
+/// (SIGTERM, a short grace, SIGKILL): no server outlives its connection.
+struct ServerProcess {
+    child: Option<Child>,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// How long a dropped server gets between SIGTERM and SIGKILL: short, as a drop blocks.
+const DROP_GRACE: Duration = Duration::from_millis(300);
+
+impl ServerProcess {
+    fn new(child: Child, stderr: Arc<Mutex<String>>) -> Self {
+        Self {
+            child: Some(child),
+            stderr,
+        }
+    }
+
+    fn stderr_note(&self) -> String {
+        stderr_note(&self.stderr)
+    }
+
+    fn exited(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_none_or(|child| !matches!(child.try_wait(), Ok(None)))
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if let Some(pid) = self.child.as_ref().and_then(Child::id) {
+            signal_group(pid, signal);
+        }
+    }
+
+    fn stop(mut self, grace: Duration) {
+        self.stop_now(grace);
+    }
+
+    fn stop_now(&mut self, grace: Duration) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let Some(pid) = child.id() else {
+            // Already reaped.
+            return;
+        };
+        signal_group(pid, Signal::Term);
+        let deadline = Instant::now() + grace;
+        while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
+        // Whatever is left of the group (the leader, or children it left behind) is killed.
+        signal_group(pid, Signal::Kill);
+        #[cfg(not(unix))]
+        let _ = child.start_kill();
+        let _ = child.try_wait();
+    }
+}
+
+/// Sends `signal` to the process group led by `pid`; a group already gone is fine.
+fn signal_group(pid: u32, signal: Signal) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        use nix::sys::signal::{Signal as S, killpg};
+        let signal = match signal {
+            Signal::Term => S::SIGTERM,
+            Signal::Kill => S::SIGKILL,
+        };
+        let _ = killpg(nix::unistd::Pid::from_raw(pid), signal);
+    }
+    #[cfg(not(unix))]
+    let _ = (pid, signal);
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.stop_now(DROP_GRACE);
+    }
+}

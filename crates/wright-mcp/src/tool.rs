@@ -1,0 +1,177 @@
+//! One MCP server tool as a wright [`Tool`]: its name, description and kind, the check of
+//! its arguments, and the call itself, bounded in time and stopped by Ctrl-C.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use wright_protocol::{ErrorCode, ToolError, ToolResult};
+use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
+
+use crate::client::{ClientError, ServerTool};
+use crate::result::{cut_middle, to_tool_result};
+use crate::schema;
+use crate::servers::Server;
+
+/// The most of a server's own description shown in the system prompt.
+pub const MAX_DESCRIPTION_CHARS: usize = 1000;
+
+/// The largest input schema shown in full, in the description and in an `invalid_arguments`
+/// error; a larger one is cut in the middle.
+pub const MAX_SCHEMA_BYTES: usize = 8 * 1024;
+
+/// A server's tool, offered to the model as `mcp__SERVER__TOOL`.
+#[derive(Clone)]
+pub struct McpTool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    name: String,
+    server: Arc<Server>,
+    tool: ServerTool,
+    description: String,
+    /// The input schema as compact JSON, bounded.
+    shape: String,
+}
+
+impl McpTool {
+    pub(crate) fn new(name: String, server: Arc<Server>, tool: ServerTool) -> Self {
+        let shape = cut_middle(&tool.input_schema.to_string(), MAX_SCHEMA_BYTES);
+        let own: String = tool
+            .description
+            .trim()
+            .chars()
+            .take(MAX_DESCRIPTION_CHARS)
+            .collect();
+        let own = if own.is_empty() {
+            format!(
+                "The tool `{}` of the MCP server `{}`.",
+                tool.name, server.name
+            )
+        } else if tool.description.trim().chars().count() > MAX_DESCRIPTION_CHARS {
+            format!("{own}…")
+        } else {
+            own
+        };
+        let description = format!("{own}\nInput schema: {shape}");
+        Self {
+            inner: Arc::new(Inner {
+                name,
+                server,
+                tool,
+                description,
+                shape,
+            }),
+        }
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Issue 15: a tool the server says changes nothing is a read; any other may do
+    /// anything, so it is asked about as a command.
+    fn kind(&self) -> ToolKind {
+        if self.inner.tool.read_only {
+            ToolKind::Read
+        } else {
+            ToolKind::Execute
+        }
+    }
+
+    fn description(&self) -> &str {
+        &self.inner.description
+    }
+
+    fn schema(&self) -> Value {
+        self.inner.tool.input_schema.clone()
+    }
+
+    fn prepare(&self, args: Value, _ctx: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        let args = match args {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            args => args,
+        };
+        schema::check(&self.inner.tool.input_schema, &args).map_err(|problem| {
+            wright_tools::invalid(&self.inner.name, &problem, &self.inner.shape)
+        })?;
+        let Value::Object(arguments) = args else {
+            return Err(wright_tools::invalid(
+                &self.inner.name,
+                "the arguments must be a JSON object",
+                &self.inner.shape,
+            ));
+        };
+        Ok(Box::new(McpCall {
+            tool: self.inner.clone(),
+            arguments,
+        }))
+    }
+}
+
+/// A checked call of an MCP tool.
+struct McpCall {
+    tool: Arc<Inner>,
+    arguments: serde_json::Map<String, Value>,
+}
+
+impl Prepared for McpCall {
+    fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let McpCall { tool, arguments } = *self;
+            let server = &tool.server;
+            let caller = tokio::select! {
+                caller = server.caller() => caller,
+                () = ctx.cancellation().cancelled() => return interrupted(&server.name),
+            };
+            let caller = match caller {
+                Ok(caller) => caller,
+                Err(message) => return ToolResult::error(ErrorCode::Other, message),
+            };
+            let timeout = server.config.tool_timeout;
+            let outcome = tokio::select! {
+                outcome = tokio::time::timeout(timeout, caller.call(&tool.tool.name, arguments)) => outcome,
+                () = ctx.cancellation().cancelled() => return interrupted(&server.name),
+            };
+            match outcome {
+                Ok(Ok(result)) => to_tool_result(&server.name, &tool.tool.name, &result),
+                Ok(Err(error @ ClientError::Closed(_))) => {
+                    server.lost().await;
+                    ToolResult::error(
+                        ErrorCode::Other,
+                        format!(
+                            "the MCP server `{}` stopped during the call: {error}. It will be \
+                             restarted on the next call of one of its tools",
+                            server.name
+                        ),
+                    )
+                }
+                Ok(Err(error)) => ToolResult::error(
+                    ErrorCode::Other,
+                    format!(
+                        "the MCP server `{}` answered with an error: {error}",
+                        server.name
+                    ),
+                ),
+                Err(_) => ToolResult::error(
+                    ErrorCode::Timeout,
+                    format!(
+                        "the MCP server `{}` did not answer within {} s (tool_timeout_secs); the call was cancelled",
+                        server.name,
+                        timeout.as_secs_f64()
+                    ),
+                ),
+            }
+        })
+    }
+}
+
+fn interrupted(server: &str) -> ToolResult {
+    ToolResult::error(
+        ErrorCode::Interrupted,
+        format!("interrupted; the call to the MCP server `{server}` was cancelled"),
+    )
+}

@@ -1,0 +1,367 @@
+//! wright-mcp against real MCP servers: the testkit's scripted server over stdio, and the
+//! reference `server-everything` from npm when node is present.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use wright_mcp::{McpServerConfig, McpServers, McpTransport};
+use wright_protocol::{ErrorCode, ToolStatus};
+use wright_tools::{Tool, ToolContext, ToolKind, ToolRegistry};
+
+/// A stdio server running the testkit's scripted server with `script`, in `dir`.
+fn scripted(dir: &Path, script: Value) -> McpServerConfig {
+    let path = dir.join(format!("script-{}.json", fastrand_name()));
+    std::fs::write(&path, script.to_string()).unwrap();
+    let mut config = McpServerConfig::new(McpTransport::Stdio {
+        command: wright_testkit::mcp_server::binary().display().to_string(),
+        args: vec!["mcp-serve".into(), path.display().to_string()],
+        env: BTreeMap::new(),
+        cwd: Some(dir.to_path_buf()),
+    });
+    config.startup_timeout = Duration::from_secs(10);
+    config
+}
+
+fn fastrand_name() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+fn script() -> Value {
+    json!({"tools": [
+        {"name": "echo", "description": "Echoes.", "read_only": true,
+         "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+        {"name": "rich", "result": {
+            "content": [
+                {"type": "text", "text": "a picture:"},
+                {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg".repeat(100), "mimeType": "image/png"}
+            ],
+            "structuredContent": {"width": 3, "height": 4}}},
+        {"name": "fails", "result": {"content": [{"type": "text", "text": "quota exceeded"}], "isError": true}},
+        {"name": "crash", "crash": true},
+        {"name": "slow", "delay_ms": 30000},
+        {"name": "bad name!", "description": "x"},
+    ]})
+}
+
+fn find<'a>(tools: &'a [Box<dyn Tool>], name: &str) -> &'a dyn Tool {
+    tools
+        .iter()
+        .find(|t| t.name() == name)
+        .map(|t| t.as_ref())
+        .unwrap()
+}
+
+async fn call(tool: &dyn Tool, ctx: &ToolContext, args: Value) -> wright_protocol::ToolResult {
+    match tool.prepare(args, ctx) {
+        Ok(prepared) => prepared.run(ctx).await,
+        Err(error) => wright_protocol::ToolResult::error(error.code, error.message),
+    }
+}
+
+#[tokio::test]
+async fn start_list_and_call_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let (servers, problems) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    assert_eq!(problems, vec![]);
+    let tools = servers.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "mcp__test__bad_name_",
+            "mcp__test__crash",
+            "mcp__test__echo",
+            "mcp__test__fails",
+            "mcp__test__rich",
+            "mcp__test__slow"
+        ]
+    );
+    let echo = find(&tools, "mcp__test__echo");
+    assert_eq!(echo.kind(), ToolKind::Read);
+    assert_eq!(find(&tools, "mcp__test__rich").kind(), ToolKind::Execute);
+    assert!(
+        echo.description().starts_with("Echoes.\nInput schema: {"),
+        "{}",
+        echo.description()
+    );
+    let result = call(echo, &ctx, json!({"text": "hi"})).await;
+    assert_eq!(result.status, ToolStatus::Success);
+    assert_eq!(result.text, r#"{"text":"hi"}"#);
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn arguments_are_checked_against_the_schema_before_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let (servers, _) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    let tools = servers.tools();
+    let result = call(find(&tools, "mcp__test__echo"), &ctx, json!({"text": 5})).await;
+    let error = result.error.unwrap();
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert!(
+        error
+            .message
+            .contains("field `text`: expected string, got a number"),
+        "{}",
+        error.message
+    );
+    assert!(
+        error.message.contains(r#""required":["text"]"#),
+        "the schema is quoted: {}",
+        error.message
+    );
+}
+
+#[tokio::test]
+async fn results_are_converted_images_described_and_is_error_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let (servers, _) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    let tools = servers.tools();
+    let rich = call(find(&tools, "mcp__test__rich"), &ctx, json!({})).await;
+    assert_eq!(rich.text, "a picture:\n[image: image/png, 1.6 KB]");
+    assert_eq!(
+        rich.data["structured_content"],
+        json!({"width": 3, "height": 4})
+    );
+    let fails = call(find(&tools, "mcp__test__fails"), &ctx, json!({})).await;
+    assert_eq!(fails.status, ToolStatus::Error);
+    assert!(fails.text.contains("quota exceeded"), "{}", fails.text);
+}
+
+#[tokio::test]
+async fn a_crashed_server_gives_an_error_then_restarts_at_most_three_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let (servers, _) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    let tools = servers.tools();
+    let (crash, echo) = (
+        find(&tools, "mcp__test__crash"),
+        find(&tools, "mcp__test__echo"),
+    );
+    let first = servers.pids().await;
+    let crashed = call(crash, &ctx, json!({})).await;
+    assert_eq!(crashed.status, ToolStatus::Error);
+    assert!(crashed.text.contains("`test`"), "{}", crashed.text);
+    let again = call(echo, &ctx, json!({"text": "back"})).await;
+    assert_eq!(
+        again.text, r#"{"text":"back"}"#,
+        "restarted: {}",
+        again.text
+    );
+    assert_ne!(servers.pids().await, first);
+    for _ in 0..2 {
+        assert_eq!(call(crash, &ctx, json!({})).await.status, ToolStatus::Error);
+        assert!(call(echo, &ctx, json!({"text": "x"})).await.is_success());
+    }
+    // The fourth crash: no more restarts this session.
+    call(crash, &ctx, json!({})).await;
+    let gone = call(echo, &ctx, json!({"text": "x"})).await;
+    assert!(
+        gone.text.contains("restarted 3 times already"),
+        "{}",
+        gone.text
+    );
+}
+
+#[tokio::test]
+async fn a_slow_server_is_reported_within_its_startup_timeout_and_others_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut slow = scripted(dir.path(), json!({"start_delay_ms": 20000, "tools": []}));
+    slow.startup_timeout = Duration::from_millis(500);
+    let broken = McpServerConfig::new(McpTransport::Stdio {
+        command: "/nonexistent/server".into(),
+        args: vec![],
+        env: BTreeMap::new(),
+        cwd: None,
+    });
+    let started = Instant::now();
+    let (servers, problems) = McpServers::start(vec![
+        ("slow".into(), slow),
+        (
+            "fine".into(),
+            scripted(dir.path(), json!({"generate_tools": 2})),
+        ),
+        ("broken".into(), broken),
+    ])
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(servers.server_names(), ["fine"]);
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].starts_with("MCP server `broken`: could not start `/nonexistent/server`"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[1].contains("`slow`: did not start and list its tools within 0.5 s"),
+        "{}",
+        problems[1]
+    );
+    // The slow server's process was stopped with its start.
+    drop(servers);
+    assert_eq!(
+        wright_testkit::processes::wait_until_none_run_in(dir.path()).unwrap(),
+        Vec::<u32>::new()
+    );
+}
+
+#[tokio::test]
+async fn dropping_the_servers_leaves_no_process_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = json!({"spawn": ["sleep", "300"], "generate_tools": 1});
+    let (servers, problems) = McpServers::start(vec![
+        ("a".into(), scripted(dir.path(), script.clone())),
+        ("b".into(), scripted(dir.path(), script)),
+    ])
+    .await;
+    assert_eq!(problems, vec![]);
+    // Two servers, each with its `sleep`.
+    assert_eq!(
+        wright_testkit::processes::running_in(dir.path())
+            .unwrap()
+            .len(),
+        4
+    );
+    drop(servers);
+    assert_eq!(
+        wright_testkit::processes::wait_until_none_run_in(dir.path()).unwrap(),
+        Vec::<u32>::new()
+    );
+}
+
+#[tokio::test]
+async fn cancellation_stops_a_slow_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = CancellationToken::new();
+    let ctx = ToolContext::new(dir.path())
+        .unwrap()
+        .with_cancellation(token.clone());
+    let (servers, _) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    let tools = servers.tools();
+    let started = Instant::now();
+    let canceller = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        token.cancel();
+    };
+    let (result, ()) = tokio::join!(
+        call(find(&tools, "mcp__test__slow"), &ctx, json!({})),
+        canceller
+    );
+    assert_eq!(result.error.map(|e| e.code), Some(ErrorCode::Interrupted));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_slow_call_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let mut config = scripted(dir.path(), script());
+    config.tool_timeout = Duration::from_millis(300);
+    let (servers, _) = McpServers::start(vec![("test".into(), config)]).await;
+    let result = call(find(&servers.tools(), "mcp__test__slow"), &ctx, json!({})).await;
+    assert_eq!(result.error.map(|e| e.code), Some(ErrorCode::Timeout));
+}
+
+#[tokio::test]
+async fn many_tools_are_filtered_and_ordered_by_server_then_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut big = scripted(dir.path(), json!({"generate_tools": 150}));
+    big.disabled_tools = vec!["tool_000".into()];
+    let mut small = scripted(dir.path(), json!({"generate_tools": 3}));
+    small.enabled_tools = Some(vec!["tool_002".into(), "tool_000".into()]);
+    let (servers, problems) =
+        McpServers::start(vec![("zeta".into(), big), ("alpha".into(), small)]).await;
+    assert_eq!(problems, vec![]);
+    let tools = servers.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names.len(), 2 + 149);
+    assert_eq!(
+        names[..4],
+        [
+            "mcp__alpha__tool_000",
+            "mcp__alpha__tool_002",
+            "mcp__zeta__tool_001",
+            "mcp__zeta__tool_002"
+        ]
+    );
+    assert_eq!(names.last(), Some(&"mcp__zeta__tool_149"));
+    let mut registry = ToolRegistry::new();
+    for tool in tools {
+        registry.register(tool);
+    }
+    assert_eq!(registry.names().len(), 151);
+}
+
+/// `@modelcontextprotocol/server-everything` over stdio, installed with npm into a temporary
+/// directory; skipped (with the reason printed) when node or the install is not available.
+#[tokio::test]
+async fn the_reference_everything_server_works_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let install = std::process::Command::new("npm")
+        .args([
+            "install",
+            "--silent",
+            "--no-audit",
+            "--no-fund",
+            "@modelcontextprotocol/server-everything",
+        ])
+        .current_dir(dir.path())
+        .output();
+    let entry = dir
+        .path()
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    match install {
+        Ok(out) if out.status.success() && entry.exists() => {}
+        Ok(out) => {
+            eprintln!(
+                "skipped: npm install failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        Err(error) => {
+            eprintln!("skipped: npm is not available: {error}");
+            return;
+        }
+    }
+    let mut config = McpServerConfig::new(McpTransport::Stdio {
+        command: "node".into(),
+        args: vec![entry.display().to_string(), "stdio".into()],
+        env: BTreeMap::new(),
+        cwd: Some(dir.path().to_path_buf()),
+    });
+    config.startup_timeout = Duration::from_secs(30);
+    let (servers, problems) = McpServers::start(vec![("everything".into(), config)]).await;
+    assert_eq!(problems, vec![]);
+    let tools = servers.tools();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let echo = find(&tools, "mcp__everything__echo");
+    let result = call(echo, &ctx, json!({"message": "hello"})).await;
+    assert!(
+        result.is_success() && result.text.contains("hello"),
+        "{result:?}"
+    );
+    servers.shutdown().await;
+}
