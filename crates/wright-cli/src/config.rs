@@ -84,6 +84,8 @@ pub struct Settings {
     pub agent_problems: Vec<AgentFileError>,
     /// `[agents]`, resolved.
     pub subagents: SubagentSettings,
+    /// The MCP servers of the settings (issue 15), in name order.
+    pub mcp_servers: Vec<(String, McpServerConfig)>,
 }
 
 /// The user's settings directory: `$XDG_CONFIG_HOME/wright`, else `~/.config/wright`.
@@ -691,6 +693,7 @@ pub fn resolve(
         agents: Arc::default(),
         agent_problems: Vec::new(),
         subagents: subagent_settings(files),
+        mcp_servers: mcp_servers(files),
     })
 }
 

@@ -80,7 +80,9 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         .approval
         .or(settings.approval)
         .unwrap_or(ApprovalMode::Ask);
-    let setup = settings.agent_setup(root, &home, approval);
+    let mut setup = settings.agent_setup(root, &home, approval);
+    let mcp = crate::mcp_setup::start(root, &settings.mcp_servers).await;
+    setup.external_tools = mcp.as_ref().map(crate::mcp_setup::tools);
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {
         checkpoints: Some(undo),
@@ -92,7 +94,11 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         reports: Box::new(CliReports),
         plan: args.plan,
     };
-    wright_tui::app::run(launch).await
+    let code = wright_tui::app::run(launch).await;
+    if let Some(mcp) = &mcp {
+        mcp.shutdown().await;
+    }
+    code
 }
 
 /// The interactive session's reports, as the subcommands print them.

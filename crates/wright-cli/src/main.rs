@@ -10,6 +10,7 @@ mod context_cmd;
 mod exit_signals;
 mod interactive;
 mod mcp_cmd;
+mod mcp_setup;
 mod prompt;
 mod render;
 mod session;
@@ -369,6 +370,8 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         .unwrap_or(ApprovalMode::Auto);
     let mut setup = settings.agent_setup(root, &home, approval);
     setup.profile = profile;
+    let mcp = mcp_setup::start(root, &settings.mcp_servers).await;
+    setup.external_tools = mcp.as_ref().map(mcp_setup::tools);
     let agents = match AgentBuilder::new(setup) {
         Ok(agents) => agents,
         Err(e) => return usage_error(e.to_string()),
@@ -429,6 +432,9 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         }
     }
     renderer.cost(&before, &cost(&session));
+    if let Some(mcp) = &mcp {
+        mcp.shutdown().await;
+    }
     let unsaved = session.unsaved_records();
     match outcome {
         RoundOutcome::Failed {

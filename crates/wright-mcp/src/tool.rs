@@ -31,6 +31,9 @@ struct Inner {
     server: Arc<Server>,
     tool: ServerTool,
     description: String,
+    /// The first line of its description, for L1 once the tools from outside pass their
+    /// budget (see `ToolRegistry::descriptions`).
+    summary: String,
     /// The input schema as compact JSON, bounded.
     shape: String,
 }
@@ -55,12 +58,14 @@ impl McpTool {
             own
         };
         let description = format!("{own}\nInput schema: {shape}");
+        let summary = own.lines().next().unwrap_or_default().trim().to_string();
         Self {
             inner: Arc::new(Inner {
                 name,
                 server,
                 tool,
                 description,
+                summary,
                 shape,
             }),
         }
@@ -84,6 +89,10 @@ impl Tool for McpTool {
 
     fn description(&self) -> &str {
         &self.inner.description
+    }
+
+    fn summary(&self) -> Option<&str> {
+        Some(&self.inner.summary)
     }
 
     fn schema(&self) -> Value {

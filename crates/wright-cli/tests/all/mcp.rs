@@ -129,3 +129,82 @@ fn a_server_that_cannot_be_started_is_an_error_naming_the_file() {
         "{err}"
     );
 }
+
+/// The user's settings naming the scripted MCP server `demo`, serving `script`.
+fn with_scripted_server(project: &Project, script: &serde_json::Value) {
+    let script_path = project.home.path().join("mcp-script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let settings = project.home.path().join(".config/wright/config.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        format!(
+            "[mcp_servers.demo]\ncommand = {:?}\nargs = [\"mcp-serve\", {:?}]\n",
+            wright_testkit::mcp_server::binary().display().to_string(),
+            script_path.display().to_string()
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn exec_offers_a_servers_tools_calls_them_and_stops_the_server() {
+    let project = Project::new();
+    with_scripted_server(
+        &project,
+        &serde_json::json!({"tools": [
+            {"name": "lookup", "description": "Looks a word up.",
+             "input_schema": {"type": "object", "properties": {"word": {"type": "string"}},
+                              "required": ["word"]},
+             "result": {"content": [{"type": "text", "text": "MEANING: a small bird"}]}}
+        ]}),
+    );
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__lookup[{\"word\": 42}]"),
+        crate::common::reply("Action: mcp__demo__lookup[{\"word\": \"wren\"}]"),
+        crate::common::reply("Action: Finish[a small bird]"),
+    ]);
+    let run = project.exec(&server, "openai", &[], "what is a wren?");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "a small bird\n");
+    let requests = server.requests();
+    let body = requests[0].json().unwrap();
+    let system = body["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(
+        system.contains("## mcp__demo__lookup\nLooks a word up.\nInput schema: "),
+        "{system}"
+    );
+    // Wrong arguments: refused before the call, with the schema.
+    let refused = crate::common::last_message(&requests[1]);
+    assert!(refused.contains("invalid_arguments"), "{refused}");
+    assert!(refused.contains("\"required\":[\"word\"]"), "{refused}");
+    let answered = crate::common::last_message(&requests[2]);
+    assert!(answered.contains("MEANING: a small bird"), "{answered}");
+    // The server did not outlive wright.
+    // It ran in the project (its cwd); nothing may run there once wright is gone.
+    let left = wright_testkit::processes::running_in(project.path()).unwrap_or_default();
+    assert!(
+        wright_testkit::processes::wait_until_gone(&left).is_empty(),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_a_warning_and_the_round_goes_on() {
+    let project = Project::new();
+    let settings = project.home.path().join(".config/wright/config.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "[mcp_servers.gone]\ncommand = \"/nonexistent/mcp-server\"\n",
+    )
+    .unwrap();
+    let server = crate::common::serve(vec![crate::common::reply("Action: Finish[fine]")]);
+    let run = project.exec(&server, "openai", &[], "hi");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("MCP server `gone`") && run.stderr.contains("left out of this session"),
+        "{}",
+        run.stderr
+    );
+}
