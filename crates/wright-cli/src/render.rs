@@ -150,6 +150,7 @@ impl Renderer for HumanRenderer {
                 let what = match kind {
                     ActionKind::Command => "command",
                     ActionKind::FileChange => "file change",
+                    ActionKind::External => "a tool from an MCP server",
                 };
                 let line = self.paint(YELLOW, &format!("? {tool} needs approval ({what}):"));
                 self.line(&line);

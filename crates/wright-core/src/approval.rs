@@ -202,6 +202,9 @@ pub(crate) struct Approvals {
 struct ApprovalState {
     mode: ApprovalMode,
     always: HashSet<ActionKind>,
+    /// Tools from outside approved "always", one by one (an MCP server's tool may do
+    /// anything: "always" for one is not for all).
+    always_tools: HashSet<String>,
 }
 
 impl Default for Approvals {
@@ -217,6 +220,7 @@ impl Approvals {
             state: Arc::new(Mutex::new(ApprovalState {
                 mode,
                 always: HashSet::new(),
+                always_tools: HashSet::new(),
             })),
             approver,
             turn: Arc::default(),
@@ -256,7 +260,11 @@ impl Approvals {
             .map(|c| format!("rule `{}`: {}", c.rule, c.reason));
         let (mode, always) = {
             let state = self.state();
-            (state.mode, state.always.contains(&kind))
+            let always = match kind {
+                ActionKind::External => state.always_tools.contains(&prepared.call().tool),
+                _ => state.always.contains(&kind),
+            };
+            (state.mode, always)
         };
         match &concern {
             None if mode.allows(kind) || always => return Gate::Run,
@@ -324,7 +332,15 @@ impl Approvals {
         match decision {
             Decision::Once => Gate::Run,
             Decision::Always => {
-                self.state().always.insert(kind);
+                let mut state = self.state();
+                match kind {
+                    ActionKind::External => {
+                        state.always_tools.insert(call.tool.clone());
+                    }
+                    _ => {
+                        state.always.insert(kind);
+                    }
+                }
                 Gate::Run
             }
             Decision::Deny { .. } => Gate::Denied(Box::new(denied_result(call, reason.as_deref()))),
@@ -441,6 +457,96 @@ mod tests {
         );
         assert!(a && b && c);
         assert_eq!(slow.most.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    /// A tool from outside: asked about one tool at a time.
+    struct Outside(&'static str);
+
+    impl wright_tools::Tool for Outside {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn kind(&self) -> wright_tools::ToolKind {
+            wright_tools::ToolKind::External
+        }
+        fn description(&self) -> &str {
+            "outside"
+        }
+        fn schema(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn prepare(
+            &self,
+            _: serde_json::Value,
+            _: &ToolContext,
+        ) -> Result<Box<dyn wright_tools::Prepared>, wright_protocol::ToolError> {
+            Ok(Box::new(OutsideCall))
+        }
+    }
+
+    struct OutsideCall;
+
+    impl wright_tools::Prepared for OutsideCall {
+        fn preview<'a>(&'a mut self, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+            Box::pin(std::future::ready(Some("call".to_string())))
+        }
+        fn run<'a>(self: Box<Self>, _: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+            Box::pin(std::future::ready(ToolResult::success(
+                "ran",
+                serde_json::Value::Null,
+            )))
+        }
+    }
+
+    /// Answers "always" and counts the questions.
+    #[derive(Default)]
+    struct AlwaysYes(std::sync::atomic::AtomicUsize);
+
+    impl Approver for Arc<AlwaysYes> {
+        fn decide(&self, _: ApprovalRequest) -> BoxFuture<'static, Decision> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(std::future::ready(Decision::Always))
+        }
+    }
+
+    /// Whether a call of `tool` gets past the gate.
+    async fn gate(
+        approvals: &mut Approvals,
+        tools: &wright_tools::ToolRegistry,
+        ctx: &ToolContext,
+        tool: &str,
+    ) -> bool {
+        let call = ToolCall {
+            tool: tool.into(),
+            args: serde_json::json!({}),
+        };
+        let mut prepared = tools.prepare(&call, ctx).unwrap();
+        let mut events = |_: Event| {};
+        let mut sink = EventSink::new(&mut events);
+        matches!(
+            approvals.gate(1, &mut prepared, ctx, &mut sink).await,
+            Gate::Run
+        )
+    }
+
+    #[tokio::test]
+    async fn always_for_a_tool_from_outside_covers_that_tool_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(dir.path()).unwrap();
+        let mut tools = wright_tools::ToolRegistry::builtin();
+        tools.register(Box::new(Outside("mcp__a__one")));
+        tools.register(Box::new(Outside("mcp__a__two")));
+        let asked = Arc::new(AlwaysYes::default());
+        let mut approvals = Approvals::new(ApprovalMode::Auto, Some(Arc::new(Arc::clone(&asked))));
+        approvals.set_mode(ApprovalMode::AutoEdit);
+        for tool in ["mcp__a__one", "mcp__a__one", "mcp__a__two"] {
+            assert!(gate(&mut approvals, &tools, &ctx, tool).await, "{tool}");
+        }
+        let questions = asked.0.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(
+            questions, 2,
+            "one question per tool from outside, not one for all"
+        );
     }
 
     #[test]

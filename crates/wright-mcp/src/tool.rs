@@ -78,12 +78,12 @@ impl Tool for McpTool {
     }
 
     /// Issue 15: a tool the server says changes nothing is a read; any other may do
-    /// anything, so it is asked about as a command.
+    /// anything, so it is asked about one tool at a time (`external`).
     fn kind(&self) -> ToolKind {
         if self.inner.tool.read_only {
             ToolKind::Read
         } else {
-            ToolKind::Execute
+            ToolKind::External
         }
     }
 
@@ -122,12 +122,27 @@ impl Tool for McpTool {
 }
 
 /// A checked call of an MCP tool.
+/// The most characters of arguments an approval shows.
+const MAX_PREVIEW_CHARS: usize = 2_000;
+
 struct McpCall {
     tool: Arc<Inner>,
     arguments: serde_json::Map<String, Value>,
 }
 
 impl Prepared for McpCall {
+    /// What the user approves: the server, its tool and the arguments.
+    fn preview<'a>(&'a mut self, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
+        let arguments = Value::Object(self.arguments.clone()).to_string();
+        let text = format!(
+            "{} of the MCP server `{}`, with {}",
+            self.tool.tool.name,
+            self.tool.server.name,
+            cut_middle(&arguments, MAX_PREVIEW_CHARS)
+        );
+        Box::pin(std::future::ready(Some(text)))
+    }
+
     fn run<'a>(self: Box<Self>, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
             let McpCall { tool, arguments } = *self;

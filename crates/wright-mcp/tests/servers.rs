@@ -89,7 +89,7 @@ async fn start_list_and_call_round_trip() {
     );
     let echo = find(&tools, "mcp__test__echo");
     assert_eq!(echo.kind(), ToolKind::Read);
-    assert_eq!(find(&tools, "mcp__test__rich").kind(), ToolKind::Execute);
+    assert_eq!(find(&tools, "mcp__test__rich").kind(), ToolKind::External);
     assert!(
         echo.description().starts_with("Echoes.\nInput schema: {"),
         "{}",

@@ -33,6 +33,9 @@ pub enum ActionKind {
     Command,
     /// A change to a file (Write, Edit, MultiEdit).
     FileChange,
+    /// A call of a tool from outside wright (an MCP server's, issue 15): it may do anything
+    /// its server does. "Always" covers that one tool.
+    External,
 }
 
 impl ActionKind {
@@ -41,6 +44,7 @@ impl ActionKind {
         match self {
             ActionKind::Command => "command",
             ActionKind::FileChange => "file_change",
+            ActionKind::External => "external",
         }
     }
 }

@@ -188,6 +188,9 @@ pub enum ToolKind {
     Edit,
     /// Runs commands (Bash): asked about as a command.
     Execute,
+    /// A tool from outside wright (an MCP server's) that does not say it only reads: asked
+    /// about one tool at a time.
+    External,
 }
 
 impl ToolKind {
@@ -197,6 +200,7 @@ impl ToolKind {
             ToolKind::Read => None,
             ToolKind::Edit => Some(ActionKind::FileChange),
             ToolKind::Execute => Some(ActionKind::Command),
+            ToolKind::External => Some(ActionKind::External),
         }
     }
 

@@ -208,3 +208,30 @@ fn a_server_that_cannot_start_is_a_warning_and_the_round_goes_on() {
         run.stderr
     );
 }
+
+#[test]
+fn in_ask_mode_a_servers_tool_is_asked_about_and_with_no_one_to_ask_denied() {
+    let project = Project::new();
+    with_scripted_server(
+        &project,
+        &serde_json::json!({"tools": [
+            {"name": "lookup", "result": {"content": [{"type": "text", "text": "MEANING"}]}},
+            {"name": "peek", "read_only": true,
+             "result": {"content": [{"type": "text", "text": "PEEKED"}]}}
+        ]}),
+    );
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__lookup[{}]"),
+        crate::common::reply("Action: mcp__demo__peek[{}]"),
+        crate::common::reply("Action: Finish[done]"),
+    ]);
+    let run = project.exec(&server, "openai", &["--approval", "ask"], "look it up");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests();
+    let denied = crate::common::last_message(&requests[1]);
+    assert!(denied.contains("The user denied this action."), "{denied}");
+    assert!(!denied.contains("MEANING"), "{denied}");
+    // A tool its server says only reads runs unasked.
+    let peeked = crate::common::last_message(&requests[2]);
+    assert!(peeked.contains("PEEKED"), "{peeked}");
+}

@@ -443,12 +443,18 @@ fn approval_preview(
     let question = match kind {
         ActionKind::Command => format!("? {tool} wants to run a command:"),
         ActionKind::FileChange => format!("? {tool} wants to change a file:"),
+        ActionKind::External => format!("? {tool} (a tool from an MCP server) wants to run:"),
     };
     let mut lines = vec![styled(question, WARNING.patch(BOLD), theme)];
     match kind {
-        ActionKind::Command => {
+        ActionKind::Command | ActionKind::External => {
+            let first = if kind == ActionKind::Command {
+                "  $ "
+            } else {
+                "  › "
+            };
             for (i, line) in preview.lines().enumerate() {
-                let marker = if i == 0 { "  $ " } else { "    " };
+                let marker = if i == 0 { first } else { "    " };
                 lines.push(theme.finish_line(Line::from(vec![
                     Span::styled(marker, DIM),
                     Span::styled(clean(line), BOLD),

@@ -167,6 +167,7 @@ impl App {
         let kind = match question.request.kind {
             ActionKind::Command => "commands",
             ActionKind::FileChange => "file changes",
+            ActionKind::External => "calls of this tool",
         };
         let key = |k: &'static str| Span::styled(k, BOLD);
         let line = Line::from(vec![
