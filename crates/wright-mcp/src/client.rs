@@ -307,7 +307,11 @@ struct ServerProcess {
 const DROP_GRACE: Duration = Duration::from_millis(300);
 
 impl ServerProcess {
+    /// A server process leading its own group, which wright's ways out stop too.
     fn new(child: Child, stderr: Arc<Mutex<String>>) -> Self {
+        if let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+            wright_tools::track_group(pgid);
+        }
         Self {
             child: Some(child),
             stderr,
@@ -349,6 +353,9 @@ impl ServerProcess {
         }
         // Whatever is left of the group (the leader, or children it left behind) is killed.
         signal_group(pid, Signal::Kill);
+        if let Ok(pgid) = i32::try_from(pid) {
+            wright_tools::untrack_group(pgid);
+        }
         #[cfg(not(unix))]
         let _ = child.start_kill();
         let _ = child.try_wait();

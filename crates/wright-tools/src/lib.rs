@@ -67,7 +67,9 @@ pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
-pub use process_group::{STOP_GRACE, kill_running_commands, stop_running_commands};
+pub use process_group::{
+    STOP_GRACE, kill_running_commands, stop_running_commands, track_group, untrack_group,
+};
 pub use protect::ProtectedPath;
 pub use read::ReadTool;
 pub use registry::{PreparedCall, ToolRegistry};

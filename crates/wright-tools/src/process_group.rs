@@ -48,6 +48,25 @@ static RUNNING: Mutex<BTreeMap<i32, Option<i32>>> = Mutex::new(BTreeMap::new());
 /// gone. Terminal signals are ignored: only wright stops a watchdog, with SIGKILL.
 const WATCHDOG: &str = r#"trap '' HUP INT QUIT TERM; read -r _; kill -KILL -- "-$1""#;
 
+/// Counts the process group `pgid`, started elsewhere in wright (an MCP server's), among the
+/// running ones, so that every way out of wright — SIGTERM, SIGHUP, a second Ctrl-C — stops
+/// it too ([`stop_running_commands`], [`kill_running_commands`]). [`untrack_group`] when it
+/// has been stopped.
+pub fn track_group(pgid: i32) {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(pgid, None);
+}
+
+/// No longer counts the group `pgid` (see [`track_group`]).
+pub fn untrack_group(pgid: i32) {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(&pgid);
+}
+
 /// Kills every command still running, with every process in its group (SIGKILL).
 ///
 /// For the binary's way out when it cannot unwind: a signal that ends wright, or a second

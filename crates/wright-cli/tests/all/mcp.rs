@@ -235,3 +235,54 @@ fn in_ask_mode_a_servers_tool_is_asked_about_and_with_no_one_to_ask_denied() {
     let peeked = crate::common::last_message(&requests[2]);
     assert!(peeked.contains("PEEKED"), "{peeked}");
 }
+
+#[test]
+fn sigterm_to_wright_stops_its_mcp_servers() {
+    let project = Project::new();
+    with_scripted_server(
+        &project,
+        // A child in the server's group that, unlike the server, does not end when wright's
+        // pipe to it closes.
+        &serde_json::json!({"spawn": ["sleep", "300"],
+                            "tools": [{"name": "slow", "delay_ms": 60_000}]}),
+    );
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__slow[{}]"),
+        crate::common::reply("Action: Finish[never]"),
+    ]);
+    let mut wright = project
+        .command(&server, "openai")
+        .args(["exec", "call the slow tool"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The server runs in the project (its cwd) once wright has started it.
+    let deadline = std::time::Instant::now() + wright_testkit::processes::DEADLINE;
+    let servers = loop {
+        let running = wright_testkit::processes::running_in(project.path()).unwrap_or_default();
+        let servers: Vec<u32> = running
+            .into_iter()
+            .filter(|&pid| pid != wright.id())
+            .collect();
+        if servers.len() >= 2 && !server.requests().is_empty() {
+            break servers;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &wright.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(wright.wait().unwrap().code(), Some(143));
+    assert_eq!(
+        wright_testkit::processes::wait_until_gone(&servers),
+        Vec::<u32>::new(),
+        "the MCP server outlived wright"
+    );
+}
