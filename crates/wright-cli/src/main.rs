@@ -258,7 +258,7 @@ fn main() -> ExitCode {
             Some(Command::Diff(args)) => undo_cmd::diff(&root, &args),
             Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
-            Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args),
+            Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

@@ -49,9 +49,9 @@ enum McpCommand {
 }
 
 /// Runs `wright mcp …`; the exit code.
-pub fn run(root: &Path, args: &McpArgs) -> u8 {
+pub async fn run(root: &Path, args: &McpArgs) -> u8 {
     let result = match &args.command {
-        McpCommand::List => list(root),
+        McpCommand::List => list(root).await,
         McpCommand::Add {
             name,
             url,
@@ -111,8 +111,9 @@ fn user_settings() -> Result<PathBuf, String> {
         .ok_or_else(|| "neither XDG_CONFIG_HOME nor HOME is set: no user settings file".into())
 }
 
-/// The configured servers, one line each.
-fn list(root: &Path) -> Result<String, String> {
+/// The configured servers, one line each, then each started as a session would start it:
+/// the tools it offers (as the model sees their names), or why it did not start.
+async fn list(root: &Path) -> Result<String, String> {
     let files = config::load_files(root, &config::process_env).map_err(|e| e.to_string())?;
     let servers = config::mcp_servers(&files);
     if servers.is_empty() {
@@ -121,7 +122,7 @@ fn list(root: &Path) -> Result<String, String> {
         );
     }
     let mut text = String::new();
-    for (name, server) in servers {
+    for (name, server) in &servers {
         let reached = match (&server.command, &server.url) {
             (Some(command), _) => {
                 let mut words = vec![command.clone()];
@@ -145,6 +146,31 @@ fn list(root: &Path) -> Result<String, String> {
             ));
         }
     }
+    let (started, problems) =
+        wright_mcp::McpServers::start(crate::mcp_setup::server_configs(root, &servers)).await;
+    text.push('\n');
+    let tools: Vec<String> = started
+        .tools()
+        .iter()
+        .map(|tool| tool.name().to_string())
+        .collect();
+    for name in started.server_names() {
+        let prefix = format!("mcp__{name}__");
+        let own: Vec<&str> = tools
+            .iter()
+            .filter(|tool| tool.starts_with(&prefix))
+            .map(String::as_str)
+            .collect();
+        text.push_str(&format!(
+            "{name}: running, {}: {}\n",
+            wright_protocol::text::plural(own.len(), "tool"),
+            own.join(", ")
+        ));
+    }
+    for problem in problems {
+        text.push_str(&format!("{problem}\n"));
+    }
+    started.shutdown().await;
     Ok(text)
 }
 
