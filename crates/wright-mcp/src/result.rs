@@ -38,6 +38,8 @@ pub fn to_tool_result(server: &str, tool: &str, result: &Value) -> ToolResult {
         }
     }
     let text = cut_middle(&parts.join("\n"), MAX_TEXT_BYTES);
+    // What history keeps of it (its head, by the compressor's rule for MCP tools).
+    data["content"] = Value::String(text.clone());
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
         let message = if text.is_empty() {
             format!("the MCP server `{server}` reported an error from `{tool}` without a message")
@@ -152,7 +154,7 @@ mod tests {
         assert_eq!(result.text, "one\ntwo");
         assert_eq!(
             result.data,
-            json!({"server": "s", "tool": "t", "structured_content": {"n": 2}})
+            json!({"server": "s", "tool": "t", "structured_content": {"n": 2}, "content": "one\ntwo"})
         );
     }
 

@@ -217,9 +217,33 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
         "BashOutput" | "KillBash" => jobs::job(data, limits),
         "TodoWrite" => crate::todo_write::compressed_recap(data),
         "Task" => Some(task_answers(data, limits)),
+        _ if tool.starts_with("mcp__") => Some(mcp_content(data, limits)),
         _ => None,
     };
     by_tool.unwrap_or_else(|| fallback::shrink(data, limits))
+}
+
+/// An MCP tool's result (issue 15): the head of its text within the Read cap (lines and
+/// characters), with a note of what was left; its other fields by the default rule.
+fn mcp_content(data: &Value, limits: &Limits) -> Value {
+    let mut kept = fallback::shrink(data, limits);
+    if let (Some(content), Value::Object(fields)) = (data["content"].as_str(), &mut kept) {
+        let total_lines = content.lines().count();
+        let mut head: String = content
+            .lines()
+            .take(limits.read_lines)
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some((cut, _)) = head.char_indices().nth(limits.answer_chars) {
+            head.truncate(cut);
+        }
+        let kept_lines = head.lines().count();
+        if kept_lines < total_lines || head.len() < content.trim_end().len() {
+            head.push_str(&format!("\n… [{} of {total_lines} lines kept]", kept_lines));
+        }
+        fields.insert("content".into(), Value::String(head));
+    }
+    kept
 }
 
 /// A Task result (one task's fields, or `{"tasks": [...]}`) with each `answer` cut to
@@ -423,6 +447,32 @@ mod tests {
                 .chars()
                 .count()
                 <= 2000
+        );
+    }
+
+    #[test]
+    fn an_mcp_results_history_keeps_the_head_of_its_text() {
+        let text: String = (1..=800).map(|i| format!("row {i}\n")).collect();
+        let result = ToolResult::success(
+            text.clone(),
+            serde_json::json!({"server": "db", "tool": "query", "content": text}),
+        );
+        let kept = compress("mcp__db__query", &result);
+        let content = kept["data"]["content"].as_str().unwrap();
+        assert!(content.starts_with("row 1\nrow 2\n"), "{content}");
+        assert!(
+            content.contains("row 500\n… [500 of 800 lines kept]"),
+            "{content}"
+        );
+        assert!(!content.contains("row 501"));
+        assert_eq!(kept["data"]["server"], "db");
+        let short = ToolResult::success(
+            "one line",
+            serde_json::json!({"server": "db", "tool": "query", "content": "one line"}),
+        );
+        assert_eq!(
+            compress("mcp__db__query", &short)["data"]["content"],
+            "one line"
         );
     }
 
