@@ -8,6 +8,7 @@
 //! …) are left to the server.
 
 use serde_json::Value;
+use wright_tools::json_kind as kind;
 
 /// How deep the check follows nested schemas: a server's schema is untrusted input.
 const MAX_DEPTH: usize = 32;
@@ -106,18 +107,6 @@ fn has_type(value: &Value, name: &str) -> bool {
             value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
         }
         _ => true,
-    }
-}
-
-/// A JSON value's kind, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

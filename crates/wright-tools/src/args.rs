@@ -92,8 +92,8 @@ pub fn invalid(tool: &str, problem: &str, shape: &str) -> ToolError {
     )
 }
 
-/// A JSON value's kind, for messages.
-fn kind(value: &Value) -> &'static str {
+/// A JSON value's kind, for messages: `null`, `a string`, `an object`, ….
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -54,7 +54,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use wright_protocol::{ActionKind, ErrorCode, ToolError, ToolResult};
 
-pub use args::{invalid, parse_args, schema_of};
+pub use args::{invalid, kind as json_kind, parse_args, schema_of};
 pub use background::tools::{BashOutputTool, KillBashTool};
 pub use background::{JobInfo, Jobs, job_reminder};
 pub use bash::{BashTool, CommandRun, PROVIDER_KEY_VARIABLES, run_confined_command};
