@@ -164,6 +164,10 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
                 })?;
                 transport_config = transport_config.auth_header(token);
             }
+            // reqwest is built without a crypto provider (ring is wright's, as wright-llm
+            // installs it): without one, making the client panics, even for http://.
+            // Installing it a second time fails harmlessly.
+            let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = StreamableHttpClientTransport::from_config(transport_config);
             let service = info
                 .serve(transport)

@@ -314,10 +314,10 @@ async fn many_tools_are_filtered_and_ordered_by_server_then_tool() {
     assert_eq!(registry.names().len(), 151);
 }
 
-/// `@modelcontextprotocol/server-everything` over stdio, installed with npm into a temporary
-/// directory; skipped (with the reason printed) when node or the install is not available.
-#[tokio::test]
-async fn the_reference_everything_server_works_over_stdio() {
+/// `@modelcontextprotocol/server-everything` installed with npm into a temporary directory:
+/// the directory and the server's entry point, or `None` (with the reason printed) when node
+/// or the install is not available.
+fn install_everything() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
     let dir = tempfile::tempdir().unwrap();
     let install = std::process::Command::new("npm")
         .args([
@@ -333,19 +333,27 @@ async fn the_reference_everything_server_works_over_stdio() {
         .path()
         .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     match install {
-        Ok(out) if out.status.success() && entry.exists() => {}
+        Ok(out) if out.status.success() && entry.exists() => Some((dir, entry)),
         Ok(out) => {
             eprintln!(
                 "skipped: npm install failed: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            return;
+            None
         }
         Err(error) => {
             eprintln!("skipped: npm is not available: {error}");
-            return;
+            None
         }
     }
+}
+
+/// The reference server over stdio.
+#[tokio::test]
+async fn the_reference_everything_server_works_over_stdio() {
+    let Some((dir, entry)) = install_everything() else {
+        return;
+    };
     let mut config = McpServerConfig::new(McpTransport::Stdio {
         command: "node".into(),
         args: vec![entry.display().to_string(), "stdio".into()],
@@ -364,4 +372,74 @@ async fn the_reference_everything_server_works_over_stdio() {
         "{result:?}"
     );
     servers.shutdown().await;
+}
+
+/// The reference server over Streamable HTTP on 127.0.0.1, with a header (which the server
+/// ignores; it must not break the exchange).
+#[tokio::test]
+async fn the_reference_everything_server_works_over_streamable_http() {
+    let Some((dir, entry)) = install_everything() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = std::process::Command::new("node")
+        .args([entry.display().to_string(), "streamableHttp".into()])
+        .env("PORT", port.to_string())
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never listened"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // A bearer token named by a variable that is not set: said, not sent empty.
+    let missing = McpServerConfig::new(McpTransport::Http {
+        url: url.clone(),
+        headers: BTreeMap::new(),
+        bearer_token_env_var: Some("WRIGHT_MCP_TEST_TOKEN_NEVER_SET".into()),
+    });
+    let (_, problems) = McpServers::start(vec![("web".into(), missing)]).await;
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0]
+            .to_string()
+            .contains("`WRIGHT_MCP_TEST_TOKEN_NEVER_SET` is not set"),
+        "{}",
+        problems[0]
+    );
+    let mut headers = BTreeMap::new();
+    headers.insert("X-Test".to_string(), "wright".to_string());
+    let mut config = McpServerConfig::new(McpTransport::Http {
+        url,
+        headers,
+        bearer_token_env_var: None,
+    });
+    config.startup_timeout = Duration::from_secs(30);
+    let (servers, problems) = McpServers::start(vec![("web".into(), config)]).await;
+    let outcome = async {
+        assert_eq!(problems, vec![]);
+        let tools = servers.tools();
+        let ctx = ToolContext::new(dir.path()).unwrap();
+        let echo = find(&tools, "mcp__web__echo");
+        let result = call(echo, &ctx, json!({"message": "over http"})).await;
+        assert!(
+            result.is_success() && result.text.contains("over http"),
+            "{result:?}"
+        );
+    };
+    outcome.await;
+    servers.shutdown().await;
+    let _ = server.kill();
+    let _ = server.wait();
 }
