@@ -291,6 +291,12 @@ impl Agent {
         self.ctx.jobs().list()
     }
 
+    /// The names of the tools the agent is offered, in L1's order (`/mcp` reads the MCP
+    /// servers' from them).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.names().into_iter().map(str::to_string).collect()
+    }
+
     /// What the user should know about how commands are confined, when they are not fully
     /// (no sandbox on this system, or only part of one).
     pub fn sandbox_note(&self) -> Option<String> {

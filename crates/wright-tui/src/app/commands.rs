@@ -16,6 +16,8 @@ pub enum SlashCommand {
     Todo,
     /// `/jobs`: the session's background commands.
     Jobs,
+    /// `/mcp`: the MCP servers' tools in this session.
+    Mcp,
     /// `/sessions`: this project's sessions.
     Sessions,
     /// `/resume ID|NAME`: continue another session.
@@ -55,6 +57,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "/jobs",
         "",
         "list the background commands: id, status, runtime, command",
+    ),
+    (
+        "/mcp",
+        "",
+        "list the MCP servers' tools this session offers",
     ),
     ("/sessions", "", "list this project's sessions"),
     (
@@ -124,6 +131,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         "context" => SlashCommand::Context,
         "todo" | "todos" => SlashCommand::Todo,
         "jobs" => SlashCommand::Jobs,
+        "mcp" => SlashCommand::Mcp,
         "sessions" => SlashCommand::Sessions,
         "resume" => match arg {
             Some(query) => SlashCommand::Resume(query),
@@ -208,6 +216,7 @@ mod tests {
         assert_eq!(parse("/diff 2"), Some(Ok(SlashCommand::Diff(Some(2)))));
         assert_eq!(parse("/undo"), Some(Ok(SlashCommand::Undo)));
         assert_eq!(parse("/jobs"), Some(Ok(SlashCommand::Jobs)));
+        assert_eq!(parse("/mcp"), Some(Ok(SlashCommand::Mcp)));
     }
 
     #[test]

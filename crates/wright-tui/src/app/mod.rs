@@ -11,6 +11,7 @@ mod complete;
 mod history;
 mod input;
 mod jobs;
+mod mcp;
 mod modes;
 mod picker;
 mod plan;

@@ -26,6 +26,7 @@ use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
 use super::jobs;
+use super::mcp;
 use super::modes::SessionMode;
 use super::reports::Reports;
 use crate::render::StatusInfo;
@@ -378,6 +379,7 @@ impl Worker {
                 self.notice(Notice::Info(text));
             }
             SlashCommand::Jobs => self.notice(Notice::Info(jobs::report(&agent.jobs()))),
+            SlashCommand::Mcp => self.notice(Notice::Info(mcp::report(&agent.tool_names()))),
             SlashCommand::Cost => {
                 let report =
                     session_cost(agent.history().usage_records(), agent.model(), &self.prices);
