@@ -81,6 +81,14 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         .or(settings.approval)
         .unwrap_or(ApprovalMode::Ask);
     let mut setup = settings.agent_setup(root, &home, approval);
+    if !settings.mcp_servers.is_empty() {
+        // Before the terminal is taken over: the start waits at most the servers' startup
+        // timeouts, and the user should know what for.
+        eprintln!(
+            "wright: starting {}…",
+            wright_protocol::text::plural(settings.mcp_servers.len(), "MCP server")
+        );
+    }
     let mcp = crate::mcp_setup::start(root, &settings.mcp_servers).await;
     setup.external_tools = mcp.as_ref().map(crate::mcp_setup::tools);
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
