@@ -318,20 +318,21 @@ async fn many_tools_are_filtered_and_ordered_by_server_then_tool() {
 /// the directory and the server's entry point, or `None` (with the reason printed) when node
 /// or the install is not available.
 fn install_everything() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    install_reference("server-everything")
+}
+
+/// The reference server `@modelcontextprotocol/NAME` installed with npm into a temporary
+/// directory (see [`install_everything`]).
+fn install_reference(name: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
     let dir = tempfile::tempdir().unwrap();
+    let package = format!("@modelcontextprotocol/{name}");
     let install = std::process::Command::new("npm")
-        .args([
-            "install",
-            "--silent",
-            "--no-audit",
-            "--no-fund",
-            "@modelcontextprotocol/server-everything",
-        ])
+        .args(["install", "--silent", "--no-audit", "--no-fund", &package])
         .current_dir(dir.path())
         .output();
     let entry = dir
         .path()
-        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        .join(format!("node_modules/{package}/dist/index.js"));
     match install {
         Ok(out) if out.status.success() && entry.exists() => Some((dir, entry)),
         Ok(out) => {
@@ -442,4 +443,61 @@ async fn the_reference_everything_server_works_over_streamable_http() {
     servers.shutdown().await;
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// The reference filesystem server, allowed one directory: its read-only tools are reads,
+/// its writers are asked about (`external`), and reading a file gives its text.
+#[tokio::test]
+async fn the_reference_filesystem_server_reads_what_it_is_allowed_to() {
+    let Some((dir, entry)) = install_reference("server-filesystem") else {
+        return;
+    };
+    let allowed = tempfile::tempdir().unwrap();
+    std::fs::write(
+        allowed.path().join("notes.txt"),
+        "first line\nsecond line\n",
+    )
+    .unwrap();
+    let mut config = McpServerConfig::new(McpTransport::Stdio {
+        command: "node".into(),
+        args: vec![
+            entry.display().to_string(),
+            allowed.path().display().to_string(),
+        ],
+        env: BTreeMap::new(),
+        cwd: Some(dir.path().to_path_buf()),
+    });
+    config.startup_timeout = Duration::from_secs(30);
+    let (servers, problems) = McpServers::start(vec![("fs".into(), config)]).await;
+    assert_eq!(problems, vec![]);
+    let tools = servers.tools();
+    assert_eq!(
+        find(&tools, "mcp__fs__read_text_file").kind(),
+        ToolKind::Read
+    );
+    assert_eq!(
+        find(&tools, "mcp__fs__write_file").kind(),
+        ToolKind::External
+    );
+    let ctx = ToolContext::new(allowed.path()).unwrap();
+    let path = allowed.path().join("notes.txt").display().to_string();
+    let read = call(
+        find(&tools, "mcp__fs__read_text_file"),
+        &ctx,
+        json!({"path": path}),
+    )
+    .await;
+    assert!(
+        read.is_success() && read.text.contains("second line"),
+        "{read:?}"
+    );
+    // Outside the allowed directory: the server's own error, as an error result.
+    let outside = call(
+        find(&tools, "mcp__fs__read_text_file"),
+        &ctx,
+        json!({"path": "/etc/hostname"}),
+    )
+    .await;
+    assert!(!outside.is_success(), "{outside:?}");
+    servers.shutdown().await;
 }
