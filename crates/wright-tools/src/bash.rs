@@ -88,6 +88,12 @@ struct BashArgs {
 }
 
 impl Tool for BashTool {
+    /// In a read-only context Bash runs only commands judged read-only, confined so that they
+    /// write nothing (see the module documentation).
+    fn usable_read_only(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "Bash"
     }

@@ -110,6 +110,14 @@ pub trait Tool: Send + Sync {
         self.kind().is_read_only()
     }
 
+    /// Whether the tool may be used where nothing may be changed (plan mode, read-only
+    /// agents): the tools that change nothing, and those that keep to that there on their own
+    /// (Bash runs only commands judged read-only, in a sandbox that lets them write nothing;
+    /// KillBash only stops a background command).
+    fn usable_read_only(&self) -> bool {
+        self.read_only()
+    }
+
     /// Whether calls may run at the same time as other such calls (several read-only calls
     /// in one reply).
     fn concurrency_safe(&self) -> bool {
@@ -131,12 +139,11 @@ pub trait Tool: Send + Sync {
     fn prepare(&self, args: Value, ctx: &ToolContext) -> Result<Box<dyn Prepared>, ToolError>;
 }
 
-/// Whether `tool` may be used where nothing may be changed (plan mode, read-only agents): the
-/// tools that change nothing; Bash, which there runs only commands judged read-only, in a
-/// sandbox that lets them write nothing; and KillBash, which only stops a background command.
-/// The one test both the offered tools and the registry's refusal use.
+/// Whether `tool` may be used where nothing may be changed (plan mode, read-only agents), as
+/// [`Tool::usable_read_only`] says: the one test both the offered tools and the registry's
+/// refusal use.
 pub fn usable_read_only(tool: &dyn Tool) -> bool {
-    tool.read_only() || matches!(tool.name(), "Bash" | "KillBash")
+    tool.usable_read_only()
 }
 
 /// One call of a tool, its arguments read and checked: what [`Tool::prepare`] gives.

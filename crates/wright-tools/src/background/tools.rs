@@ -168,6 +168,12 @@ struct KillBashArgs {
 }
 
 impl Tool for KillBashTool {
+    /// Stopping a background command changes no file: a job started while planning can be
+    /// stopped there too.
+    fn usable_read_only(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "KillBash"
     }
