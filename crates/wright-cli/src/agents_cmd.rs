@@ -33,14 +33,13 @@ enum AgentsCommand {
 /// agents are skipped); the exit code is 1 when there are such files.
 pub fn run(root: &Path, args: &AgentsArgs) -> u8 {
     // Listing needs no model: only the tools an agent file may name.
-    let tools = match config::load_tool_settings(root) {
-        Ok(tools) => tools,
+    let (catalog, problems) = match config::load_agents(root) {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("wright: {e}");
             return crate::EXIT_USAGE;
         }
     };
-    let (catalog, problems) = config::agent_catalog(root, &config::process_env, &tools);
     let AgentsCommand::List { json } = args.command;
     let mut out = String::new();
     for agent in catalog.agents() {

@@ -133,16 +133,36 @@ const MAX_SUBAGENT_DEPTH: u32 = 4;
 
 /// The agents of the project at `root` for tools `tools` (the Task tool's own name
 /// included): the built-ins, the user's `agents/` and the project's `.wright/agents/`.
+/// Whether the project is trusted is read from the settings `files` (highest first, the
+/// project's own first), already loaded.
 pub fn agent_catalog(
     root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     tools: &ToolSettings,
+    files: &[FileConfig],
 ) -> (AgentCatalog, Vec<AgentFileError>) {
     let registry = tools.registry();
     let mut known: Vec<&str> = registry.names();
     known.push("Task");
     let user = user_config_dir(env).map(|dir| dir.join("agents"));
-    AgentCatalog::load(root, user.as_deref(), &known, project_trusted(root, env))
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let home = env("HOME").map(PathBuf::from);
+    let trusted = files
+        .split_first()
+        .is_some_and(|(_, user_files)| trusted_by(user_files, &canonical, home.as_deref()));
+    AgentCatalog::load(root, user.as_deref(), &known, trusted)
+}
+
+/// The agents of the project at `project_root` (`wright agents list`), from the real
+/// environment, without a model.
+pub fn load_agents(
+    project_root: &Path,
+) -> Result<(AgentCatalog, Vec<AgentFileError>), ConfigError> {
+    let env = process_env;
+    let home = env("HOME").map(PathBuf::from);
+    let files = load_files(project_root, &env)?;
+    let tools = tool_settings(&files, project_root, home.as_deref(), process_vars())?;
+    Ok(agent_catalog(project_root, &env, &tools, &files))
 }
 
 /// `[git]` of the settings files (highest first), each key from the first file that sets it.
@@ -744,21 +764,6 @@ fn trusted_by(user_files: &[FileConfig], root: &Path, home: Option<&Path>) -> bo
         .any(|path| root.starts_with(path))
 }
 
-/// Whether the user trusts the project at `project_root` (`trusted_projects` in their
-/// settings file).
-pub fn project_trusted(project_root: &Path, env: &dyn Fn(&str) -> Option<String>) -> bool {
-    let root = project_root
-        .canonicalize()
-        .unwrap_or_else(|_| project_root.to_path_buf());
-    let user_files: Vec<FileConfig> = config_files(project_root, env)
-        .iter()
-        .skip(1)
-        .filter_map(|path| FileConfig::load(path).ok())
-        .collect();
-    let home = env("HOME").map(PathBuf::from);
-    trusted_by(&user_files, &root, home.as_deref())
-}
-
 pub fn restrict_untrusted(
     files: &mut [FileConfig],
     project_root: &Path,
@@ -961,7 +966,7 @@ pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError>
     let mut settings = resolve(flags, &env, &files, project_root)?;
     settings.tools.protected = protected_paths(&files, project_root, &env);
     settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(process_vars());
-    let (agents, problems) = agent_catalog(project_root, &env, &settings.tools);
+    let (agents, problems) = agent_catalog(project_root, &env, &settings.tools, &files);
     settings.agents = Arc::new(agents);
     settings.agent_problems = problems;
     Ok(settings)
