@@ -12,22 +12,14 @@
 // A benchmark, not library code: a failure is a panic with its reason.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
-use wright_core::approval::ApprovalMode;
-use wright_core::checks::Checks;
-use wright_core::commit::GitSettings;
-use wright_core::hooks::Hooks;
+use wright_core::RoundOutcome;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, Sessions};
-use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
-use wright_core::{AgentConfig, RoundOutcome};
 use wright_llm::{LlmConfig, ProviderKind};
 use wright_store::SessionStore;
 use wright_testkit::{RecordedRequest, Script, ScriptedResponse, TestServer};
-use wright_tools::ToolSettings;
 
 const FILES: usize = 10;
 const LINES: usize = 300;
@@ -40,23 +32,10 @@ fn response(text: &str) -> ScriptedResponse {
 }
 
 fn session(server: &TestServer, home: &std::path::Path, root: &std::path::Path) -> Session {
-    let setup = AgentSetup {
-        root: root.to_path_buf(),
-        llm: LlmConfig::new(ProviderKind::OpenAi, format!("{}/v1/", server.url()), "m"),
-        agent: AgentConfig::default(),
-        tools: ToolSettings::default(),
-        approval: ApprovalMode::Auto,
-        approver: None,
-        hooks: Hooks::default(),
-        checks: Checks::default(),
-        checkpoints: None,
-        git: GitSettings::default(),
-        agents: Arc::new(AgentCatalog::default()),
-        subagents: SubagentSettings::default(),
-        profile: AgentProfile::default(),
-        prices: HashMap::new(),
-        external_tools: None,
-    };
+    let setup = AgentSetup::new(
+        root.to_path_buf(),
+        LlmConfig::new(ProviderKind::OpenAi, format!("{}/v1/", server.url()), "m"),
+    );
     let builder = AgentBuilder::new(setup).expect("builder");
     Sessions::new(SessionStore::new(home, root), builder)
         .create(None)

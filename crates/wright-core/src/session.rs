@@ -79,6 +79,31 @@ pub struct AgentSetup {
     pub external_tools: Option<ExternalTools>,
 }
 
+impl AgentSetup {
+    /// The plain agent over `llm` in `root` with every default: the built-in tools and
+    /// agents, everything allowed (`auto`, no one to ask), no hooks, checks, checkpoints or
+    /// tools from outside. Front ends and tests set what they need over it.
+    pub fn new(root: PathBuf, llm: LlmConfig) -> Self {
+        Self {
+            root,
+            llm,
+            agent: AgentConfig::default(),
+            tools: ToolSettings::default(),
+            approval: ApprovalMode::Auto,
+            approver: None,
+            hooks: Hooks::default(),
+            checks: Checks::default(),
+            checkpoints: None,
+            git: GitSettings::default(),
+            agents: Arc::default(),
+            subagents: SubagentSettings::default(),
+            profile: AgentProfile::default(),
+            prices: HashMap::new(),
+            external_tools: None,
+        }
+    }
+}
+
 /// Makes the tools from outside wright for one agent (each agent owns its registry): the
 /// same tools, in the same order, every time, so that L1 stays byte-identical.
 pub type ExternalTools = Arc<dyn Fn() -> Vec<Box<dyn wright_tools::Tool>> + Send + Sync>;
@@ -599,23 +624,10 @@ mod tests {
     use wright_store::RoundStatus;
 
     fn setup(root: &Path) -> AgentSetup {
-        AgentSetup {
-            root: root.to_path_buf(),
-            llm: LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
-            agent: AgentConfig::default(),
-            tools: ToolSettings::default(),
-            approval: ApprovalMode::Auto,
-            approver: None,
-            hooks: Hooks::default(),
-            checks: Checks::default(),
-            checkpoints: None,
-            git: GitSettings::default(),
-            agents: Arc::default(),
-            subagents: SubagentSettings::default(),
-            profile: AgentProfile::default(),
-            prices: HashMap::new(),
-            external_tools: None,
-        }
+        AgentSetup::new(
+            root.to_path_buf(),
+            LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+        )
     }
 
     fn sessions(home: &Path, root: &Path) -> Sessions {

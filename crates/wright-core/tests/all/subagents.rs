@@ -8,12 +8,9 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use wright_core::approval::ApprovalMode;
-use wright_core::checks::Checks;
-use wright_core::commit::GitSettings;
 use wright_core::cost::session_cost;
-use wright_core::hooks::Hooks;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
-use wright_core::subagent::{AgentCatalog, AgentProfile, SubagentSettings};
+use wright_core::subagent::AgentCatalog;
 use wright_core::{AgentConfig, RoundOutcome};
 use wright_llm::{LlmConfig, ProviderKind};
 use wright_protocol::Event;
@@ -52,28 +49,20 @@ impl Project {
         let (catalog, problems) = AgentCatalog::load(self.root.path(), None, &names, true);
         assert_eq!(problems, vec![]);
         AgentSetup {
-            root: self.root.path().to_path_buf(),
-            llm: LlmConfig::new(
-                ProviderKind::OpenAi,
-                format!("{}/v1/", server.url()),
-                "main-model",
-            ),
             agent: AgentConfig {
                 max_steps,
                 ..AgentConfig::default()
             },
             tools,
-            approval: ApprovalMode::Auto,
-            approver: None,
-            hooks: Hooks::default(),
-            checks: Checks::default(),
-            checkpoints: None,
-            git: GitSettings::default(),
             agents: Arc::new(catalog),
-            subagents: SubagentSettings::default(),
-            profile: AgentProfile::default(),
-            prices: HashMap::new(),
-            external_tools: None,
+            ..AgentSetup::new(
+                self.root.path().to_path_buf(),
+                LlmConfig::new(
+                    ProviderKind::OpenAi,
+                    format!("{}/v1/", server.url()),
+                    "main-model",
+                ),
+            )
         }
     }
 

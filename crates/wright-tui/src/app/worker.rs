@@ -486,10 +486,8 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use std::path::Path;
-    use wright_core::AgentConfig;
     use wright_core::approval::ApprovalMode;
     use wright_core::compaction::ContextSettings;
-    use wright_core::hooks::Hooks;
     use wright_llm::{LlmConfig, ProviderKind};
 
     /// Says what it was asked for, so the test sees the worker went through it.
@@ -526,21 +524,11 @@ mod tests {
         let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let config = WorkerConfig {
             setup: AgentSetup {
-                root: root.path().to_path_buf(),
-                llm: LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
-                agent: AgentConfig::default(),
-                tools: wright_tools::ToolSettings::default(),
                 approval: ApprovalMode::Ask,
-                approver: None,
-                hooks: Hooks::default(),
-                checks: Default::default(),
-                checkpoints: None,
-                git: wright_core::commit::GitSettings::default(),
-                agents: Default::default(),
-                subagents: Default::default(),
-                profile: Default::default(),
-                prices: HashMap::new(),
-                external_tools: None,
+                ..AgentSetup::new(
+                    root.path().to_path_buf(),
+                    LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+                )
             },
             store: SessionStore::new(home.path(), root.path()),
             prices: HashMap::new(),
