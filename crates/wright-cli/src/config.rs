@@ -745,14 +745,6 @@ pub fn load_files(
     Ok(files)
 }
 
-/// Takes out of the project's own settings file (`files[0]`) what would let a repository
-/// someone else wrote widen what wright does on this machine — run commands of its choosing
-/// (`[hooks]`, `[checks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
-/// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
-/// (`approval`), send the API key elsewhere (`base_url`), run the user's traffic under another
-/// account or model (`api_key`, `provider`, `model`, `summary_model`), protect fewer
-/// branches (`[bash] protected_branches`), or take undo away (`[checkpoints]`) — unless a user settings file lists the project in
-/// `trusted_projects`. Returns one line per thing ignored.
 /// Whether a user settings file among `user_files` lists the project at (canonical) `root`
 /// in `trusted_projects`.
 fn trusted_by(user_files: &[FileConfig], root: &Path, home: Option<&Path>) -> bool {
@@ -764,6 +756,15 @@ fn trusted_by(user_files: &[FileConfig], root: &Path, home: Option<&Path>) -> bo
         .any(|path| root.starts_with(path))
 }
 
+/// Takes out of the project's own settings file (`files[0]`) what would let a repository
+/// someone else wrote widen what wright does on this machine — run commands of its choosing
+/// (`[hooks]`, `[checks]`), let more commands or writes through (`[bash] allow`, `[sandbox]`,
+/// `allow_outside_project`), show secrets (`[secrets] mask = false`), skip questions
+/// (`approval`), send the API key elsewhere (`base_url`), run the user's traffic under another
+/// account or model (`api_key`, `provider`, `model`, `summary_model`), protect fewer
+/// branches (`[bash] protected_branches`), or take undo away (`[checkpoints]`), declare MCP servers
+/// (`[mcp_servers]`) or raise `[agents]` — unless a user settings file lists the project in
+/// `trusted_projects`. Returns one line per thing ignored.
 pub fn restrict_untrusted(
     files: &mut [FileConfig],
     project_root: &Path,
