@@ -228,22 +228,38 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
 fn mcp_content(data: &Value, limits: &Limits) -> Value {
     let mut kept = fallback::shrink(data, limits);
     if let (Some(content), Value::Object(fields)) = (data["content"].as_str(), &mut kept) {
-        let total_lines = content.lines().count();
-        let mut head: String = content
-            .lines()
-            .take(limits.read_lines)
-            .collect::<Vec<_>>()
-            .join("\n");
+        // A result compressed before ends with the note of what it kept: the lines it
+        // counted then are the ones counted now, so compressing again changes nothing.
+        let (body, total_before) = match kept_note(content) {
+            Some((body, total)) => (body, Some(total)),
+            None => (content, None),
+        };
+        let lines = Lines::head(body, limits.read_lines, limits.snippet_line_chars);
+        let total = total_before.unwrap_or(lines.total);
+        let mut head = lines.text;
         if let Some((cut, _)) = head.char_indices().nth(limits.answer_chars) {
             head.truncate(cut);
         }
         let kept_lines = head.lines().count();
-        if kept_lines < total_lines || head.len() < content.trim_end().len() {
-            head.push_str(&format!("\n… [{} of {total_lines} lines kept]", kept_lines));
+        if kept_lines < total || head.len() < body.trim_end().len() {
+            head.push_str(&format!("\n… [{kept_lines} of {total} lines kept]"));
         }
         fields.insert("content".into(), Value::String(head));
     }
     kept
+}
+
+/// The text before an [`mcp_content`] note (`… [K of N lines kept]`) ending `content`, and
+/// its N.
+fn kept_note(content: &str) -> Option<(&str, usize)> {
+    let (body, note) = content.rsplit_once("\n… [")?;
+    let total = note
+        .strip_suffix(" lines kept]")?
+        .split_once(" of ")?
+        .1
+        .parse()
+        .ok()?;
+    Some((body, total))
 }
 
 /// A Task result (one task's fields, or `{"tasks": [...]}`) with each `answer` cut to
@@ -473,6 +489,15 @@ mod tests {
         assert_eq!(
             compress("mcp__db__query", &short)["data"]["content"],
             "one line"
+        );
+        // Compressing the history form again changes nothing, the tight tier only cuts more.
+        let once = ToolResult::success("", kept["data"].clone());
+        assert_eq!(compress("mcp__db__query", &once)["data"], kept["data"]);
+        let tight = compress_with("mcp__db__query", &once, CompressionLevel::Tight);
+        let tight = tight["data"]["content"].as_str().unwrap();
+        assert!(
+            tight.ends_with("row 100\n… [100 of 800 lines kept]"),
+            "{tight}"
         );
     }
 
