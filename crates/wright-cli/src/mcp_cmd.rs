@@ -149,18 +149,8 @@ async fn list(root: &Path) -> Result<String, String> {
     let (started, problems) =
         wright_mcp::McpServers::start(crate::mcp_setup::server_configs(root, &servers)).await;
     text.push('\n');
-    let tools: Vec<String> = started
-        .tools()
-        .iter()
-        .map(|tool| tool.name().to_string())
-        .collect();
     for name in started.server_names() {
-        let prefix = format!("mcp__{name}__");
-        let own: Vec<&str> = tools
-            .iter()
-            .filter(|tool| tool.starts_with(&prefix))
-            .map(String::as_str)
-            .collect();
+        let own = started.tool_names_of(name);
         text.push_str(&format!(
             "{name}: running, {}: {}\n",
             wright_protocol::text::plural(own.len(), "tool"),

@@ -125,6 +125,15 @@ impl McpServers {
         self.servers.iter().map(|s| s.name.as_str()).collect()
     }
 
+    /// The names (as the model sees them) of the tools the server `server` offers, in order.
+    pub fn tool_names_of(&self, server: &str) -> Vec<String> {
+        self.tools
+            .iter()
+            .filter(|tool| tool.server_name() == server)
+            .map(|tool| wright_tools::Tool::name(tool).to_string())
+            .collect()
+    }
+
     /// One wright tool per offered server tool, named `mcp__SERVER__TOOL`, ordered by server
     /// then tool name: the same list, in the same order, every time (L1 stays byte-identical,
     /// DESIGN §9.10).

@@ -39,6 +39,11 @@ struct Inner {
 }
 
 impl McpTool {
+    /// The name of the server whose tool this is.
+    pub(crate) fn server_name(&self) -> &str {
+        &self.inner.server.name
+    }
+
     pub(crate) fn new(name: String, server: Arc<Server>, tool: ServerTool) -> Self {
         let shape = cut_middle(&tool.input_schema.to_string(), MAX_SCHEMA_BYTES);
         let own: String = tool
