@@ -46,24 +46,15 @@ impl McpTool {
 
     pub(crate) fn new(name: String, server: Arc<Server>, tool: ServerTool) -> Self {
         let shape = cut_middle(&tool.input_schema.to_string(), MAX_SCHEMA_BYTES);
-        let own: String = tool
-            .description
-            .trim()
-            .chars()
-            .take(MAX_DESCRIPTION_CHARS)
-            .collect();
-        let own = if own.is_empty() {
-            format!(
+        let own = match tool.description.trim() {
+            "" => format!(
                 "The tool `{}` of the MCP server `{}`.",
                 tool.name, server.name
-            )
-        } else if tool.description.trim().chars().count() > MAX_DESCRIPTION_CHARS {
-            format!("{own}…")
-        } else {
-            own
+            ),
+            own => wright_protocol::text::clip(own, MAX_DESCRIPTION_CHARS).into_owned(),
         };
         let description = format!("{own}\nInput schema: {shape}");
-        let summary = own.lines().next().unwrap_or_default().trim().to_string();
+        let summary = wright_protocol::text::first_line(&own).to_string();
         Self {
             inner: Arc::new(Inner {
                 name,

@@ -479,7 +479,8 @@ fn parse_agent(
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                agent.description = cut_chars(&description, MAX_DESCRIPTION_CHARS);
+                agent.description =
+                    wright_protocol::text::clip(&description, MAX_DESCRIPTION_CHARS).into_owned();
             }
             "tools" => {
                 let names: Vec<String> = match entry.value {
@@ -563,14 +564,6 @@ fn parse_agent(
         ));
     }
     Ok(agent)
-}
-
-/// `text` cut to `max` characters, with `…` when cut.
-fn cut_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
 
 #[cfg(test)]
