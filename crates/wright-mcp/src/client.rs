@@ -308,7 +308,7 @@ struct ServerProcess {
 }
 
 /// How long a dropped server gets between SIGTERM and SIGKILL: short, as a drop blocks.
-const DROP_GRACE: Duration = Duration::from_millis(300);
+pub(crate) const DROP_GRACE: Duration = Duration::from_millis(300);
 
 impl ServerProcess {
     /// A server process leading its own group, which wright's ways out stop too.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::Mutex;
 
-use crate::client::{self, Caller, ClientError, Connection, ServerTool};
+use crate::client::{self, Caller, ClientError, Connection, DROP_GRACE, ServerTool};
 use crate::config::McpServerConfig;
 use crate::names;
 use crate::tool::McpTool;
@@ -176,10 +176,8 @@ impl McpServers {
         let stops = connections
             .into_iter()
             .map(|c| tokio::task::spawn_blocking(move || c.stop(STOP_GRACE)));
-        for stop in futures::future::join_all(stops).await {
-            // A stop that panicked has nothing left to stop.
-            let _ = stop;
-        }
+        // A stop that panicked has nothing left to stop.
+        futures::future::join_all(stops).await;
     }
 }
 
@@ -198,16 +196,10 @@ impl Drop for McpServers {
             }
         }
         // All were sent SIGTERM first, so each stop waits only for what is left of the grace.
+        // A server still held by a call (or by its tools) is stopped when its connection
+        // goes: the server's process stops itself on drop.
         for connection in connections {
-            connection.stop(Duration::from_millis(300));
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(connection) = self.state.get_mut().connection.take() {
-            connection.stop(Duration::from_millis(300));
+            connection.stop(DROP_GRACE);
         }
     }
 }
