@@ -24,10 +24,5 @@ mod schema;
 mod servers;
 mod tool;
 
-pub use client::MAX_TOOLS_PER_SERVER;
-pub use config::{DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, McpServerConfig, McpTransport};
-pub use names::{MAX_NAME_CHARS, tool_name};
-pub use result::{MAX_TEXT_BYTES, to_tool_result};
-pub use schema::check as check_arguments;
-pub use servers::{MAX_RESTARTS, McpServers, STOP_GRACE, StartProblem};
-pub use tool::{MAX_DESCRIPTION_CHARS, McpTool};
+pub use config::{McpServerConfig, McpTransport};
+pub use servers::{McpServers, StartProblem};
