@@ -350,6 +350,12 @@ impl ServerProcess {
             // Already reaped.
             return;
         };
+        // Seen gone at wright's exit (and forgotten there): its id may be another's by now.
+        let known = i32::try_from(pid).is_ok_and(wright_tools::untrack_group);
+        if !known {
+            let _ = child.try_wait();
+            return;
+        }
         signal_group(pid, Signal::Term);
         let deadline = Instant::now() + grace;
         while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
@@ -357,9 +363,6 @@ impl ServerProcess {
         }
         // Whatever is left of the group (the leader, or children it left behind) is killed.
         signal_group(pid, Signal::Kill);
-        if let Ok(pgid) = i32::try_from(pid) {
-            wright_tools::untrack_group(pgid);
-        }
         #[cfg(not(unix))]
         let _ = child.start_kill();
         let _ = child.try_wait();

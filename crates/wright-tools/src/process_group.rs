@@ -59,12 +59,15 @@ pub fn track_group(pgid: i32) {
         .insert(pgid, None);
 }
 
-/// No longer counts the group `pgid` (see [`track_group`]).
-pub fn untrack_group(pgid: i32) {
+/// No longer counts the group `pgid` (see [`track_group`]); whether it still did. A group
+/// [`stop_running_commands`] saw gone was forgotten already: its id may be another's now, and
+/// must not be signalled.
+pub fn untrack_group(pgid: i32) -> bool {
     RUNNING
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .remove(&pgid);
+        .remove(&pgid)
+        .is_some()
 }
 
 /// Kills every command still running, with every process in its group (SIGKILL).
