@@ -23,7 +23,7 @@ use wright_store::{
     BusySession, LoadedSession, NamedSessionFile, Record, SessionFile, SessionMeta, SessionStore,
     StoreError,
 };
-use wright_tools::{ToolContext, ToolSettings};
+use wright_tools::{ToolContext, ToolRegistry, ToolSettings};
 
 use crate::approval::{ApprovalMode, Approvals, Approver};
 use crate::checkpoint::Checkpoints;
@@ -270,6 +270,52 @@ impl AgentBuilder {
         profile: &AgentProfile,
         place: &Place<'_>,
     ) -> Result<Agent, SessionError> {
+        let approvals = place
+            .approvals
+            .cloned()
+            .unwrap_or_else(|| Approvals::new(self.approval, self.approver.clone()));
+        let place = Place {
+            approvals: Some(&approvals),
+            ..*place
+        };
+        let tools = self.registry(profile, &place);
+        let Place {
+            environment, depth, ..
+        } = place;
+        let mut config = self.config.clone();
+        if let Some(max_steps) = profile.max_steps {
+            config.max_steps = max_steps;
+        }
+        let (llm, summary_llm) = match &profile.model {
+            Some(model) if *model != self.llm.config().model => {
+                let mut llm_config = self.llm.config().clone();
+                llm_config.model = model.clone();
+                let llm = LlmClient::new(llm_config)?;
+                let summary_llm = summary_client(&llm, &config)?;
+                (llm, summary_llm)
+            }
+            _ => (self.llm.clone(), self.summary_llm.clone()),
+        };
+        let agent = Agent::with_clients(llm, summary_llm, tools, ctx, config, history);
+        let checkpoints = if depth == 0 {
+            self.checkpoints.clone()
+        } else {
+            None
+        };
+        Ok(agent
+            .with_environment(environment)
+            .with_instructions(profile.instructions.as_deref())
+            .with_approval_state(approvals)
+            .with_hooks(self.hooks.clone())
+            .with_checks(self.checks.clone())
+            .with_checkpoints(checkpoints))
+    }
+
+    /// The tools of an agent at `place` as `profile` says: the built-in ones, the tools from
+    /// outside (MCP servers') as they are now, a Task tool while sub-agents may nest deeper,
+    /// AskUser for a session's own agent; bounded by the agent's and its parent's tool lists,
+    /// and to the read-only ones for a read-only agent.
+    fn registry(&self, profile: &AgentProfile, place: &Place<'_>) -> ToolRegistry {
         let Place {
             session,
             environment,
@@ -314,7 +360,7 @@ impl AgentBuilder {
                 depth: depth + 1,
                 listing: agents.to_string(),
                 allowed: allowed.clone(),
-                approvals: approvals.clone(),
+                approvals,
             })));
         }
         // A sub-agent reports to its parent, which asks the user if need be.
@@ -327,33 +373,7 @@ impl AgentBuilder {
         if profile.read_only {
             tools.retain(crate::plan::offers);
         }
-        let mut config = self.config.clone();
-        if let Some(max_steps) = profile.max_steps {
-            config.max_steps = max_steps;
-        }
-        let (llm, summary_llm) = match &profile.model {
-            Some(model) if *model != self.llm.config().model => {
-                let mut llm_config = self.llm.config().clone();
-                llm_config.model = model.clone();
-                let llm = LlmClient::new(llm_config)?;
-                let summary_llm = summary_client(&llm, &config)?;
-                (llm, summary_llm)
-            }
-            _ => (self.llm.clone(), self.summary_llm.clone()),
-        };
-        let agent = Agent::with_clients(llm, summary_llm, tools, ctx, config, history);
-        let checkpoints = if depth == 0 {
-            self.checkpoints.clone()
-        } else {
-            None
-        };
-        Ok(agent
-            .with_environment(environment)
-            .with_instructions(profile.instructions.as_deref())
-            .with_approval_state(approvals)
-            .with_hooks(self.hooks.clone())
-            .with_checks(self.checks.clone())
-            .with_checkpoints(checkpoints))
+        tools
     }
 
     /// What a session of these agents commits with.
@@ -449,6 +469,8 @@ impl Sessions {
             warnings: Vec::new(),
             agent,
             committer: self.agents.committer(),
+            environment,
+            listing,
         })
     }
 
@@ -486,6 +508,8 @@ impl Sessions {
             warnings: loaded.warnings,
             agent,
             committer: self.agents.committer(),
+            environment,
+            listing,
         })
     }
 
@@ -510,6 +534,24 @@ impl Sessions {
             NamedSessionFile::Stored(loaded, file) => self.resume_locked(loaded, file),
             NamedSessionFile::Created(meta, file) => self.start(meta, file),
         }
+    }
+
+    /// Gives `session`'s agent the tools an agent built now would have — the tools of the
+    /// MCP servers as they are now (issue 15: servers that started late, or were
+    /// reconnected) — keeping its history, todo list and approvals. L1 changes with them, so
+    /// this is for an explicit step of the user's, never between rounds by itself.
+    pub fn reload_tools(&self, session: &mut Session) {
+        let approvals = session.agent.approval_state().clone();
+        let place = Place {
+            session: &session.id,
+            environment: &session.environment,
+            agents: &session.listing,
+            depth: 0,
+            allowed: None,
+            approvals: Some(&approvals),
+        };
+        let tools = self.agents.registry(&self.agents.profile, &place);
+        session.agent.set_tools(tools);
     }
 
     /// Switches `session` to `model`, and the sessions opened after it too.
@@ -543,6 +585,10 @@ pub struct Session {
     warnings: Vec<String>,
     agent: Agent,
     committer: commit::Committer,
+    /// The environment block and the agent listing its agents were built with: the tools
+    /// are made anew with them ([`Sessions::reload_tools`]).
+    environment: String,
+    listing: String,
 }
 
 impl Session {
@@ -720,6 +766,73 @@ mod tests {
         );
         assert_eq!(told.len(), 1, "{told:?}");
         assert!(told[0].starts_with("session \"work\" ("), "{told:?}");
+    }
+
+    /// A tool from outside, as an MCP server offers one: it is never called here.
+    struct Outside(String);
+
+    impl wright_tools::Tool for Outside {
+        fn name(&self) -> &str {
+            &self.0
+        }
+        fn kind(&self) -> wright_tools::ToolKind {
+            wright_tools::ToolKind::External
+        }
+        fn description(&self) -> &str {
+            "A tool from outside."
+        }
+        fn schema(&self) -> serde_json::Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn prepare(
+            &self,
+            _: serde_json::Value,
+            _: &ToolContext,
+        ) -> Result<Box<dyn wright_tools::Prepared>, wright_protocol::ToolError> {
+            Err(wright_tools::invalid(&self.0, "not here", "{}"))
+        }
+    }
+
+    #[test]
+    fn reload_tools_offers_the_tools_from_outside_as_they_are_now_keeping_the_history() {
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let offered = Arc::new(std::sync::Mutex::new(vec!["mcp__db__query".to_string()]));
+        let mut setup = setup(root.path());
+        let now = offered.clone();
+        setup.external_tools = Some(Arc::new(move || {
+            now.lock()
+                .unwrap()
+                .iter()
+                .map(|name| Box::new(Outside(name.clone())) as Box<dyn wright_tools::Tool>)
+                .collect()
+        }));
+        let sessions = Sessions::new(
+            SessionStore::new(home.path(), root.path()),
+            AgentBuilder::new(setup).unwrap(),
+        );
+        let mut session = sessions.create(None).unwrap();
+        plan(session.agent.history_mut());
+        let before = session.agent().system_prompt().to_string();
+        assert!(before.contains("## mcp__db__query"));
+
+        offered.lock().unwrap().push("mcp__web__fetch".to_string());
+        // Nothing changes by itself: L1 stays the same bytes until the tools are reloaded.
+        assert_eq!(session.agent().system_prompt(), before);
+        sessions.reload_tools(&mut session);
+        let names = session.agent().tool_names();
+        assert!(names.contains(&"mcp__web__fetch".to_string()), "{names:?}");
+        // Task and AskUser are still there, after the tools from outside.
+        let task = names.iter().position(|n| n == "Task").unwrap();
+        assert!(names.iter().position(|n| n == "mcp__web__fetch").unwrap() < task);
+        assert!(names.contains(&"AskUser".to_string()), "{names:?}");
+        assert!(
+            session
+                .agent()
+                .system_prompt()
+                .contains("## mcp__web__fetch")
+        );
+        // The history is the session's still.
+        assert_eq!(session.agent().history().all_messages().len(), 3);
     }
 
     #[test]

@@ -25,4 +25,4 @@ mod servers;
 mod tool;
 
 pub use config::{McpServerConfig, McpTransport};
-pub use servers::{McpServers, StartProblem};
+pub use servers::{McpServers, ServerHealth, ServerStatus, StartEvent, StartProblem};

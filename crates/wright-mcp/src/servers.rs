@@ -34,18 +34,49 @@ impl std::fmt::Display for StartProblem {
 }
 
 /// The MCP servers of a session and the tools they offer. Dropping it stops every server.
+///
+/// Servers start together ([`start`](Self::start) waits for them; an interactive session
+/// runs [`start_all`](Self::start_all) in the background and goes on). The tools offered are
+/// a snapshot, made anew only by [`publish`](Self::publish): the list an agent gets stays the
+/// same bytes however late a server comes up, until the user asks for it to change.
 pub struct McpServers {
-    servers: Vec<Arc<Server>>,
-    tools: Vec<McpTool>,
+    /// One per configured server, sorted by name.
+    entries: Vec<Entry>,
+    /// The tools offered, as the last [`publish`](Self::publish) made them.
+    offered: std::sync::Mutex<Vec<McpTool>>,
+    /// Set by [`shutdown`](Self::shutdown) and drop: nothing starts any more.
+    stopped: AtomicBool,
 }
 
 impl std::fmt::Debug for McpServers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServers")
             .field("servers", &self.server_names())
-            .field("tools", &self.tools.len())
+            .field("tools", &lock(&self.offered).len())
             .finish()
     }
+}
+
+/// A configured server and how far it got.
+struct Entry {
+    name: String,
+    config: McpServerConfig,
+    /// Held while the server starts (at first, or again on [`McpServers::reconnect`]): a
+    /// second start waits for the first.
+    starting: Mutex<()>,
+    state: std::sync::Mutex<EntryState>,
+}
+
+enum EntryState {
+    /// Not started yet, or starting.
+    Starting,
+    /// Up, with the tools it listed when it started.
+    Up {
+        server: Arc<Server>,
+        tools: Vec<ServerTool>,
+    },
+    /// It did not start; why.
+    Failed(String),
 }
 
 /// One started server, shared by its tools.
@@ -53,57 +84,183 @@ pub(crate) struct Server {
     pub(crate) name: String,
     pub(crate) config: McpServerConfig,
     state: Mutex<ServerState>,
-    /// Set when the session's servers are stopped: no more calls, no more restarts.
+    /// Set when the server is stopped: no more calls, no more restarts.
     stopped: AtomicBool,
 }
 
 struct ServerState {
     connection: Option<Connection>,
     restarts: u32,
+    /// Counts the connections made: a call that found the server gone forgets the
+    /// connection it used, never a newer one another call has made since.
+    generation: u64,
+}
+
+/// How a server is doing, for `/mcp` and `wright mcp list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerStatus {
+    /// Its name in the settings.
+    pub name: String,
+    pub health: ServerHealth,
+}
+
+/// Where a server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerHealth {
+    /// Starting (or waiting to).
+    Starting,
+    /// Up: the names (as the model sees them) of its tools the session offers now, and how
+    /// many it offers in all (more when it came up after the tools were fixed).
+    Running { offered: Vec<String>, tools: usize },
+    /// It did not start; why.
+    Failed(String),
+}
+
+/// What happened to one server as it started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartEvent {
+    /// It is up and offers `tools` tools (after `enabled_tools` / `disabled_tools`).
+    Started { server: String, tools: usize },
+    /// It did not start.
+    Failed(StartProblem),
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl McpServers {
-    /// Starts every server at once, each bounded by its startup timeout, and lists their
-    /// tools. A server that fails or is too slow is left out and reported, never fatal.
-    pub async fn start(servers: Vec<(String, McpServerConfig)>) -> (McpServers, Vec<StartProblem>) {
-        let started =
-            futures::future::join_all(servers.into_iter().map(|(name, config)| async move {
-                let outcome = start_one(&config).await;
-                (name, config, outcome)
-            }))
-            .await;
-        let mut problems = Vec::new();
-        let mut live = Vec::new();
-        for (name, config, outcome) in started {
-            match outcome {
-                Ok((connection, tools)) => {
-                    let server = Arc::new(Server {
-                        name,
-                        config,
-                        state: Mutex::new(ServerState {
-                            connection: Some(connection),
-                            restarts: 0,
-                        }),
-                        stopped: AtomicBool::new(false),
-                    });
-                    live.push((server, tools));
-                }
-                Err(message) => problems.push(StartProblem {
-                    server: name,
-                    message,
-                }),
-            }
+    /// The servers `servers` name, none started yet.
+    pub fn new(servers: Vec<(String, McpServerConfig)>) -> McpServers {
+        let mut entries: Vec<Entry> = servers
+            .into_iter()
+            .map(|(name, config)| Entry {
+                name,
+                config,
+                starting: Mutex::new(()),
+                state: std::sync::Mutex::new(EntryState::Starting),
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries.dedup_by(|a, b| a.name == b.name);
+        McpServers {
+            entries,
+            offered: std::sync::Mutex::new(Vec::new()),
+            stopped: AtomicBool::new(false),
         }
-        live.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-        problems.sort_by(|a, b| a.server.cmp(&b.server));
-        let mut offered: Vec<(Arc<Server>, ServerTool)> = Vec::new();
-        for (server, mut tools) in live.iter().cloned() {
-            tools.sort_by(|a, b| a.name.cmp(&b.name));
-            tools.dedup_by(|a, b| a.name == b.name);
-            for tool in tools {
-                if server.config.offers(&tool.name) {
-                    offered.push((server.clone(), tool));
+    }
+
+    /// Starts every server at once, each bounded by its startup timeout, lists their tools
+    /// and offers them. A server that fails or is too slow is left out and reported, never
+    /// fatal.
+    pub async fn start(servers: Vec<(String, McpServerConfig)>) -> (McpServers, Vec<StartProblem>) {
+        let started = McpServers::new(servers);
+        let events = started.start_all(&|_| {}).await;
+        started.publish();
+        let problems = events
+            .into_iter()
+            .filter_map(|event| match event {
+                StartEvent::Failed(problem) => Some(problem),
+                StartEvent::Started { .. } => None,
+            })
+            .collect();
+        (started, problems)
+    }
+
+    /// Starts every server not started yet, at once; `on_event` hears of each as it is up or
+    /// fails, and the events come back in the servers' order. Offers nothing new: see
+    /// [`publish`](Self::publish).
+    pub async fn start_all(&self, on_event: &(dyn Fn(&StartEvent) + Sync)) -> Vec<StartEvent> {
+        let starts = self.entries.iter().map(|entry| async move {
+            let event = self.start_entry(entry, false).await;
+            if let Some(event) = &event {
+                on_event(event);
+            }
+            event
+        });
+        futures::future::join_all(starts)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// Starts `entry` (again when `again`; otherwise only if it has not been started), and
+    /// says what came of it; `None` when it was left as it was.
+    async fn start_entry(&self, entry: &Entry, again: bool) -> Option<StartEvent> {
+        let _starting = entry.starting.lock().await;
+        let old = {
+            let mut state = lock(&entry.state);
+            match &*state {
+                EntryState::Starting => None,
+                _ if !again => return None,
+                _ => Some(std::mem::replace(&mut *state, EntryState::Starting)),
+            }
+        };
+        if let Some(EntryState::Up { server, .. }) = old {
+            server.stop().await;
+        }
+        if self.stopped.load(Ordering::SeqCst) {
+            let message = "wright is stopping its MCP servers".to_string();
+            *lock(&entry.state) = EntryState::Failed(message.clone());
+            return Some(StartEvent::Failed(StartProblem {
+                server: entry.name.clone(),
+                message,
+            }));
+        }
+        let outcome = start_one(&entry.config).await;
+        let event = match outcome {
+            Ok((connection, mut tools)) => {
+                if self.stopped.load(Ordering::SeqCst) {
+                    // Stopped while it started: it must not outlive the others.
+                    connection.stop(Duration::ZERO);
+                    let message = "wright is stopping its MCP servers".to_string();
+                    *lock(&entry.state) = EntryState::Failed(message.clone());
+                    return Some(StartEvent::Failed(StartProblem {
+                        server: entry.name.clone(),
+                        message,
+                    }));
                 }
+                tools.sort_by(|a, b| a.name.cmp(&b.name));
+                tools.dedup_by(|a, b| a.name == b.name);
+                tools.retain(|tool| entry.config.offers(&tool.name));
+                let count = tools.len();
+                let server = Arc::new(Server {
+                    name: entry.name.clone(),
+                    config: entry.config.clone(),
+                    state: Mutex::new(ServerState {
+                        connection: Some(connection),
+                        restarts: 0,
+                        generation: 0,
+                    }),
+                    stopped: AtomicBool::new(false),
+                });
+                *lock(&entry.state) = EntryState::Up { server, tools };
+                StartEvent::Started {
+                    server: entry.name.clone(),
+                    tools: count,
+                }
+            }
+            Err(message) => {
+                *lock(&entry.state) = EntryState::Failed(message.clone());
+                StartEvent::Failed(StartProblem {
+                    server: entry.name.clone(),
+                    message,
+                })
+            }
+        };
+        Some(event)
+    }
+
+    /// Offers the tools of the servers up now, from the next [`tools`](Self::tools) on;
+    /// `true` when the names offered changed.
+    pub fn publish(&self) -> bool {
+        let mut offered: Vec<(Arc<Server>, ServerTool)> = Vec::new();
+        for entry in &self.entries {
+            if let EntryState::Up { server, tools } = &*lock(&entry.state) {
+                offered.extend(tools.iter().map(|tool| (server.clone(), tool.clone())));
             }
         }
         let names = names::unique_names(
@@ -111,23 +268,106 @@ impl McpServers {
                 .iter()
                 .map(|(s, t)| (s.name.as_str(), t.name.as_str())),
         );
-        let tools = offered
+        let tools: Vec<McpTool> = offered
             .into_iter()
             .zip(names)
             .map(|((server, tool), name)| McpTool::new(name, server, tool))
             .collect();
-        let servers = live.into_iter().map(|(server, _)| server).collect();
-        (McpServers { servers, tools }, problems)
+        let mut current = lock(&self.offered);
+        let changed = current.len() != tools.len()
+            || current
+                .iter()
+                .zip(&tools)
+                .any(|(a, b)| wright_tools::Tool::name(a) != wright_tools::Tool::name(b));
+        *current = tools;
+        changed
     }
 
-    /// The names of the servers that started, sorted.
+    /// Starts `server` again (any server that is not up, or whose connection is gone, when
+    /// `None`), waiting for it within its startup timeout, and offers the tools of the
+    /// servers up then. `Err` names an unknown server.
+    pub async fn reconnect(&self, server: Option<&str>) -> Result<Vec<StartEvent>, String> {
+        let chosen: Vec<&Entry> = match server {
+            Some(name) => match self.entries.iter().find(|e| e.name == name) {
+                Some(entry) => vec![entry],
+                None => {
+                    return Err(format!(
+                        "no MCP server `{name}` in this session (it has {})",
+                        if self.entries.is_empty() {
+                            "none".to_string()
+                        } else {
+                            self.entries
+                                .iter()
+                                .map(|e| format!("`{}`", e.name))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ));
+                }
+            },
+            None => {
+                let mut chosen = Vec::new();
+                for entry in &self.entries {
+                    let server = match &*lock(&entry.state) {
+                        EntryState::Up { server, .. } => Some(server.clone()),
+                        EntryState::Starting | EntryState::Failed(_) => None,
+                    };
+                    match server {
+                        Some(server) if server.is_healthy().await => {}
+                        _ => chosen.push(entry),
+                    }
+                }
+                chosen
+            }
+        };
+        let events = futures::future::join_all(chosen.into_iter().map(|entry| async move {
+            // One still starting is waited for rather than started twice.
+            let again = !matches!(*lock(&entry.state), EntryState::Starting);
+            self.start_entry(entry, again).await
+        }))
+        .await;
+        self.publish();
+        Ok(events.into_iter().flatten().collect())
+    }
+
+    /// Each server and how it is doing, in name order.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        let offered = lock(&self.offered);
+        self.entries
+            .iter()
+            .map(|entry| {
+                let health = match &*lock(&entry.state) {
+                    EntryState::Starting => ServerHealth::Starting,
+                    EntryState::Failed(message) => ServerHealth::Failed(message.clone()),
+                    EntryState::Up { server, tools } => ServerHealth::Running {
+                        offered: offered
+                            .iter()
+                            .filter(|tool| Arc::ptr_eq(tool.server(), server))
+                            .map(|tool| wright_tools::Tool::name(tool).to_string())
+                            .collect(),
+                        tools: tools.len(),
+                    },
+                };
+                ServerStatus {
+                    name: entry.name.clone(),
+                    health,
+                }
+            })
+            .collect()
+    }
+
+    /// The names of the servers that are up, sorted.
     pub fn server_names(&self) -> Vec<&str> {
-        self.servers.iter().map(|s| s.name.as_str()).collect()
+        self.entries
+            .iter()
+            .filter(|entry| matches!(*lock(&entry.state), EntryState::Up { .. }))
+            .map(|entry| entry.name.as_str())
+            .collect()
     }
 
     /// The names (as the model sees them) of the tools the server `server` offers, in order.
     pub fn tool_names_of(&self, server: &str) -> Vec<String> {
-        self.tools
+        lock(&self.offered)
             .iter()
             .filter(|tool| tool.server_name() == server)
             .map(|tool| wright_tools::Tool::name(tool).to_string())
@@ -135,19 +375,30 @@ impl McpServers {
     }
 
     /// One wright tool per offered server tool, named `mcp__SERVER__TOOL`, ordered by server
-    /// then tool name: the same list, in the same order, every time (L1 stays byte-identical,
-    /// DESIGN §9.10).
+    /// then tool name: the same list, in the same order, every time until the next
+    /// [`publish`](Self::publish) (L1 stays byte-identical, DESIGN §9.10).
     pub fn tools(&self) -> Vec<Box<dyn wright_tools::Tool>> {
-        self.tools
+        lock(&self.offered)
             .iter()
             .map(|tool| Box::new(tool.clone()) as Box<dyn wright_tools::Tool>)
+            .collect()
+    }
+
+    /// The servers that are up.
+    fn up(&self) -> Vec<Arc<Server>> {
+        self.entries
+            .iter()
+            .filter_map(|entry| match &*lock(&entry.state) {
+                EntryState::Up { server, .. } => Some(server.clone()),
+                _ => None,
+            })
             .collect()
     }
 
     /// The process ids of the running stdio servers (each also its process group's id).
     pub async fn pids(&self) -> Vec<u32> {
         let mut pids = Vec::new();
-        for server in &self.servers {
+        for server in self.up() {
             if let Some(pid) = server
                 .state
                 .lock()
@@ -163,10 +414,12 @@ impl McpServers {
     }
 
     /// Stops every server: SIGTERM to each stdio server's process group, up to
-    /// [`STOP_GRACE`] to exit, then SIGKILL. Their tools answer with an error afterwards.
+    /// [`STOP_GRACE`] to exit, then SIGKILL. Their tools answer with an error afterwards; a
+    /// server still starting is stopped as soon as it is up.
     pub async fn shutdown(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         let mut connections = Vec::new();
-        for server in &self.servers {
+        for server in self.up() {
             server.stopped.store(true, Ordering::SeqCst);
             if let Some(connection) = server.state.lock().await.connection.take() {
                 connection.terminate();
@@ -183,8 +436,9 @@ impl McpServers {
 
 impl Drop for McpServers {
     fn drop(&mut self) {
+        self.stopped.store(true, Ordering::SeqCst);
         let mut connections = Vec::new();
-        for server in &self.servers {
+        for server in self.up() {
             server.stopped.store(true, Ordering::SeqCst);
             // A call holding the lock right now restarts nothing (`stopped`), and its
             // connection is stopped when the call's server is dropped.
@@ -222,17 +476,19 @@ async fn start_one(config: &McpServerConfig) -> Result<(Connection, Vec<ServerTo
 }
 
 impl Server {
-    /// What calls this server now: the live connection, or a new one when it went away (at
-    /// most [`MAX_RESTARTS`] times a session). `Err` is the message for the model.
-    pub(crate) async fn caller(&self) -> Result<Caller, String> {
+    /// What calls this server now, and the generation of its connection: the live
+    /// connection, or a new one when it went away (at most [`MAX_RESTARTS`] times a session).
+    /// `Err` is the message for the model.
+    pub(crate) async fn caller(&self) -> Result<(Caller, u64), String> {
         if self.stopped.load(Ordering::SeqCst) {
             return Err(format!("the MCP server `{}` has been stopped", self.name));
         }
         let mut state = self.state.lock().await;
+        let generation = state.generation;
         if let Some(connection) = state.connection.as_mut()
             && !connection.is_closed()
         {
-            return Ok(connection.caller());
+            return Ok((connection.caller(), generation));
         }
         if let Some(old) = state.connection.take() {
             old.stop(Duration::ZERO);
@@ -240,7 +496,7 @@ impl Server {
         if state.restarts >= MAX_RESTARTS {
             return Err(format!(
                 "the MCP server `{}` went away and was restarted {MAX_RESTARTS} times already; \
-                 its tools are unavailable for the rest of this session",
+                 its tools are unavailable until `/mcp reconnect` (or the next session)",
                 self.name
             ));
         }
@@ -257,13 +513,37 @@ impl Server {
         }
         let caller = connection.caller();
         state.connection = Some(connection);
-        Ok(caller)
+        state.generation += 1;
+        Ok((caller, state.generation))
     }
 
-    /// Forgets the connection after a call found the server gone, so the next call restarts it.
-    pub(crate) async fn lost(&self) {
-        if let Some(old) = self.state.lock().await.connection.take() {
+    /// Forgets the connection of `generation` after a call found the server gone, so the
+    /// next call restarts it; a newer connection (another call's restart) is kept.
+    pub(crate) async fn lost(&self, generation: u64) {
+        let mut state = self.state.lock().await;
+        if state.generation == generation
+            && let Some(old) = state.connection.take()
+        {
             old.stop(Duration::ZERO);
+        }
+    }
+
+    /// Whether its connection is live, or can still be restarted by a call.
+    async fn is_healthy(&self) -> bool {
+        let mut state = self.state.lock().await;
+        match state.connection.as_mut() {
+            Some(connection) => !connection.is_closed(),
+            None => state.restarts < MAX_RESTARTS,
+        }
+    }
+
+    /// Stops it for good (it is being replaced): its tools answer with an error.
+    async fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        let connection = self.state.lock().await.connection.take();
+        if let Some(connection) = connection {
+            connection.terminate();
+            let _ = tokio::task::spawn_blocking(move || connection.stop(STOP_GRACE)).await;
         }
     }
 }

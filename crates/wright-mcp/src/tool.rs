@@ -44,6 +44,11 @@ impl McpTool {
         &self.inner.server.name
     }
 
+    /// The server whose tool this is.
+    pub(crate) fn server(&self) -> &Arc<Server> {
+        &self.inner.server
+    }
+
     pub(crate) fn new(name: String, server: Arc<Server>, tool: ServerTool) -> Self {
         let shape = cut_middle(&tool.input_schema.to_string(), MAX_SCHEMA_BYTES);
         let own = match tool.description.trim() {
@@ -147,7 +152,7 @@ impl Prepared for McpCall {
                 caller = server.caller() => caller,
                 () = ctx.cancellation().cancelled() => return interrupted(&server.name),
             };
-            let caller = match caller {
+            let (caller, generation) = match caller {
                 Ok(caller) => caller,
                 Err(message) => return ToolResult::error(ErrorCode::Other, message),
             };
@@ -159,7 +164,7 @@ impl Prepared for McpCall {
             match outcome {
                 Ok(Ok(result)) => to_tool_result(&server.name, &tool.tool.name, &result),
                 Ok(Err(error @ ClientError::Closed(_))) => {
-                    server.lost().await;
+                    server.lost(generation).await;
                     ToolResult::error(
                         ErrorCode::Other,
                         format!(

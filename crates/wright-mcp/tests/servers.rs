@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use wright_mcp::{McpServerConfig, McpServers, McpTransport};
+use wright_mcp::{McpServerConfig, McpServers, McpTransport, ServerHealth, StartEvent};
 use wright_protocol::{ErrorCode, ToolStatus};
 use wright_tools::{Tool, ToolContext, ToolKind, ToolRegistry};
 
@@ -499,5 +499,206 @@ async fn the_reference_filesystem_server_reads_what_it_is_allowed_to() {
     )
     .await;
     assert!(!outside.is_success(), "{outside:?}");
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn servers_start_in_the_background_and_join_only_when_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = std::sync::Arc::new(McpServers::new(vec![
+        (
+            "slow".into(),
+            scripted(
+                dir.path(),
+                json!({"start_delay_ms": 1500, "generate_tools": 1}),
+            ),
+        ),
+        (
+            "fast".into(),
+            scripted(dir.path(), json!({"generate_tools": 2})),
+        ),
+    ]));
+    assert_eq!(
+        servers
+            .statuses()
+            .iter()
+            .map(|s| s.health.clone())
+            .collect::<Vec<_>>(),
+        [ServerHealth::Starting, ServerHealth::Starting]
+    );
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let starting = servers.clone();
+    let all = tokio::spawn(async move {
+        starting
+            .start_all(&move |event: &StartEvent| {
+                let _ = tx.send(event.clone());
+            })
+            .await
+    });
+    // The fast one is up long before the slow one.
+    let first = tokio::time::timeout(Duration::from_secs(10), events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        first,
+        StartEvent::Started {
+            server: "fast".into(),
+            tools: 2
+        }
+    );
+    // Nothing is offered before it is published; then only what is up.
+    assert!(servers.tools().is_empty());
+    assert!(servers.publish());
+    let names = |servers: &McpServers| -> Vec<String> {
+        servers
+            .tools()
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&servers),
+        ["mcp__fast__tool_000", "mcp__fast__tool_001"]
+    );
+    assert!(!servers.publish(), "nothing new to publish");
+    let statuses = servers.statuses();
+    assert_eq!(statuses[1].name, "slow");
+    assert_eq!(statuses[1].health, ServerHealth::Starting);
+
+    // The slow one comes up; its tools wait for the next publish.
+    all.await.unwrap();
+    assert_eq!(names(&servers).len(), 2);
+    assert_eq!(
+        servers.statuses()[1].health,
+        ServerHealth::Running {
+            offered: vec![],
+            tools: 1
+        }
+    );
+    assert!(servers.publish());
+    assert_eq!(
+        names(&servers),
+        [
+            "mcp__fast__tool_000",
+            "mcp__fast__tool_001",
+            "mcp__slow__tool_000"
+        ]
+    );
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn reconnect_restarts_a_server_and_its_old_tools_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    let (servers, problems) =
+        McpServers::start(vec![("test".into(), scripted(dir.path(), script()))]).await;
+    assert_eq!(problems, vec![]);
+    let old_tools = servers.tools();
+    let old_pids = servers.pids().await;
+    assert_eq!(old_pids.len(), 1);
+
+    assert!(
+        servers
+            .reconnect(Some("nope"))
+            .await
+            .unwrap_err()
+            .contains("no MCP server `nope` in this session (it has `test`)")
+    );
+    // All are well: a plain reconnect restarts nothing.
+    assert_eq!(servers.reconnect(None).await.unwrap(), vec![]);
+    assert_eq!(servers.pids().await, old_pids);
+
+    let events = servers.reconnect(Some("test")).await.unwrap();
+    assert_eq!(
+        events,
+        vec![StartEvent::Started {
+            server: "test".into(),
+            tools: 6
+        }]
+    );
+    let new_pids = servers.pids().await;
+    assert_eq!(new_pids.len(), 1);
+    assert_ne!(new_pids, old_pids);
+    // The replaced server's process is gone.
+    let running = wright_testkit::processes::running_in(dir.path()).unwrap();
+    assert!(!running.contains(&old_pids[0]), "{running:?}");
+
+    let old = call(
+        find(&old_tools, "mcp__test__echo"),
+        &ctx,
+        json!({"text": "hi"}),
+    )
+    .await;
+    assert_eq!(old.status, ToolStatus::Error);
+    assert!(old.text.contains("has been stopped"), "{}", old.text);
+    let tools = servers.tools();
+    let new = call(find(&tools, "mcp__test__echo"), &ctx, json!({"text": "hi"})).await;
+    assert_eq!(new.status, ToolStatus::Success, "{}", new.text);
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn reconnect_starts_again_a_server_that_failed_or_is_gone_for_good() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    // A server whose start fails while a flag file exists.
+    let flag = dir.path().join("broken");
+    std::fs::write(&flag, "").unwrap();
+    let script_path = dir.path().join("script.json");
+    std::fs::write(&script_path, json!({"generate_tools": 1}).to_string()).unwrap();
+    let mut flaky = McpServerConfig::new(McpTransport::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            format!(
+                "test -e broken && exit 3; exec {} mcp-serve script.json",
+                wright_testkit::mcp_server::binary().display()
+            ),
+        ],
+        env: BTreeMap::new(),
+        cwd: Some(dir.path().to_path_buf()),
+    });
+    flaky.startup_timeout = Duration::from_secs(10);
+    let (servers, problems) = McpServers::start(vec![
+        ("flaky".into(), flaky),
+        ("test".into(), scripted(dir.path(), script())),
+    ])
+    .await;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(matches!(
+        servers.statuses()[0].health,
+        ServerHealth::Failed(_)
+    ));
+
+    // `test` crashes four times: it is restarted three times, then gone for good.
+    let tools = servers.tools();
+    for _ in 0..4 {
+        let _ = call(find(&tools, "mcp__test__crash"), &ctx, json!({})).await;
+    }
+    let gone = call(find(&tools, "mcp__test__echo"), &ctx, json!({"text": "x"})).await;
+    assert!(gone.text.contains("`/mcp reconnect`"), "{}", gone.text);
+
+    std::fs::remove_file(&flag).unwrap();
+    let mut events = servers.reconnect(None).await.unwrap();
+    events.sort_by_key(|e| format!("{e:?}"));
+    assert_eq!(
+        events,
+        vec![
+            StartEvent::Started {
+                server: "flaky".into(),
+                tools: 1
+            },
+            StartEvent::Started {
+                server: "test".into(),
+                tools: 6
+            },
+        ]
+    );
+    let tools = servers.tools();
+    assert!(tools.iter().any(|t| t.name() == "mcp__flaky__tool_000"));
+    let back = call(find(&tools, "mcp__test__echo"), &ctx, json!({"text": "x"})).await;
+    assert_eq!(back.status, ToolStatus::Success, "{}", back.text);
     servers.shutdown().await;
 }

@@ -178,6 +178,17 @@ impl Agent {
         self.ctx = self.ctx.clone().with_read_only(on || self.read_only);
     }
 
+    /// The approval state it asks through (shared with its sub-agents).
+    pub(crate) fn approval_state(&self) -> &Approvals {
+        &self.approvals
+    }
+
+    /// Offers `tools` from the next request on, L1 made anew with them.
+    pub(crate) fn set_tools(&mut self, tools: ToolRegistry) {
+        self.tools = tools;
+        self.system = self.layer_one();
+    }
+
     /// Whether the agent is in plan mode.
     pub fn is_planning(&self) -> bool {
         self.planning
