@@ -81,15 +81,12 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         .or(settings.approval)
         .unwrap_or(ApprovalMode::Ask);
     let mut setup = settings.agent_setup(root, &home, approval);
-    if !settings.mcp_servers.is_empty() {
-        // Before the terminal is taken over: the start waits at most the servers' startup
-        // timeouts, and the user should know what for.
-        eprintln!(
-            "wright: starting {}…",
-            wright_protocol::text::plural(settings.mcp_servers.len(), "MCP server")
-        );
-    }
-    let mcp = crate::mcp_setup::start(root, &settings.mcp_servers).await;
+    // The servers start in the background: the prompt is there at once, and their tools
+    // join the session when its first round starts (or with `/mcp reconnect`).
+    let (mcp, mcp_launch) = match crate::mcp_setup::launch(root, &settings.mcp_servers) {
+        Some((servers, launch)) => (Some(servers), Some(launch)),
+        None => (None, None),
+    };
     setup.external_tools = mcp.as_ref().map(crate::mcp_setup::tools);
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {
@@ -101,6 +98,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         prices: settings.prices,
         reports: Box::new(CliReports),
         plan: args.plan,
+        mcp: mcp_launch,
     };
     let code = wright_tui::app::run(launch).await;
     if let Some(mcp) = &mcp {

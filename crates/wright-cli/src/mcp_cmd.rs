@@ -146,20 +146,10 @@ async fn list(root: &Path) -> Result<String, String> {
             ));
         }
     }
-    let (started, problems) =
+    let (started, _problems) =
         wright_mcp::McpServers::start(crate::mcp_setup::server_configs(root, &servers)).await;
     text.push('\n');
-    for name in started.server_names() {
-        let own = started.tool_names_of(name);
-        text.push_str(&format!(
-            "{name}: running, {}: {}\n",
-            wright_protocol::text::plural(own.len(), "tool"),
-            own.join(", ")
-        ));
-    }
-    for problem in problems {
-        text.push_str(&format!("{problem}\n"));
-    }
+    text.push_str(&crate::mcp_setup::status_report(&started.statuses(), None));
     started.shutdown().await;
     Ok(text)
 }

@@ -68,8 +68,11 @@ fn servers_are_added_to_the_user_settings_listed_and_removed_keeping_the_file() 
         "{out}"
     );
     // Each is started as a session would start it, and what went wrong is said.
-    assert!(out.contains("MCP server `files`: "), "{out}");
-    assert!(out.contains("MCP server `web`: "), "{out}");
+    assert!(
+        out.contains("\nfiles: did not start: could not start `/nonexistent/npx`"),
+        "{out}"
+    );
+    assert!(out.contains("\nweb: did not start: "), "{out}");
 
     // A name taken, a bad name, neither command nor url: usage errors, the file unchanged.
     let before = std::fs::read_to_string(&settings).unwrap();
@@ -307,5 +310,73 @@ fn mcp_list_starts_each_server_and_names_its_tools() {
     assert!(
         out.ends_with("\ndemo: running, 2 tools: mcp__demo__lookup, mcp__demo__peek\n"),
         "{out}"
+    );
+}
+
+/// The system message (L1) of a recorded request.
+fn system(request: &wright_testkit::RecordedRequest) -> String {
+    let body = request.json().unwrap();
+    body["messages"][0]["content"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_slow_server_does_not_hold_the_prompt_and_joins_with_mcp_reconnect() {
+    use crate::common::{reply, serve};
+    use crate::interactive::pty::Session;
+
+    let project = Project::new();
+    let fast = project.home.path().join("fast.json");
+    let slow = project.home.path().join("slow.json");
+    std::fs::write(&fast, r#"{"generate_tools": 1}"#).unwrap();
+    std::fs::write(&slow, r#"{"start_delay_ms": 3000, "generate_tools": 1}"#).unwrap();
+    let binary = wright_testkit::mcp_server::binary().display().to_string();
+    let settings = project.home.path().join(".config/wright/config.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        format!(
+            "[mcp_servers.fast]\ncommand = {binary:?}\nargs = [\"mcp-serve\", {:?}]\n\n\
+             [mcp_servers.slow]\ncommand = {binary:?}\nargs = [\"mcp-serve\", {:?}]\n",
+            fast.display().to_string(),
+            slow.display().to_string()
+        ),
+    )
+    .unwrap();
+    let server = serve(vec![
+        reply("Action: Finish[first answer]"),
+        reply("Action: Finish[second answer]"),
+    ]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("Starting 2 MCP servers (fast, slow)");
+    session.expect("MCP server `fast` is up: 1 tool.");
+    // The prompt works while the slow one starts.
+    session.type_text("/mcp");
+    session.enter();
+    session.expect("slow: starting…");
+    session.type_text("hello");
+    session.enter();
+    session.expect("first answer");
+    // Up after the first round fixed the tools: it waits for a reconnect.
+    session.expect("MCP server `slow` is up");
+    session.type_text("/mcp reconnect");
+    session.enter();
+    session.expect("slow: running, 1 tool: mcp__slow__tool_000");
+    session.type_text("again");
+    session.enter();
+    session.expect("second answer");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let first = system(&requests[0]);
+    assert!(first.contains("## mcp__fast__tool_000\n"), "{first}");
+    assert!(!first.contains("mcp__slow__"), "{first}");
+    let second = system(&requests[1]);
+    assert!(second.contains("## mcp__fast__tool_000\n"), "{second}");
+    assert!(second.contains("## mcp__slow__tool_000\n"), "{second}");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+    assert_eq!(
+        wright_testkit::processes::wait_until_none_run_in(project.path()).unwrap(),
+        Vec::<u32>::new()
     );
 }

@@ -16,8 +16,10 @@ pub enum SlashCommand {
     Todo,
     /// `/jobs`: the session's background commands.
     Jobs,
-    /// `/mcp`: the MCP servers' tools in this session.
+    /// `/mcp`: the MCP servers and their tools in this session.
     Mcp,
+    /// `/mcp reconnect [SERVER]`: start a server again (every one not up, without a name).
+    McpReconnect(Option<String>),
     /// `/sessions`: this project's sessions.
     Sessions,
     /// `/resume ID|NAME`: continue another session.
@@ -60,8 +62,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "/mcp",
-        "",
-        "list the MCP servers' tools this session offers",
+        "[reconnect [SERVER]]",
+        "list the MCP servers and their tools; reconnect starts one again and adds its tools",
     ),
     ("/sessions", "", "list this project's sessions"),
     (
@@ -131,7 +133,22 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         "context" => SlashCommand::Context,
         "todo" | "todos" => SlashCommand::Todo,
         "jobs" => SlashCommand::Jobs,
-        "mcp" => SlashCommand::Mcp,
+        "mcp" => match arg
+            .as_deref()
+            .map(|a| a.split_once(char::is_whitespace).unwrap_or((a, "")))
+        {
+            None => SlashCommand::Mcp,
+            Some(("reconnect", server)) => SlashCommand::McpReconnect(
+                Some(server.trim())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            ),
+            Some(_) => {
+                return Some(Err(
+                    "/mcp takes nothing, or `reconnect [SERVER]`".to_string()
+                ));
+            }
+        },
         "sessions" => SlashCommand::Sessions,
         "resume" => match arg {
             Some(query) => SlashCommand::Resume(query),
@@ -217,6 +234,15 @@ mod tests {
         assert_eq!(parse("/undo"), Some(Ok(SlashCommand::Undo)));
         assert_eq!(parse("/jobs"), Some(Ok(SlashCommand::Jobs)));
         assert_eq!(parse("/mcp"), Some(Ok(SlashCommand::Mcp)));
+        assert_eq!(
+            parse("/mcp reconnect"),
+            Some(Ok(SlashCommand::McpReconnect(None)))
+        );
+        assert_eq!(
+            parse("/mcp reconnect  db "),
+            Some(Ok(SlashCommand::McpReconnect(Some("db".to_string()))))
+        );
+        assert!(parse("/mcp restart").unwrap().is_err());
     }
 
     #[test]

@@ -1,57 +1,34 @@
-//! `/mcp`: the MCP servers' tools this session offers, by server (issue 15). A server that
-//! did not start was reported when the session began and offers none.
+//! The session's MCP servers as the interactive session sees them (issue 15): `/mcp` shows
+//! them, `/mcp reconnect` starts them again, and the first round fixes which of their tools
+//! the agent offers. The front end knows them only through [`McpControl`], which the CLI
+//! implements over wright-mcp; their start's progress arrives as notices.
 
-/// The `/mcp` text: each server with the tools it offers, in L1's order.
-pub fn report(tool_names: &[String]) -> String {
-    let mut servers: Vec<(String, Vec<String>)> = Vec::new();
-    for name in tool_names {
-        let Some((server, tool)) = name
-            .strip_prefix("mcp__")
-            .and_then(|rest| rest.split_once("__"))
-        else {
-            continue;
-        };
-        match servers.iter_mut().find(|(s, _)| s == server) {
-            Some((_, tools)) => tools.push(tool.to_string()),
-            None => servers.push((server.to_string(), vec![tool.to_string()])),
-        }
-    }
-    if servers.is_empty() {
-        return "No MCP server's tools in this session. `wright mcp add NAME -- CMD ARGS…` \
-                adds a server; `wright mcp list` shows why one did not start."
-            .to_string();
-    }
-    let mut text = String::from("MCP servers in this session:\n");
-    for (server, tools) in servers {
-        text.push_str(&format!(
-            "  {server}: {} — {}\n",
-            wright_protocol::text::plural(tools.len(), "tool"),
-            tools.join(", ")
-        ));
-    }
-    text
+use futures::future::BoxFuture;
+use tokio::sync::mpsc;
+
+/// What the interactive session asks of the MCP servers.
+pub trait McpControl: Send + Sync {
+    /// `/mcp`'s text: each server, how it is doing and the tools it offers; `agent_tools`
+    /// are the tools the session's agent offers now.
+    fn report(&self, agent_tools: &[String]) -> String;
+
+    /// Called before each round. The first call fixes the servers' tools at those of the
+    /// servers up by then (a slow server does not hold the first prompt back; its tools wait
+    /// for `/mcp reconnect`); `true` when the agent's tools are to be made anew.
+    fn settle(&self) -> bool;
+
+    /// `/mcp reconnect [SERVER]`: starts `server` again (every server that is not up, when
+    /// `None`) and offers the tools of those up then. The text for the user, or why not.
+    fn reconnect<'a>(&'a self, server: Option<&'a str>) -> BoxFuture<'a, Result<String, String>>;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn tools_are_listed_by_server_and_built_ins_left_out() {
-        let names: Vec<String> = [
-            "Read",
-            "Bash",
-            "mcp__db__query",
-            "mcp__db__tables",
-            "mcp__web__fetch",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(
-            report(&names),
-            "MCP servers in this session:\n  db: 2 tools — query, tables\n  web: 1 tool — fetch\n"
-        );
-        assert!(report(&["Read".to_string()]).starts_with("No MCP server's tools"));
-    }
+/// The MCP servers of an interactive session: what controls them and the progress of their
+/// start, one line per notice.
+pub struct McpLaunch {
+    pub control: std::sync::Arc<dyn McpControl>,
+    pub notices: mpsc::UnboundedReceiver<String>,
 }
+
+/// `/mcp` when no server is configured.
+pub const NO_SERVERS: &str = "No MCP servers are configured. `wright mcp add NAME -- CMD ARGS…` \
+                              adds one (to the user settings); it starts with the next session.";

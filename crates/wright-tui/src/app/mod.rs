@@ -47,6 +47,7 @@ use wright_store::{LoadedSession, SessionStore, project_key};
 pub use commands::{COMMANDS, SlashCommand};
 pub use complete::FileIndex;
 pub use history::InputHistory;
+pub use mcp::{McpControl, McpLaunch};
 pub use modes::SessionMode;
 pub use reports::Reports;
 pub use state::{App, EXIT_CONFIRM_WINDOW};
@@ -88,6 +89,8 @@ pub struct Launch {
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
     /// Start in plan mode (`--plan`).
     pub plan: bool,
+    /// The MCP servers, starting in the background; `None` when none are configured.
+    pub mcp: Option<McpLaunch>,
 }
 
 /// Runs the interactive session until the user leaves; returns the process's exit code.
@@ -111,7 +114,19 @@ pub async fn run(launch: Launch) -> u8 {
         prices: launch.prices,
         reports: launch.reports,
         checkpoints: launch.checkpoints,
+        mcp: launch.mcp.as_ref().map(|mcp| mcp.control.clone()),
     };
+    if let Some(McpLaunch { mut notices, .. }) = launch.mcp {
+        // The servers' progress shows as it comes, rounds or not.
+        let replies = reply_tx.clone();
+        tokio::spawn(async move {
+            while let Some(line) = notices.recv().await {
+                if replies.send(Reply::Notice(Notice::Info(line))).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     let worker = match Worker::open(config, launch.session, reply_tx) {
         Ok(worker) => worker,
         Err(message) => {

@@ -26,7 +26,7 @@ use wright_store::{LoadedSession, SessionStore, SessionSummary};
 
 use super::commands::SlashCommand;
 use super::jobs;
-use super::mcp;
+use super::mcp::{self, McpControl};
 use super::modes::SessionMode;
 use super::reports::Reports;
 use crate::render::StatusInfo;
@@ -156,6 +156,8 @@ pub struct Worker {
     reports: Box<dyn Reports>,
     /// The project's snapshots, for `/undo` and `/diff`.
     checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// The MCP servers, if any are configured.
+    mcp: Option<Arc<dyn McpControl>>,
     replies: mpsc::UnboundedSender<Reply>,
 }
 
@@ -172,6 +174,8 @@ pub struct WorkerConfig {
     /// The project's snapshots, compared and restored by `/undo`, `/rewind` and `/diff`;
     /// `None` leaves them only the conversation.
     pub checkpoints: Option<Arc<dyn Checkpoints>>,
+    /// The MCP servers (`/mcp`, `/mcp reconnect`); `None` when none are configured.
+    pub mcp: Option<Arc<dyn McpControl>>,
 }
 
 impl Worker {
@@ -198,6 +202,7 @@ impl Worker {
             prices: config.prices,
             reports: config.reports,
             checkpoints: config.checkpoints,
+            mcp: config.mcp,
             replies,
         })
     }
@@ -230,6 +235,9 @@ impl Worker {
                 cancel,
                 mode,
             } => {
+                if self.mcp.as_ref().is_some_and(|mcp| mcp.settle()) {
+                    self.sessions.reload_tools(&mut self.session);
+                }
                 self.session.set_plan_mode(mode.plan);
                 self.session.set_approval_mode(mode.approval);
                 let outcome = self.session.run_round(&input, cancel, &mut events).await;
@@ -277,6 +285,10 @@ impl Worker {
             }
             Request::Command(SlashCommand::Diff(round)) => {
                 self.diff(round).await;
+                None
+            }
+            Request::Command(SlashCommand::McpReconnect(server)) => {
+                self.reconnect(server.as_deref()).await;
                 None
             }
             Request::Commit => {
@@ -343,6 +355,22 @@ impl Worker {
         }
     }
 
+    /// `/mcp reconnect [SERVER]`: the servers started again, and the agent given their
+    /// tools (its L1 changes with them, once).
+    async fn reconnect(&mut self, server: Option<&str>) {
+        let Some(mcp) = self.mcp.clone() else {
+            self.notice(Notice::Error(mcp::NO_SERVERS.to_string()));
+            return;
+        };
+        match mcp.reconnect(server).await {
+            Ok(text) => {
+                self.sessions.reload_tools(&mut self.session);
+                self.notice(Notice::Info(text));
+            }
+            Err(message) => self.notice(Notice::Error(message)),
+        }
+    }
+
     fn notice(&self, notice: Notice) {
         let _ = self.replies.send(Reply::Notice(notice));
     }
@@ -379,7 +407,13 @@ impl Worker {
                 self.notice(Notice::Info(text));
             }
             SlashCommand::Jobs => self.notice(Notice::Info(jobs::report(&agent.jobs()))),
-            SlashCommand::Mcp => self.notice(Notice::Info(mcp::report(&agent.tool_names()))),
+            SlashCommand::Mcp => {
+                let text = match &self.mcp {
+                    Some(mcp) => mcp.report(&agent.tool_names()),
+                    None => mcp::NO_SERVERS.to_string(),
+                };
+                self.notice(Notice::Info(text));
+            }
             SlashCommand::Cost => {
                 let report =
                     session_cost(agent.history().usage_records(), agent.model(), &self.prices);
@@ -411,6 +445,7 @@ impl Worker {
             | SlashCommand::Compact
             | SlashCommand::Exit
             | SlashCommand::Undo
+            | SlashCommand::McpReconnect(_)
             | SlashCommand::Redo
             | SlashCommand::Rewind
             | SlashCommand::Diff(_)
@@ -534,6 +569,7 @@ mod tests {
             prices: HashMap::new(),
             reports: Box::new(Named),
             checkpoints: None,
+            mcp: None,
         };
         let (reply_tx, mut replies) = mpsc::unbounded_channel();
         let mut worker = Worker::open(config, None, reply_tx).unwrap();
