@@ -46,7 +46,7 @@ pub fn to_tool_result(server: &str, tool: &str, result: &Value) -> ToolResult {
         } else {
             format!("the MCP server `{server}` reported an error from `{tool}`: {text}")
         };
-        let mut error = ToolResult::error(ErrorCode::Other, message);
+        let mut error = ToolResult::error(ErrorCode::ServerError, message);
         error.data = data;
         return error;
     }

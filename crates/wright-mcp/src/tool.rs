@@ -154,7 +154,7 @@ impl Prepared for McpCall {
             };
             let (caller, generation) = match caller {
                 Ok(caller) => caller,
-                Err(message) => return ToolResult::error(ErrorCode::Other, message),
+                Err(message) => return ToolResult::error(ErrorCode::ServerUnavailable, message),
             };
             let timeout = server.config.tool_timeout;
             let outcome = tokio::select! {
@@ -166,7 +166,7 @@ impl Prepared for McpCall {
                 Ok(Err(error @ ClientError::Closed(_))) => {
                     server.lost(generation).await;
                     ToolResult::error(
-                        ErrorCode::Other,
+                        ErrorCode::ServerUnavailable,
                         format!(
                             "the MCP server `{}` stopped during the call: {error}. It will be \
                              restarted on the next call of one of its tools",
@@ -175,7 +175,7 @@ impl Prepared for McpCall {
                     )
                 }
                 Ok(Err(error)) => ToolResult::error(
-                    ErrorCode::Other,
+                    ErrorCode::ServerError,
                     format!(
                         "the MCP server `{}` answered with an error: {error}",
                         server.name

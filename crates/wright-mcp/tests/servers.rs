@@ -140,6 +140,7 @@ async fn results_are_converted_images_described_and_is_error_is_an_error() {
     );
     let fails = call(find(&tools, "mcp__test__fails"), &ctx, json!({})).await;
     assert_eq!(fails.status, ToolStatus::Error);
+    assert_eq!(fails.error.as_ref().unwrap().code, ErrorCode::ServerError);
     assert!(fails.text.contains("quota exceeded"), "{}", fails.text);
 }
 
@@ -157,6 +158,10 @@ async fn a_crashed_server_gives_an_error_then_restarts_at_most_three_times() {
     let first = servers.pids().await;
     let crashed = call(crash, &ctx, json!({})).await;
     assert_eq!(crashed.status, ToolStatus::Error);
+    assert_eq!(
+        crashed.error.as_ref().unwrap().code,
+        ErrorCode::ServerUnavailable
+    );
     assert!(crashed.text.contains("`test`"), "{}", crashed.text);
     let again = call(echo, &ctx, json!({"text": "back"})).await;
     assert_eq!(
@@ -177,6 +182,7 @@ async fn a_crashed_server_gives_an_error_then_restarts_at_most_three_times() {
         "{}",
         gone.text
     );
+    assert_eq!(gone.error.unwrap().code, ErrorCode::ServerUnavailable);
 }
 
 #[tokio::test]

@@ -79,6 +79,12 @@ pub enum ErrorCode {
     /// The model's question to the user (AskUser) got no answer: no one can answer
     /// (non-interactive), or the user declined to.
     Unanswered,
+    /// A server outside wright whose tool was called (an MCP server) could not be reached:
+    /// it did not start, went away during the call, or was stopped.
+    ServerUnavailable,
+    /// A server outside wright answered with an error: the request failed, or its tool
+    /// reported that it failed (MCP `isError`).
+    ServerError,
     /// Any code this build does not know (read from newer session files).
     #[serde(other)]
     Other,
@@ -107,6 +113,8 @@ impl ErrorCode {
             ErrorCode::Blocked => "blocked",
             ErrorCode::Protected => "protected",
             ErrorCode::Unanswered => "unanswered",
+            ErrorCode::ServerUnavailable => "server_unavailable",
+            ErrorCode::ServerError => "server_error",
             ErrorCode::Other => "other",
         }
     }
