@@ -129,10 +129,13 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
                 return Err(ClientError::Initialize("no pipes to the server".into()));
             };
             let process = ServerProcess::new(child, stderr.clone());
-            let service = info
-                .serve((stdout, stdin))
-                .await
-                .map_err(|e| ClientError::Initialize(format!("{e}{}", process.stderr_note())))?;
+            let service = info.serve((stdout, stdin)).await.map_err(|e| {
+                ClientError::Initialize(format!(
+                    "{}{}",
+                    plain(&e.to_string()),
+                    process.stderr_note()
+                ))
+            })?;
             Ok(Connection {
                 service,
                 process: Some(process),
@@ -172,7 +175,7 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
             let service = info
                 .serve(transport)
                 .await
-                .map_err(|e| ClientError::Initialize(e.to_string()))?;
+                .map_err(|e| ClientError::Initialize(plain(&e.to_string())))?;
             Ok(Connection {
                 service,
                 process: None,
@@ -265,9 +268,23 @@ impl Caller {
                 ClientError::Closed(stderr_note(&self.stderr))
             }
             ServiceError::McpError(e) => ClientError::Request(e.message.to_string()),
-            other => ClientError::Request(other.to_string()),
+            other => ClientError::Request(plain(&other.to_string())),
         }
     }
+}
+
+/// rmcp's error text without the Rust type names it wraps the cause in
+/// (`Send message error Transport [rmcp::…<…>] error: HTTP 500, when send initialize
+/// request` → `HTTP 500`).
+fn plain(text: &str) -> String {
+    let cause = match (text.find("Transport ["), text.rfind("] error: ")) {
+        (Some(start), Some(end)) if start < end => &text[end + "] error: ".len()..],
+        _ => text,
+    };
+    let cause = cause
+        .strip_suffix(", when send initialize request")
+        .unwrap_or(cause);
+    crate::result::cut_middle(cause.trim(), 500)
 }
 
 /// `: <its last stderr line>` when the server wrote any, for error messages.
@@ -291,6 +308,25 @@ fn keep_tail(tail: &Mutex<String>, more: &str) {
             cut += 1;
         }
         tail.drain(..cut);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn rmcps_type_names_are_left_out_of_errors() {
+        assert_eq!(
+            plain(
+                "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::\
+                 transport::streamable_http_client::StreamableHttpClientWorker<reqwest::Client>>] \
+                 error: HTTP 500, when send initialize request"
+            ),
+            "HTTP 500"
+        );
+        assert_eq!(plain("connection reset"), "connection reset");
     }
 }
 

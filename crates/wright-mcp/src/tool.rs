@@ -168,8 +168,8 @@ impl Prepared for McpCall {
                     ToolResult::error(
                         ErrorCode::ServerUnavailable,
                         format!(
-                            "the MCP server `{}` stopped during the call: {error}. It will be \
-                             restarted on the next call of one of its tools",
+                            "the MCP server `{}` went away during the call: {error}. It will be \
+                             started again on the next call of one of its tools",
                             server.name
                         ),
                     )
