@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use wright_mcp::{McpServerConfig, McpServers, McpTransport};
 use wright_protocol::ErrorCode;
-use wright_tools::{Tool, ToolContext};
+use wright_tools::ToolContext;
 
 /// A server on 127.0.0.1 that answers every request with `response` (raw HTTP), or holds it
 /// unanswered when `None`; its URL.
