@@ -5,7 +5,9 @@
 //! Stdio servers are spawned here rather than through rmcp's child-process transport: wright
 //! keeps the child, so it decides how the server's group is stopped (SIGTERM, a grace, then
 //! SIGKILL to the whole group) and rmcp's `Drop`, which needs a runtime to kill, is never
-//! relied on.
+//! relied on. They are started as Bash commands are ([`wright_tools::spawn_in_group`]): a
+//! session and process group of their own, no controlling terminal, and a watchdog and the
+//! parent-death signal that stop them however wright ends, even by SIGKILL.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -97,6 +99,11 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
             cwd,
         } => {
             let mut cmd = Command::new(command);
+            // wright's own provider key is not the server's (as for Bash commands, issue 12);
+            // a key the settings give it in `env` is.
+            for name in wright_tools::PROVIDER_KEY_VARIABLES {
+                cmd.env_remove(name);
+            }
             cmd.args(args)
                 .envs(env)
                 .stdin(Stdio::piped())
@@ -106,12 +113,13 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
-            #[cfg(unix)]
-            cmd.process_group(0);
-            let mut child = cmd.spawn().map_err(|source| ClientError::Spawn {
-                command: command.clone(),
-                source,
-            })?;
+            let (mut child, group) =
+                wright_tools::spawn_in_group(cmd)
+                    .await
+                    .map_err(|source| ClientError::Spawn {
+                        command: command.clone(),
+                        source,
+                    })?;
             let stderr = Arc::new(Mutex::new(String::new()));
             if let Some(mut pipe) = child.stderr.take() {
                 let tail = stderr.clone();
@@ -128,7 +136,11 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err(ClientError::Initialize("no pipes to the server".into()));
             };
-            let process = ServerProcess::new(child, stderr.clone());
+            let process = ServerProcess {
+                child: Some(child),
+                group,
+                stderr: stderr.clone(),
+            };
             let service = info.serve((stdout, stdin)).await.map_err(|e| {
                 ClientError::Initialize(format!(
                     "{}{}",
@@ -232,7 +244,7 @@ impl Connection {
     /// Sends SIGTERM to a stdio server's process group, without waiting.
     pub fn terminate(&self) {
         if let Some(process) = &self.process {
-            process.signal_group(Signal::Term);
+            process.group.terminate();
         }
     }
 
@@ -330,16 +342,12 @@ mod tests {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Signal {
-    Term,
-    Kill,
-}
-
 /// A stdio server's process, leader of its own process group. Dropping it stops the group
 /// (SIGTERM, a short grace, SIGKILL): no server outlives its connection.
 struct ServerProcess {
     child: Option<Child>,
+    /// Its group, which dies with wright (and is killed when dropped).
+    group: wright_tools::ProcessGroup,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -347,17 +355,6 @@ struct ServerProcess {
 pub(crate) const DROP_GRACE: Duration = Duration::from_millis(300);
 
 impl ServerProcess {
-    /// A server process leading its own group, which wright's ways out stop too.
-    fn new(child: Child, stderr: Arc<Mutex<String>>) -> Self {
-        if let Some(pgid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
-            wright_tools::track_group(pgid);
-        }
-        Self {
-            child: Some(child),
-            stderr,
-        }
-    }
-
     fn stderr_note(&self) -> String {
         stderr_note(&self.stderr)
     }
@@ -368,12 +365,6 @@ impl ServerProcess {
             .is_none_or(|child| !matches!(child.try_wait(), Ok(None)))
     }
 
-    fn signal_group(&self, signal: Signal) {
-        if let Some(pid) = self.child.as_ref().and_then(Child::id) {
-            signal_group(pid, signal);
-        }
-    }
-
     fn stop(mut self, grace: Duration) {
         self.stop_now(grace);
     }
@@ -382,42 +373,16 @@ impl ServerProcess {
         let Some(mut child) = self.child.take() else {
             return;
         };
-        let Some(pid) = child.id() else {
-            // Already reaped.
-            return;
-        };
-        // Seen gone at wright's exit (and forgotten there): its id may be another's by now.
-        let known = i32::try_from(pid).is_ok_and(wright_tools::untrack_group);
-        if !known {
-            let _ = child.try_wait();
-            return;
-        }
-        signal_group(pid, Signal::Term);
+        // A group wright's exit saw gone is forgotten, and its id never signalled again.
+        self.group.terminate();
         let deadline = Instant::now() + grace;
         while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
             std::thread::sleep(POLL);
         }
         // Whatever is left of the group (the leader, or children it left behind) is killed.
-        signal_group(pid, Signal::Kill);
-        #[cfg(not(unix))]
-        let _ = child.start_kill();
+        self.group.kill();
         let _ = child.try_wait();
     }
-}
-
-/// Sends `signal` to the process group led by `pid`; a group already gone is fine.
-fn signal_group(pid: u32, signal: Signal) {
-    #[cfg(unix)]
-    if let Ok(pid) = i32::try_from(pid) {
-        use nix::sys::signal::{Signal as S, killpg};
-        let signal = match signal {
-            Signal::Term => S::SIGTERM,
-            Signal::Kill => S::SIGKILL,
-        };
-        let _ = killpg(nix::unistd::Pid::from_raw(pid), signal);
-    }
-    #[cfg(not(unix))]
-    let _ = (pid, signal);
 }
 
 impl Drop for ServerProcess {

@@ -68,7 +68,7 @@ pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use multi_edit::MultiEditTool;
 pub use process_group::{
-    STOP_GRACE, kill_running_commands, stop_running_commands, track_group, untrack_group,
+    ProcessGroup, STOP_GRACE, kill_running_commands, spawn as spawn_in_group, stop_running_commands,
 };
 pub use protect::ProtectedPath;
 pub use read::ReadTool;

@@ -48,28 +48,6 @@ static RUNNING: Mutex<BTreeMap<i32, Option<i32>>> = Mutex::new(BTreeMap::new());
 /// gone. Terminal signals are ignored: only wright stops a watchdog, with SIGKILL.
 const WATCHDOG: &str = r#"trap '' HUP INT QUIT TERM; read -r _; kill -KILL -- "-$1""#;
 
-/// Counts the process group `pgid`, started elsewhere in wright (an MCP server's), among the
-/// running ones, so that every way out of wright — SIGTERM, SIGHUP, a second Ctrl-C — stops
-/// it too ([`stop_running_commands`], [`kill_running_commands`]). [`untrack_group`] when it
-/// has been stopped.
-pub fn track_group(pgid: i32) {
-    RUNNING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(pgid, None);
-}
-
-/// No longer counts the group `pgid` (see [`track_group`]); whether it still did. A group
-/// [`stop_running_commands`] saw gone was forgotten already: its id may be another's now, and
-/// must not be signalled.
-pub fn untrack_group(pgid: i32) -> bool {
-    RUNNING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .remove(&pgid)
-        .is_some()
-}
-
 /// Kills every command still running, with every process in its group (SIGKILL).
 ///
 /// For the binary's way out when it cannot unwind: a signal that ends wright, or a second
@@ -207,8 +185,9 @@ fn forget(pgid: i32) {
 }
 
 /// Starts `command` as the leader of a new session and process group that dies with wright
-/// (see the module doc), from the thread that starts every command.
-pub(crate) async fn spawn(mut command: Command) -> io::Result<(Child, ProcessGroup)> {
+/// (see the module doc), from the thread that starts every command. For processes started
+/// elsewhere in wright too (MCP servers): every way out of wright stops them with the commands.
+pub async fn spawn(mut command: Command) -> io::Result<(Child, ProcessGroup)> {
     new_session(&mut command);
     die_with_wright(&mut command);
     let runtime = Handle::try_current().map_err(io::Error::other)?;
@@ -335,7 +314,7 @@ fn watchdog(pgid: i32) -> io::Result<Child> {
 
 /// The process group of a spawned command, killed when dropped (so a dropped future — the
 /// registry gave up, the agent quit — leaves no grandchildren behind).
-pub(crate) struct ProcessGroup {
+pub struct ProcessGroup {
     #[cfg_attr(not(unix), allow(dead_code))]
     pgid: Option<i32>,
     /// The group's watchdog, holding the pipe it waits on; `None` if it could not be started
@@ -365,7 +344,7 @@ impl ProcessGroup {
     }
 
     /// Asks every process of the group to stop (SIGTERM).
-    pub(crate) fn terminate(&self) {
+    pub fn terminate(&self) {
         #[cfg(unix)]
         self.signal(nix::sys::signal::Signal::SIGTERM);
     }
@@ -373,7 +352,7 @@ impl ProcessGroup {
     /// Kills every process of the group (SIGKILL), once. Errors (the group is already gone)
     /// are ignored. The watchdog goes first, so it can never signal the group's id once the
     /// group is gone and the id may be another's.
-    pub(crate) fn kill(&mut self) {
+    pub fn kill(&mut self) {
         if let Some(mut watchdog) = self.watchdog.take() {
             let _ = watchdog.start_kill();
         }

@@ -380,3 +380,89 @@ fn a_slow_server_does_not_hold_the_prompt_and_joins_with_mcp_reconnect() {
         Vec::<u32>::new()
     );
 }
+
+#[test]
+fn sigkill_to_wright_stops_its_mcp_servers_too() {
+    let project = Project::new();
+    with_scripted_server(
+        &project,
+        &serde_json::json!({"spawn": ["sleep", "300"],
+                            "tools": [{"name": "slow", "delay_ms": 60_000}]}),
+    );
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__slow[{}]"),
+        crate::common::reply("Action: Finish[never]"),
+    ]);
+    let mut wright = project
+        .command(&server, "openai")
+        .args(["exec", "call the slow tool"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + wright_testkit::processes::DEADLINE;
+    let servers = loop {
+        let running = wright_testkit::processes::running_in(project.path()).unwrap_or_default();
+        let servers: Vec<u32> = running
+            .into_iter()
+            .filter(|&pid| pid != wright.id())
+            .collect();
+        if servers.len() >= 2 && !server.requests().is_empty() {
+            break servers;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // No handler runs: the servers' watchdog and parent-death signal must stop them.
+    wright.kill().unwrap();
+    wright.wait().unwrap();
+    assert_eq!(
+        wright_testkit::processes::wait_until_gone(&servers),
+        Vec::<u32>::new(),
+        "the MCP server outlived wright"
+    );
+}
+
+#[test]
+fn a_server_is_not_given_wrights_provider_key() {
+    let project = Project::new();
+    let script = project.home.path().join("mcp-script.json");
+    std::fs::write(
+        &script,
+        r#"{"tools": [{"name": "hello", "result": {"content": [{"type": "text", "text": "HELLO"}]}}]}"#,
+    )
+    .unwrap();
+    let settings = project.home.path().join(".config/wright/config.toml");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    // The server refuses to start when it sees a provider key; one it is given by name is
+    // its own.
+    let guard = r#"[ -n "$WRIGHT_API_KEY$OPENAI_API_KEY$ANTHROPIC_API_KEY" ] && { echo "key leaked" >&2; exit 3; }; [ "$GIVEN" = yes ] || exit 4; exec "$0" mcp-serve "$1""#;
+    std::fs::write(
+        &settings,
+        format!(
+            "[mcp_servers.demo]\ncommand = \"sh\"\nargs = [\"-c\", {guard:?}, {:?}, {:?}]\n\
+             env = {{ GIVEN = \"yes\" }}\n",
+            wright_testkit::mcp_server::binary().display().to_string(),
+            script.display().to_string()
+        ),
+    )
+    .unwrap();
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__hello[{}]"),
+        crate::common::reply("Action: Finish[done]"),
+    ]);
+    let run = project
+        .command(&server, "openai")
+        .env("OPENAI_API_KEY", "sk-secret")
+        .args(["exec", "say hello"])
+        .output()
+        .unwrap();
+    let run = crate::common::Run::from(run);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!run.stderr.contains("did not start"), "{}", run.stderr);
+    let answered = crate::common::last_message(&server.requests()[1]);
+    assert!(answered.contains("HELLO"), "{answered}");
+}
