@@ -323,25 +323,6 @@ fn keep_tail(tail: &Mutex<String>, more: &str) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn rmcps_type_names_are_left_out_of_errors() {
-        assert_eq!(
-            plain(
-                "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::\
-                 transport::streamable_http_client::StreamableHttpClientWorker<reqwest::Client>>] \
-                 error: HTTP 500, when send initialize request"
-            ),
-            "HTTP 500"
-        );
-        assert_eq!(plain("connection reset"), "connection reset");
-    }
-}
-
 /// A stdio server's process, leader of its own process group. Dropping it stops the group
 /// (SIGTERM, a short grace, SIGKILL): no server outlives its connection.
 struct ServerProcess {
@@ -388,5 +369,24 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.stop_now(DROP_GRACE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn rmcps_type_names_are_left_out_of_errors() {
+        assert_eq!(
+            plain(
+                "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::\
+                 transport::streamable_http_client::StreamableHttpClientWorker<reqwest::Client>>] \
+                 error: HTTP 500, when send initialize request"
+            ),
+            "HTTP 500"
+        );
+        assert_eq!(plain("connection reset"), "connection reset");
     }
 }
