@@ -184,10 +184,9 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection, ClientError
             // Installing it a second time fails harmlessly.
             let _ = rustls::crypto::ring::default_provider().install_default();
             let transport = StreamableHttpClientTransport::from_config(transport_config);
-            let service = info
-                .serve(transport)
-                .await
-                .map_err(|e| ClientError::Initialize(plain(&e.to_string())))?;
+            let service = info.serve(transport).await.map_err(|e| {
+                ClientError::Initialize(format!("{}{}", plain(&e.to_string()), sse_hint(url)))
+            })?;
             Ok(Connection {
                 service,
                 process: None,
@@ -282,6 +281,24 @@ impl Caller {
             ServiceError::McpError(e) => ClientError::Request(e.message.to_string()),
             other => ClientError::Request(plain(&other.to_string())),
         }
+    }
+}
+
+/// For a URL that looks like a legacy SSE endpoint (the HTTP+SSE transport MCP replaced in
+/// 2025-03-26; rmcp 3 has no client for it): what to use instead.
+fn sse_hint(url: &str) -> String {
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .trim_end_matches('/');
+    if path.ends_with("/sse") {
+        format!(
+            ". `{url}` looks like a legacy SSE endpoint, which wright does not speak: give the \
+             server's Streamable HTTP endpoint (often `/mcp`), or run it over stdio"
+        )
+    } else {
+        String::new()
     }
 }
 

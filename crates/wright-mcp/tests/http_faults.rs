@@ -74,6 +74,20 @@ async fn an_error_status_is_a_start_problem_naming_the_server() {
 }
 
 #[tokio::test]
+async fn a_legacy_sse_endpoint_is_named_as_such() {
+    let url = fake_server(Some(
+        "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    ));
+    let url = url.replace("/mcp", "/sse");
+    let problem = start_problem(http(url, Duration::from_secs(5))).await;
+    assert!(problem.contains("HTTP 405"), "{problem}");
+    assert!(
+        problem.contains("looks like a legacy SSE endpoint, which wright does not speak"),
+        "{problem}"
+    );
+}
+
+#[tokio::test]
 async fn an_answer_that_is_not_mcp_is_a_start_problem() {
     let url = fake_server(Some(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\
