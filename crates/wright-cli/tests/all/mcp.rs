@@ -466,3 +466,41 @@ fn a_server_is_not_given_wrights_provider_key() {
     let answered = crate::common::last_message(&server.requests()[1]);
     assert!(answered.contains("HELLO"), "{answered}");
 }
+
+#[test]
+fn pre_tool_hooks_and_secret_masking_apply_to_a_servers_tools() {
+    let project = Project::new();
+    with_scripted_server(
+        &project,
+        &serde_json::json!({"tools": [
+            {"name": "env", "result": {"content": [{"type": "text",
+             "text": "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nregion=eu-west-1"}]}},
+            {"name": "deploy", "result": {"content": [{"type": "text", "text": "DEPLOYED"}]}}
+        ]}),
+    );
+    let settings = project.home.path().join(".config/wright/config.toml");
+    let mut text = std::fs::read_to_string(&settings).unwrap();
+    text.push_str(
+        "\n[[hooks.pre_tool]]\ntool = \"mcp__demo__deploy\"\n\
+         command = \"echo 'deploys go through CI' >&2; exit 1\"\n",
+    );
+    std::fs::write(&settings, text).unwrap();
+    let server = crate::common::serve(vec![
+        crate::common::reply("Action: mcp__demo__env[{}]"),
+        crate::common::reply("Action: mcp__demo__deploy[{}]"),
+        crate::common::reply("Action: Finish[done]"),
+    ]);
+    let run = project.exec(&server, "openai", &["--approval", "auto"], "look");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests();
+    let env = crate::common::last_message(&requests[1]);
+    assert!(env.contains("region=eu-west-1"), "{env}");
+    assert!(!env.contains("AKIAIOSFODNN7EXAMPLE"), "{env}");
+    let blocked = crate::common::last_message(&requests[2]);
+    assert!(
+        blocked.starts_with("Observation: Error (blocked)")
+            && blocked.contains("deploys go through CI"),
+        "{blocked}"
+    );
+    assert!(!blocked.contains("DEPLOYED"), "{blocked}");
+}
