@@ -12,6 +12,7 @@ pub mod finding;
 pub mod report;
 pub mod rust;
 pub mod scan;
+pub mod verify;
 
 pub use finding::{Finding, Issue, Language, Severity};
 pub use report::Summary;
