@@ -13,6 +13,7 @@ mod mcp_cmd;
 mod mcp_setup;
 mod prompt;
 mod render;
+mod sec_cmd;
 mod session;
 mod session_view;
 mod sessions_cmd;
@@ -118,6 +119,10 @@ enum Command {
     /// The Model Context Protocol servers whose tools the agent may use: list them, add one to
     /// your settings, remove one.
     Mcp(mcp_cmd::McpArgs),
+    /// Security scanning of C, C++ and Rust code: `wright sec scan [PATH]` lists memory,
+    /// buffer, error-handling, concurrency and API-misuse problems, or writes them as JSON,
+    /// Markdown or SARIF.
+    Sec(sec_cmd::SecArgs),
 }
 
 #[derive(Debug, Args)]
@@ -259,6 +264,7 @@ fn main() -> ExitCode {
             Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
             Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
+            Some(Command::Sec(args)) => sec_cmd::run(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

@@ -27,6 +27,7 @@ mod interrupted_step;
 mod lifetime;
 mod mcp;
 mod plan;
+mod sec;
 mod secrets;
 mod sessions;
 mod tool_cmd;

@@ -1,10 +1,20 @@
-//! The scan's reports: the summary (jarvis-sec's A7.3), JSON, Markdown and SARIF 2.1.0.
+//! The scan's reports: the summary (jarvis-sec's A7.3), JSON ([`json`]), Markdown
+//! ([`markdown`]) and SARIF 2.1.0 ([`sarif`]).
+
+pub mod json;
+pub mod markdown;
+pub mod sarif;
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::finding::Issue;
+
+/// A confidence as reports show it: two decimals (0.95, not 0.95000005).
+pub fn rounded(confidence: f32) -> f32 {
+    (confidence * 100.0).round() / 100.0
+}
 
 /// How many files `top_risk_files` names.
 pub const TOP_RISK_FILES: usize = 10;
