@@ -14,6 +14,7 @@ mod mcp_setup;
 mod prompt;
 mod render;
 mod sec_cmd;
+mod sec_verify;
 mod session;
 mod session_view;
 mod sessions_cmd;
@@ -264,7 +265,7 @@ fn main() -> ExitCode {
             Some(Command::Commit(args)) => commit_cmd::commit(&root, &args).await,
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
             Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
-            Some(Command::Sec(args)) => sec_cmd::run(&root, &args),
+            Some(Command::Sec(args)) => sec_cmd::run(&root, &args).await,
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

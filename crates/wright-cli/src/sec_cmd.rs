@@ -19,11 +19,11 @@ use wright_sec::{Issue, Language, Scan, ScanOptions, Severity, Summary};
 use crate::terminal;
 
 /// Exit status: nothing at or above `--min-severity`.
-const EXIT_CLEAN: u8 = 0;
+pub(crate) const EXIT_CLEAN: u8 = 0;
 /// Exit status: an issue at or above `--min-severity`.
-const EXIT_ISSUES: u8 = 1;
+pub(crate) const EXIT_ISSUES: u8 = 1;
 /// Exit status: a usage error (bad flag value, missing path, unwritable report).
-const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// How often the progress line on a terminal is redrawn at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// The output path that means standard output.
@@ -66,7 +66,27 @@ pub struct ScanArgs {
     /// Report, and fail on, only issues of this severity or above: low, medium or high.
     #[arg(long, value_name = "S", default_value = "low", value_parser = parse_severity)]
     pub min_severity: Severity,
-    // Part 2 of issue 16 adds here: --verify, -j N, --cluster-limit N, --resume.
+    /// Have a read-only agent verify each file's findings (the model of the settings): only
+    /// what an agent confirms is reported, with how it is triggered; what no agent could
+    /// judge is reported unverified. Progress goes to .wright/sec/progress.jsonl.
+    #[arg(long)]
+    pub verify: bool,
+    /// Agents at once (with --verify).
+    #[arg(
+        short = 'j',
+        long = "jobs",
+        value_name = "N",
+        default_value_t = 4,
+        requires = "verify"
+    )]
+    pub jobs: usize,
+    /// The most findings one agent is given (with --verify).
+    #[arg(long, value_name = "N", default_value_t = wright_sec::verify::DEFAULT_CLUSTER_LIMIT, requires = "verify")]
+    pub cluster_limit: usize,
+    /// Take the clusters a killed or stopped run finished from its progress log, asking the
+    /// model nothing for them (with --verify).
+    #[arg(long, requires = "verify")]
+    pub resume: bool,
 }
 
 fn parse_language(name: &str) -> Result<Language, String> {
@@ -80,14 +100,14 @@ fn parse_severity(name: &str) -> Result<Severity, String> {
 }
 
 /// Runs `wright sec …` in the project `root`; the exit status.
-pub fn run(root: &Path, args: &SecArgs) -> u8 {
+pub async fn run(root: &Path, args: &SecArgs) -> u8 {
     match &args.command {
-        SecCommand::Scan(args) => scan(root, args),
+        SecCommand::Scan(args) => scan(root, args).await,
     }
 }
 
-/// `wright sec scan`: the direct scan, then the reports.
-pub fn scan(root: &Path, args: &ScanArgs) -> u8 {
+/// `wright sec scan`: the direct scan, then (`--verify`) its verification, then the reports.
+pub async fn scan(root: &Path, args: &ScanArgs) -> u8 {
     let outputs = [&args.json, &args.md, &args.sarif];
     if outputs
         .iter()
@@ -116,7 +136,9 @@ pub fn scan(root: &Path, args: &ScanArgs) -> u8 {
         }
     };
     let scan = at_least(scan, args.min_severity);
-    // Part 2: `--verify` runs the verification agents on `scan` here.
+    if args.verify {
+        return crate::sec_verify::verify_and_report(root, &target, scan, args).await;
+    }
     if let Err(message) = write_outputs(&scan, &target, args) {
         eprintln!("wright: {message}");
         return EXIT_USAGE;
@@ -216,7 +238,7 @@ fn write_outputs(scan: &Scan, target: &Path, args: &ScanArgs) -> Result<(), Stri
     Ok(())
 }
 
-fn write_report(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_report(path: &Path, text: &str) -> Result<(), String> {
     if path == Path::new(STDOUT) {
         let mut out = std::io::stdout().lock();
         return out
@@ -228,7 +250,7 @@ fn write_report(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// `file:line: severity category/pattern: description`.
-fn issue_line(issue: &Issue) -> String {
+pub(crate) fn issue_line(issue: &Issue) -> String {
     let f = &issue.finding;
     format!(
         "{}:{}: {} {}/{}: {}",

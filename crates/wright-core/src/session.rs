@@ -452,6 +452,19 @@ impl Sessions {
         self.start(meta, file)
     }
 
+    /// Starts a session of its own for a task the session `parent` hands to an agent
+    /// outside the Task tool (`wright sec scan --verify`'s verifiers): stored with `parent`'s
+    /// sub-agents (`wright sessions show PARENT` lists it), as `agent` doing `task`.
+    pub fn create_child(
+        &self,
+        parent: &str,
+        agent: &str,
+        task: &str,
+    ) -> Result<Session, SessionError> {
+        let (meta, file) = self.store.create_child(parent, agent, task)?;
+        self.start(meta, file)
+    }
+
     /// A session over the file of a session just created.
     fn start(&self, meta: SessionMeta, file: SessionFile) -> Result<Session, SessionError> {
         let environment = environment_of(&meta, &self.agents);

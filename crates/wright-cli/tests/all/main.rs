@@ -28,6 +28,7 @@ mod lifetime;
 mod mcp;
 mod plan;
 mod sec;
+mod sec_verify;
 mod secrets;
 mod sessions;
 mod tool_cmd;
