@@ -381,22 +381,13 @@ async fn the_reference_everything_server_works_over_stdio() {
     servers.shutdown().await;
 }
 
-/// The reference server over Streamable HTTP on 127.0.0.1, with a header (which the server
-/// ignores; it must not break the exchange).
-#[tokio::test]
-async fn the_reference_everything_server_works_over_streamable_http() {
-    let Some((dir, entry)) = install_everything() else {
-        return;
-    };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = std::process::Command::new("node")
+/// The reference server `entry` (installed in `dir`) over Streamable HTTP on 127.0.0.1:`port`,
+/// once it listens.
+fn everything_over_http(dir: &Path, entry: &Path, port: u16) -> std::process::Child {
+    let server = std::process::Command::new("node")
         .args([entry.display().to_string(), "streamableHttp".into()])
         .env("PORT", port.to_string())
-        .current_dir(dir.path())
+        .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -409,6 +400,22 @@ async fn the_reference_everything_server_works_over_streamable_http() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    server
+}
+
+/// The reference server over Streamable HTTP on 127.0.0.1, with a header (which the server
+/// ignores; it must not break the exchange).
+#[tokio::test]
+async fn the_reference_everything_server_works_over_streamable_http() {
+    let Some((dir, entry)) = install_everything() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = everything_over_http(dir.path(), &entry, port);
     let url = format!("http://127.0.0.1:{port}/mcp");
     // A bearer token named by a variable that is not set: said, not sent empty.
     let missing = McpServerConfig::new(McpTransport::Http {
@@ -707,4 +714,58 @@ async fn reconnect_starts_again_a_server_that_failed_or_is_gone_for_good() {
     let back = call(find(&tools, "mcp__test__echo"), &ctx, json!({"text": "x"})).await;
     assert_eq!(back.status, ToolStatus::Success, "{}", back.text);
     servers.shutdown().await;
+}
+
+/// The reference server over HTTP stops mid-session: the call says so, naming the server;
+/// once it listens again, the next call reconnects.
+#[tokio::test]
+async fn an_http_server_that_goes_away_is_an_error_and_is_reconnected_when_back() {
+    let Some((dir, entry)) = install_everything() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut node = everything_over_http(dir.path(), &entry, port);
+    let mut config = McpServerConfig::new(McpTransport::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: BTreeMap::new(),
+        bearer_token_env_var: None,
+    });
+    config.startup_timeout = Duration::from_secs(30);
+    let (servers, problems) = McpServers::start(vec![("web".into(), config)]).await;
+    assert_eq!(problems, vec![]);
+    let tools = servers.tools();
+    let echo = find(&tools, "mcp__web__echo");
+    let ctx = ToolContext::new(dir.path()).unwrap();
+    assert!(
+        call(echo, &ctx, json!({"message": "one"}))
+            .await
+            .is_success()
+    );
+
+    node.kill().unwrap();
+    node.wait().unwrap();
+    let gone = call(echo, &ctx, json!({"message": "two"})).await;
+    assert!(!gone.is_success());
+    let code = gone.error.as_ref().unwrap().code;
+    assert!(
+        matches!(code, ErrorCode::ServerUnavailable | ErrorCode::ServerError),
+        "{gone:?}"
+    );
+    assert!(gone.text.contains("`web`"), "{}", gone.text);
+
+    let mut node = everything_over_http(dir.path(), &entry, port);
+    // The first call after it came back may still find the old session gone; within a
+    // couple of calls it is reconnected.
+    let mut back = call(echo, &ctx, json!({"message": "three"})).await;
+    if !back.is_success() {
+        back = call(echo, &ctx, json!({"message": "three"})).await;
+    }
+    assert!(back.is_success() && back.text.contains("three"), "{back:?}");
+    servers.shutdown().await;
+    let _ = node.kill();
+    let _ = node.wait();
 }

@@ -2,6 +2,7 @@
 //! own servers only when it is trusted.
 
 use crate::common::Project;
+use wright_testkit::TestServer;
 
 fn wright(project: &Project, args: &[&str]) -> (Option<i32>, String, String) {
     let output = project.bare_command().args(args).output().unwrap();
@@ -247,13 +248,12 @@ fn in_ask_mode_a_servers_tool_is_asked_about_and_with_no_one_to_ask_denied() {
     assert!(peeked.contains("PEEKED"), "{peeked}");
 }
 
-#[test]
-fn sigterm_to_wright_stops_its_mcp_servers() {
-    let project = Project::new();
+/// `wright exec` in a project whose MCP server is busy with a slow call, once the server
+/// and a child in its group (which, unlike the server, does not end when wright's pipe to it
+/// closes) run: wright, the scripted provider (kept alive) and the server's processes.
+fn wright_in_a_slow_call(project: &Project) -> (std::process::Child, TestServer, Vec<u32>) {
     with_scripted_server(
-        &project,
-        // A child in the server's group that, unlike the server, does not end when wright's
-        // pipe to it closes.
+        project,
         &serde_json::json!({"spawn": ["sleep", "300"],
                             "tools": [{"name": "slow", "delay_ms": 60_000}]}),
     );
@@ -261,7 +261,7 @@ fn sigterm_to_wright_stops_its_mcp_servers() {
         crate::common::reply("Action: mcp__demo__slow[{}]"),
         crate::common::reply("Action: Finish[never]"),
     ]);
-    let mut wright = project
+    let wright = project
         .command(&server, "openai")
         .args(["exec", "call the slow tool"])
         .stdout(std::process::Stdio::null())
@@ -285,6 +285,13 @@ fn sigterm_to_wright_stops_its_mcp_servers() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
+    (wright, server, servers)
+}
+
+#[test]
+fn sigterm_to_wright_stops_its_mcp_servers() {
+    let project = Project::new();
+    let (mut wright, _server, servers) = wright_in_a_slow_call(&project);
     let sent = std::process::Command::new("kill")
         .args(["-TERM", &wright.id().to_string()])
         .status()
@@ -384,38 +391,7 @@ fn a_slow_server_does_not_hold_the_prompt_and_joins_with_mcp_reconnect() {
 #[test]
 fn sigkill_to_wright_stops_its_mcp_servers_too() {
     let project = Project::new();
-    with_scripted_server(
-        &project,
-        &serde_json::json!({"spawn": ["sleep", "300"],
-                            "tools": [{"name": "slow", "delay_ms": 60_000}]}),
-    );
-    let server = crate::common::serve(vec![
-        crate::common::reply("Action: mcp__demo__slow[{}]"),
-        crate::common::reply("Action: Finish[never]"),
-    ]);
-    let mut wright = project
-        .command(&server, "openai")
-        .args(["exec", "call the slow tool"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + wright_testkit::processes::DEADLINE;
-    let servers = loop {
-        let running = wright_testkit::processes::running_in(project.path()).unwrap_or_default();
-        let servers: Vec<u32> = running
-            .into_iter()
-            .filter(|&pid| pid != wright.id())
-            .collect();
-        if servers.len() >= 2 && !server.requests().is_empty() {
-            break servers;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let (mut wright, _server, servers) = wright_in_a_slow_call(&project);
     // No handler runs: the servers' watchdog and parent-death signal must stop them.
     wright.kill().unwrap();
     wright.wait().unwrap();
