@@ -199,6 +199,11 @@ fn test_code_is_lowered_by_attribute_and_by_path() {
     assert_eq!(confidence_of(&findings, "unsafe_block"), 0.3);
     let in_tests_dir = check_at("tests/it.rs", "fn a() { x.unwrap(); }\n");
     assert_eq!(confidence_of(&in_tests_dir, "unwrap"), 0.15);
+    let test_module_file = check_at("src/parser/tests.rs", "fn a() { x.unwrap(); }\n");
+    assert_eq!(confidence_of(&test_module_file, "unwrap"), 0.15);
+    let inner = check("#![cfg(test)]\nfn a() { x.unwrap(); }\nfn b() { y.unwrap(); }\n");
+    let lowered: Vec<f32> = inner.iter().map(|f| f.confidence).collect();
+    assert_eq!(lowered, [0.15, 0.15]);
 }
 
 #[test]
