@@ -90,6 +90,8 @@ pub enum Kind {
         raw: bool,
         /// A null pointer made on the spot.
         null: bool,
+        /// The function called, for `*f()`: a pointer if `f` returns one.
+        callee: Option<String>,
     },
     RawPointerType,
     Transmute,
@@ -120,7 +122,24 @@ pub struct Facts {
     pub functions: Vec<Function>,
     /// Names declared with a raw pointer type, or bound to one, anywhere in the file.
     pub pointer_names: HashSet<String>,
+    /// Functions of the file (and of its `extern` blocks) that return a raw pointer.
+    pub pointer_fns: HashSet<String>,
+    /// `let name = f(…)`: pointers too when `f` turns out to return one.
+    bound_to_calls: Vec<(String, String)>,
     pub comments: Comments,
+}
+
+impl Facts {
+    /// What can only be known once the whole file is seen: names bound to calls of
+    /// functions (defined anywhere in it) that return raw pointers.
+    fn settle(mut self) -> Facts {
+        for (name, function) in std::mem::take(&mut self.bound_to_calls) {
+            if self.pointer_fns.contains(&function) {
+                self.pointer_names.insert(name);
+            }
+        }
+        self
+    }
 }
 
 /// Walks `tree` (parsed from `text`).
@@ -155,7 +174,7 @@ pub fn gather(tree: &Tree, text: &str) -> Facts {
                 break;
             }
             if !cursor.goto_parent() {
-                return walk.facts;
+                return walk.facts.settle();
             }
             depth -= 1;
             pending.pop();
@@ -253,6 +272,14 @@ impl<'t> Walk<'t> {
         {
             frame.test |= mark.next_item || mark.rest;
             mark.next_item = false;
+        }
+        if matches!(kind, "function_item" | "function_signature_item")
+            && node
+                .child_by_field_name("return_type")
+                .is_some_and(|t| t.kind() == "pointer_type")
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            self.facts.pointer_fns.insert(self.text(name).to_string());
         }
         match kind {
             "function_item" => {
@@ -390,6 +417,12 @@ impl<'t> Walk<'t> {
         {
             self.facts.pointer_names.insert(name.clone());
         }
+        if let Some(name) = &name
+            && is_identifier(name)
+            && let Some(callee) = value.and_then(|v| self.callee(v))
+        {
+            self.facts.bound_to_calls.push((name.clone(), callee));
+        }
         if node.kind() == "let_declaration"
             && name.as_deref() == Some("_")
             && let Some(value) = value
@@ -507,8 +540,18 @@ impl<'t> Walk<'t> {
                 Some("null" | "null_mut")
             );
         let name = self.name_of(operand);
+        let callee = self.callee(unwrap_parens(operand));
         self.note_pointer_use(name.as_deref(), node.start_byte(), frame);
-        self.candidate(Kind::Deref { name, raw, null }, node, frame);
+        self.candidate(
+            Kind::Deref {
+                name,
+                raw,
+                null,
+                callee,
+            },
+            node,
+            frame,
+        );
     }
 
     /// A pointer parameter of the `extern "C" fn` around is used here.

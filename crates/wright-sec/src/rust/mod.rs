@@ -369,11 +369,19 @@ impl Scorer<'_> {
 /// Whether a candidate is the dereference of something known to be a raw pointer.
 fn candidate_is_raw_deref(candidate: &Candidate, facts: &Facts) -> bool {
     match &candidate.kind {
-        Kind::Deref { name, raw, null } => {
+        Kind::Deref {
+            name,
+            raw,
+            null,
+            callee,
+        } => {
             *raw || *null
                 || name
                     .as_ref()
                     .is_some_and(|name| facts.pointer_names.contains(name))
+                || callee
+                    .as_ref()
+                    .is_some_and(|callee| facts.pointer_fns.contains(callee))
         }
         _ => false,
     }
