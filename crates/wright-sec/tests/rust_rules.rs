@@ -342,3 +342,11 @@ fn the_rule_table_has_unique_patterns() {
     names.dedup();
     assert_eq!(names.len(), count);
 }
+
+#[test]
+fn a_pointer_from_a_function_of_the_file_is_known_raw_in_any_order() {
+    let findings = check(
+        "fn read() -> u8 {\n    let p = unsafe { make() };\n    unsafe { *p }\n}\nextern \"C\" { fn make() -> *mut u8; }\n",
+    );
+    assert_eq!(confidence_of(&findings, "raw_pointer_deref"), 0.8);
+}

@@ -512,13 +512,20 @@ impl<'t> Walk<'t> {
         None
     }
 
-    /// The called function or method whose result `value` is (looking through `.await`).
+    /// The called function or method whose result `value` is (looking through `.await` and
+    /// `unsafe { … }`).
     fn callee(&self, value: Node) -> Option<String> {
         let mut value = value;
         for _ in 0..MAX_NAME_STEPS {
             match value.kind() {
                 "call_expression" => return self.call_name(value),
                 "await_expression" => value = value.named_child(0)?,
+                // `unsafe { f() }`: the block's value, its last expression.
+                "unsafe_block" => {
+                    let block = value.named_child(0)?;
+                    let last = block.named_child_count().checked_sub(1)?;
+                    value = block.named_child(u32::try_from(last).ok()?)?;
+                }
                 _ => return None,
             }
         }
