@@ -350,3 +350,11 @@ fn a_pointer_from_a_function_of_the_file_is_known_raw_in_any_order() {
     );
     assert_eq!(confidence_of(&findings, "raw_pointer_deref"), 0.8);
 }
+
+#[test]
+fn an_unsafe_extern_fn_using_a_pointer_unchecked_is_medium_not_high() {
+    let safe = check("#[no_mangle]\npub extern \"C\" fn f(p: *const u8) -> u8 { unsafe { *p } }\n");
+    assert_eq!(confidence_of(&safe, "extern_c"), 0.85);
+    let callback = check("unsafe extern \"C\" fn cb(p: *const u8) -> u8 { unsafe { *p } }\n");
+    assert_eq!(confidence_of(&callback, "extern_c"), 0.65);
+}

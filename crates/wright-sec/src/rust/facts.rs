@@ -66,6 +66,8 @@ pub struct ExternFn {
     pub row: u32,
     pub frame: Frame,
     pub pointer_params: Vec<String>,
+    /// `unsafe extern "C" fn`: its callers are told to pass valid pointers.
+    pub is_unsafe: bool,
     /// Pointer parameters dereferenced or handed to an unchecked call, with the byte offset.
     pub used: Vec<(String, usize)>,
 }
@@ -367,6 +369,7 @@ impl<'t> Walk<'t> {
                 row: row(node),
                 frame: *frame,
                 pointer_params,
+                is_unsafe,
                 used: Vec::new(),
             });
         }
