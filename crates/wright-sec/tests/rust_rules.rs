@@ -199,6 +199,11 @@ fn test_code_is_lowered_by_attribute_and_by_path() {
     assert_eq!(confidence_of(&findings, "unsafe_block"), 0.3);
     let in_tests_dir = check_at("tests/it.rs", "fn a() { x.unwrap(); }\n");
     assert_eq!(confidence_of(&in_tests_dir, "unwrap"), 0.15);
+    let test_module_file = check_at("src/parser/tests.rs", "fn a() { x.unwrap(); }\n");
+    assert_eq!(confidence_of(&test_module_file, "unwrap"), 0.15);
+    let inner = check("#![cfg(test)]\nfn a() { x.unwrap(); }\nfn b() { y.unwrap(); }\n");
+    let lowered: Vec<f32> = inner.iter().map(|f| f.confidence).collect();
+    assert_eq!(lowered, [0.15, 0.15]);
 }
 
 #[test]
@@ -336,4 +341,20 @@ fn the_rule_table_has_unique_patterns() {
     let count = names.len();
     names.dedup();
     assert_eq!(names.len(), count);
+}
+
+#[test]
+fn a_pointer_from_a_function_of_the_file_is_known_raw_in_any_order() {
+    let findings = check(
+        "fn read() -> u8 {\n    let p = unsafe { make() };\n    unsafe { *p }\n}\nextern \"C\" { fn make() -> *mut u8; }\n",
+    );
+    assert_eq!(confidence_of(&findings, "raw_pointer_deref"), 0.8);
+}
+
+#[test]
+fn an_unsafe_extern_fn_using_a_pointer_unchecked_is_medium_not_high() {
+    let safe = check("#[no_mangle]\npub extern \"C\" fn f(p: *const u8) -> u8 { unsafe { *p } }\n");
+    assert_eq!(confidence_of(&safe, "extern_c"), 0.85);
+    let callback = check("unsafe extern \"C\" fn cb(p: *const u8) -> u8 { unsafe { *p } }\n");
+    assert_eq!(confidence_of(&callback, "extern_c"), 0.65);
 }

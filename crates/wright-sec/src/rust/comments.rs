@@ -97,13 +97,18 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// Whether a file is test, bench or example code by where it is: under `tests/`, `benches/`
-/// or `examples/`.
+/// or `examples/`, or a module file named for tests (`tests.rs`, `test.rs`, `*_test.rs`,
+/// `*_tests.rs`: the out-of-line `#[cfg(test)] mod tests;`).
 pub fn is_test_path(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
-    parts.pop();
-    parts
-        .iter()
-        .any(|part| matches!(*part, "tests" | "benches" | "examples"))
+    let name = parts.pop().unwrap_or("");
+    let stem = name.strip_suffix(".rs").unwrap_or(name);
+    matches!(stem, "tests" | "test")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || parts
+            .iter()
+            .any(|part| matches!(*part, "tests" | "benches" | "examples"))
 }
 
 #[cfg(test)]
@@ -132,12 +137,14 @@ mod tests {
     }
 
     #[test]
-    fn test_paths_are_tests_benches_and_examples_directories() {
+    fn test_paths_are_test_directories_and_test_module_files() {
         assert!(is_test_path("tests/it.rs"));
         assert!(is_test_path("crates/a/benches/b.rs"));
         assert!(is_test_path("examples/demo.rs"));
-        assert!(!is_test_path("src/tests.rs"));
+        assert!(is_test_path("src/parser/tests.rs"));
+        assert!(is_test_path("src/scan_tests.rs"));
         assert!(!is_test_path("src/lib.rs"));
+        assert!(!is_test_path("src/testing.rs"));
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub struct ExternFn {
     pub row: u32,
     pub frame: Frame,
     pub pointer_params: Vec<String>,
+    /// `unsafe extern "C" fn`: its callers are told to pass valid pointers.
+    pub is_unsafe: bool,
     /// Pointer parameters dereferenced or handed to an unchecked call, with the byte offset.
     pub used: Vec<(String, usize)>,
 }
@@ -90,6 +92,8 @@ pub enum Kind {
         raw: bool,
         /// A null pointer made on the spot.
         null: bool,
+        /// The function called, for `*f()`: a pointer if `f` returns one.
+        callee: Option<String>,
     },
     RawPointerType,
     Transmute,
@@ -120,7 +124,24 @@ pub struct Facts {
     pub functions: Vec<Function>,
     /// Names declared with a raw pointer type, or bound to one, anywhere in the file.
     pub pointer_names: HashSet<String>,
+    /// Functions of the file (and of its `extern` blocks) that return a raw pointer.
+    pub pointer_fns: HashSet<String>,
+    /// `let name = f(…)`: pointers too when `f` turns out to return one.
+    bound_to_calls: Vec<(String, String)>,
     pub comments: Comments,
+}
+
+impl Facts {
+    /// What can only be known once the whole file is seen: names bound to calls of
+    /// functions (defined anywhere in it) that return raw pointers.
+    fn settle(mut self) -> Facts {
+        for (name, function) in std::mem::take(&mut self.bound_to_calls) {
+            if self.pointer_fns.contains(&function) {
+                self.pointer_names.insert(name);
+            }
+        }
+        self
+    }
 }
 
 /// Walks `tree` (parsed from `text`).
@@ -155,7 +176,7 @@ pub fn gather(tree: &Tree, text: &str) -> Facts {
                 break;
             }
             if !cursor.goto_parent() {
-                return walk.facts;
+                return walk.facts.settle();
             }
             depth -= 1;
             pending.pop();
@@ -254,6 +275,14 @@ impl<'t> Walk<'t> {
             frame.test |= mark.next_item || mark.rest;
             mark.next_item = false;
         }
+        if matches!(kind, "function_item" | "function_signature_item")
+            && node
+                .child_by_field_name("return_type")
+                .is_some_and(|t| t.kind() == "pointer_type")
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            self.facts.pointer_fns.insert(self.text(name).to_string());
+        }
         match kind {
             "function_item" => {
                 frame.conditional = 0;
@@ -340,6 +369,7 @@ impl<'t> Walk<'t> {
                 row: row(node),
                 frame: *frame,
                 pointer_params,
+                is_unsafe,
                 used: Vec::new(),
             });
         }
@@ -389,6 +419,12 @@ impl<'t> Walk<'t> {
             && is_identifier(name)
         {
             self.facts.pointer_names.insert(name.clone());
+        }
+        if let Some(name) = &name
+            && is_identifier(name)
+            && let Some(callee) = value.and_then(|v| self.callee(v))
+        {
+            self.facts.bound_to_calls.push((name.clone(), callee));
         }
         if node.kind() == "let_declaration"
             && name.as_deref() == Some("_")
@@ -479,13 +515,20 @@ impl<'t> Walk<'t> {
         None
     }
 
-    /// The called function or method whose result `value` is (looking through `.await`).
+    /// The called function or method whose result `value` is (looking through `.await` and
+    /// `unsafe { … }`).
     fn callee(&self, value: Node) -> Option<String> {
         let mut value = value;
         for _ in 0..MAX_NAME_STEPS {
             match value.kind() {
                 "call_expression" => return self.call_name(value),
                 "await_expression" => value = value.named_child(0)?,
+                // `unsafe { f() }`: the block's value, its last expression.
+                "unsafe_block" => {
+                    let block = value.named_child(0)?;
+                    let last = block.named_child_count().checked_sub(1)?;
+                    value = block.named_child(u32::try_from(last).ok()?)?;
+                }
                 _ => return None,
             }
         }
@@ -507,8 +550,18 @@ impl<'t> Walk<'t> {
                 Some("null" | "null_mut")
             );
         let name = self.name_of(operand);
+        let callee = self.callee(unwrap_parens(operand));
         self.note_pointer_use(name.as_deref(), node.start_byte(), frame);
-        self.candidate(Kind::Deref { name, raw, null }, node, frame);
+        self.candidate(
+            Kind::Deref {
+                name,
+                raw,
+                null,
+                callee,
+            },
+            node,
+            frame,
+        );
     }
 
     /// A pointer parameter of the `extern "C" fn` around is used here.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::{ParseOptions, ParseState, Parser, Tree};
 
-use crate::finding::{Finding, Language, evidence};
+use crate::finding::{Finding, Language, MAX_EVIDENCE_CHARS};
 use crate::scan::SourceFile;
 
 use facts::{Candidate, Facts, Kind};
@@ -60,7 +60,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
                 pattern: scored.rule.pattern.to_string(),
                 file: file.path.clone(),
                 line,
-                evidence: evidence(&file.text, line),
+                evidence: evidence(&lines, scored.row),
                 description: scored.description,
                 suggestion: scored.rule.suggestion.to_string(),
                 confidence: scored.confidence,
@@ -69,6 +69,15 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
         .collect();
     findings.sort_by(|a, b| (a.line, &a.pattern).cmp(&(b.line, &b.pattern)));
     findings
+}
+
+/// The evidence for 0-based `row`, as [`crate::finding::evidence`] makes it but from the
+/// file's lines split once: a file with thousands of findings is not rescanned for each.
+fn evidence(lines: &[&str], row: u32) -> String {
+    lines
+        .get(row as usize)
+        .map(|line| line.trim().chars().take(MAX_EVIDENCE_CHARS).collect())
+        .unwrap_or_default()
 }
 
 /// `text` parsed as Rust, or `None` if the grammar cannot load or the parse runs past
@@ -186,6 +195,8 @@ impl Scorer<'_> {
             unchecked.dedup();
             let mut confidence = if unchecked.is_empty() {
                 rules::EXTERN_FN
+            } else if extern_fn.is_unsafe {
+                rules::UNSAFE_EXTERN_FN_UNCHECKED
             } else {
                 rules::EXTERN_FN_UNCHECKED
             };
@@ -369,11 +380,19 @@ impl Scorer<'_> {
 /// Whether a candidate is the dereference of something known to be a raw pointer.
 fn candidate_is_raw_deref(candidate: &Candidate, facts: &Facts) -> bool {
     match &candidate.kind {
-        Kind::Deref { name, raw, null } => {
+        Kind::Deref {
+            name,
+            raw,
+            null,
+            callee,
+        } => {
             *raw || *null
                 || name
                     .as_ref()
                     .is_some_and(|name| facts.pointer_names.contains(name))
+                || callee
+                    .as_ref()
+                    .is_some_and(|callee| facts.pointer_fns.contains(callee))
         }
         _ => false,
     }

@@ -153,6 +153,9 @@ pub const EXTERN_BLOCK: f32 = 0.5;
 pub const EXTERN_FN: f32 = 0.45;
 /// An `extern "C" fn` that uses a raw pointer parameter without checking it for null.
 pub const EXTERN_FN_UNCHECKED: f32 = 0.85;
+/// The same in an `unsafe extern "C" fn` (a callback handed to C, typically): its contract
+/// says the pointers are valid, so the check may be the caller's.
+pub const UNSAFE_EXTERN_FN_UNCHECKED: f32 = 0.65;
 pub const UNSAFE_IMPL: f32 = 0.8;
 /// `let _ = call()` / `call().ok();`: often deliberate.
 pub const IGNORED_CALL: f32 = 0.45;
