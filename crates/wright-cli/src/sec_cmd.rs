@@ -63,8 +63,10 @@ pub struct ScanArgs {
     /// and IDEs.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
-    /// Report, and fail on, only issues of this severity or above: low, medium or high.
-    #[arg(long, value_name = "S", default_value = "low", value_parser = parse_severity)]
+    /// Report, and fail on, only issues of this severity or above: low, medium or high. Low
+    /// findings are hints (an `unwrap`, a raw pointer type, `rand` outside secrets): shown
+    /// with `--min-severity low`.
+    #[arg(long, value_name = "S", default_value = "medium", value_parser = parse_severity)]
     pub min_severity: Severity,
     /// Have a read-only agent verify each file's findings (the model of the settings): only
     /// what an agent confirms is reported, with how it is triggered; what no agent could

@@ -15,15 +15,14 @@ const CLEAN_RUST: &str = "pub fn add(a: u8, b: u8) -> u8 {\n    a.wrapping_add(b
 /// C that the C rules may or may not flag; these tests only count it as scanned.
 const SOME_C: &str = "#include <string.h>\nvoid f(char *d, const char *s) { strcpy(d, s); }\n";
 
+/// `wright sec scan ARGS`, low findings included unless ARGS set `--min-severity`.
 fn sec(project: &Project, args: &[&str]) -> Run {
-    Run::from(
-        project
-            .bare_command()
-            .args(["sec", "scan"])
-            .args(args)
-            .output()
-            .unwrap(),
-    )
+    let mut command = project.bare_command();
+    command.args(["sec", "scan"]).args(args);
+    if !args.contains(&"--min-severity") {
+        command.args(["--min-severity", "low"]);
+    }
+    Run::from(command.output().unwrap())
 }
 
 fn json_of(run: &Run) -> Value {
@@ -82,6 +81,20 @@ fn sec_scan_min_severity_filters_the_issues_and_sets_the_exit_status() {
     let report = json_of(&medium);
     assert_eq!(report["issues"], serde_json::json!([]));
     assert_eq!(report["summary"]["total"], 0);
+    // Medium is the default: low findings are hints, asked for.
+    let default = Run::from(
+        project
+            .bare_command()
+            .args(["sec", "scan"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(default.code, Some(0), "{}", default.stderr);
+    assert!(
+        default.stdout.ends_with(": 0 issues\n"),
+        "{}",
+        default.stdout
+    );
 }
 
 #[test]

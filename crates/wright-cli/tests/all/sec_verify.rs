@@ -19,7 +19,15 @@ fn verify(project: &Project, server: &TestServer, extra: &[&str]) -> Run {
     Run::from(
         project
             .command(server, "openai")
-            .args(["sec", "scan", "--verify", "--json", "-"])
+            .args([
+                "sec",
+                "scan",
+                "--verify",
+                "--min-severity",
+                "low",
+                "--json",
+                "-",
+            ])
             .args(extra)
             .output()
             .unwrap(),
@@ -194,7 +202,16 @@ fn a_run_killed_mid_cluster_is_resumed_without_asking_again_for_what_finished() 
     ]);
     let mut wright = project
         .command(&server, "openai")
-        .args(["sec", "scan", "--verify", "-j", "1", "--json", "-"])
+        .args([
+            "sec",
+            "scan",
+            "--verify",
+            "--min-severity",
+            "low",
+            "-j",
+            "1",
+        ])
+        .args(["--json", "-"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
