@@ -1,10 +1,115 @@
 //! The C and C++ rules (jarvis-sec's `c_checker`, issue 16), on tree-sitter's trees.
+//!
+//! Each file is parsed once ([`parse`]); its macros and constants are read ([`macros`]);
+//! each function's facts are gathered in one walk ([`model`]) and asked about by the rules
+//! ([`rules`]) through [`values`]. Comments, strings and `#if 0` code are never looked at.
 
-use crate::finding::Finding;
+mod macros;
+mod model;
+mod parse;
+mod rules;
+mod values;
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use crate::finding::{self, Finding};
 use crate::scan::SourceFile;
 
 /// The findings of the C/C++ rules in `file`.
 pub fn check(file: &SourceFile) -> Vec<Finding> {
-    let _ = file;
-    Vec::new()
+    let grammar = parse::Grammar::of(file.language, &file.path, &file.text);
+    let Some(tree) = parse::parse(&file.text, grammar) else {
+        return Vec::new();
+    };
+    let source = file.text.as_str();
+    let root = tree.root_node();
+    let macros = macros::Macros::collect(root, source);
+    let mut report = Report::new(file);
+    let mut functions = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "function_definition" => {
+                functions.push(model::Function::build(node, source, &macros));
+                continue;
+            }
+            "comment" | "string_literal" | "preproc_def" | "preproc_function_def" => continue,
+            _ => {}
+        }
+        if parse::is_dead_preprocessor_branch(node, source) {
+            if let Some(alt) = parse::live_alternative(node) {
+                stack.push(alt);
+            }
+            continue;
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            stack.push(child);
+        }
+    }
+    for function in &functions {
+        let values = values::Values {
+            f: function,
+            source,
+            macros: &macros,
+        };
+        rules::check_function(&values, &mut report);
+    }
+    rules::check_file(&functions, source, &mut report);
+    report.findings
 }
+
+/// The findings of one file, at most one per line and pattern.
+pub(crate) struct Report<'a> {
+    file: &'a SourceFile,
+    seen: HashSet<(u32, String)>,
+    findings: Vec<Finding>,
+}
+
+/// What a rule says of what it found.
+pub(crate) struct Rule {
+    pub category: &'static str,
+    pub pattern: &'static str,
+    pub description: &'static str,
+    pub suggestion: &'static str,
+}
+
+impl<'a> Report<'a> {
+    fn new(file: &'a SourceFile) -> Report<'a> {
+        Report {
+            file,
+            seen: HashSet::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Reports `rule` at `node` with `confidence`; `detail` (when not empty) is added to
+    /// the rule's description.
+    pub fn add(&mut self, node: Node<'_>, rule: &Rule, confidence: f32, detail: &str) {
+        let line = u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX);
+        if !self.seen.insert((line, rule.pattern.to_string())) {
+            return;
+        }
+        let description = if detail.is_empty() {
+            rule.description.to_string()
+        } else {
+            format!("{} {}", rule.description, detail)
+        };
+        self.findings.push(Finding {
+            language: self.file.language,
+            category: rule.category.to_string(),
+            pattern: rule.pattern.to_string(),
+            file: self.file.path.clone(),
+            line,
+            evidence: finding::evidence(&self.file.text, line),
+            description,
+            suggestion: rule.suggestion.to_string(),
+            confidence: confidence.clamp(0.0, 1.0),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;

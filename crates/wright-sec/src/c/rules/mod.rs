@@ -1,0 +1,27 @@
+//! The rules, by family: string and buffer copies ([`strings`]), memory management and
+//! pointers ([`memory`]), risky library calls ([`apis`]) and threads ([`threads`]). Each
+//! asks [`Values`] about the function's facts and reports what the facts do not clear.
+
+mod apis;
+mod memory;
+mod strings;
+mod threads;
+
+use super::Report;
+use super::model::Function;
+use super::values::Values;
+
+/// Runs every per-function rule on one function.
+pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
+    for (event, call) in values.f.calls() {
+        strings::check_call(values, event, call, report);
+        apis::check_call(values, event, call, report);
+    }
+    memory::check(values, report);
+    threads::check(values, report);
+}
+
+/// The rules that look across functions (lock order).
+pub(crate) fn check_file(functions: &[Function<'_>], source: &str, report: &mut Report<'_>) {
+    threads::lock_order(functions, source, report);
+}

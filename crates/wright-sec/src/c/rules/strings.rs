@@ -1,0 +1,713 @@
+//! Strings and buffers: the unbounded copies (`strcpy`, `strcat`, `gets`, `sprintf`),
+//! the bounded ones whose bound does not match the destination (`memcpy`, `strncpy`,
+//! `strncat`, `snprintf`, `fgets`), `strncpy` without a terminator, `scanf("%s")` without a
+//! width, and formats that are not literals. A copy whose source provably fits is cleared.
+
+use tree_sitter::Node;
+
+use crate::c::model::{Call, Event, Kind};
+use crate::c::parse::text;
+use crate::c::values::{Content, Lin, Values, root_of, strip};
+use crate::c::{Report, Rule};
+
+const COPY: &[&str] = &[
+    "strcpy", "wcscpy", "_tcscpy", "_mbscpy", "lstrcpy", "lstrcpyA", "lstrcpyW", "StrCpy", "stpcpy",
+];
+const CAT: &[&str] = &[
+    "strcat", "wcscat", "_tcscat", "_mbscat", "lstrcat", "lstrcatA", "lstrcatW", "StrCat",
+];
+const GETS: &[&str] = &["gets", "_getws", "getws"];
+const SPRINTF: &[&str] = &[
+    "sprintf",
+    "vsprintf",
+    "_stprintf",
+    "wsprintf",
+    "wsprintfA",
+    "_swprintf",
+];
+const MEMCPY: &[&str] = &[
+    "memcpy",
+    "memmove",
+    "wmemcpy",
+    "wmemmove",
+    "CopyMemory",
+    "RtlCopyMemory",
+];
+const NCPY: &[&str] = &["strncpy", "wcsncpy", "_tcsncpy"];
+const NCAT: &[&str] = &["strncat", "wcsncat", "_tcsncat"];
+/// Bounded writers and the index of their bound: `snprintf(buf, n, …)`, `fgets(buf, n, f)`.
+const BOUNDED: &[(&str, usize)] = &[
+    ("snprintf", 1),
+    ("vsnprintf", 1),
+    ("swprintf", 1),
+    ("_snprintf", 1),
+    ("fgets", 1),
+    ("fgetws", 1),
+    ("read", 2),
+    ("recv", 2),
+    ("memset", 2),
+    ("wmemset", 2),
+];
+/// `scanf`-family calls and the index of their format.
+const SCANF: &[(&str, usize)] = &[
+    ("scanf", 0),
+    ("wscanf", 0),
+    ("vscanf", 0),
+    ("fscanf", 1),
+    ("fwscanf", 1),
+    ("sscanf", 1),
+    ("swscanf", 1),
+    ("vfscanf", 1),
+    ("vsscanf", 1),
+];
+/// `printf`-family calls and the index of their format.
+pub const PRINTF: &[(&str, usize)] = &[
+    ("printf", 0),
+    ("vprintf", 0),
+    ("wprintf", 0),
+    ("vwprintf", 0),
+    ("printk", 0),
+    ("warnx", 0),
+    ("warn", 0),
+    ("fprintf", 1),
+    ("vfprintf", 1),
+    ("fwprintf", 1),
+    ("vfwprintf", 1),
+    ("dprintf", 1),
+    ("vdprintf", 1),
+    ("sprintf", 1),
+    ("vsprintf", 1),
+    ("syslog", 1),
+    ("vsyslog", 1),
+    ("err", 1),
+    ("errx", 1),
+    ("asprintf", 1),
+    ("vasprintf", 1),
+    ("snprintf", 2),
+    ("vsnprintf", 2),
+    ("swprintf", 2),
+    ("vswprintf", 2),
+    ("_snprintf", 2),
+];
+
+const UNSAFE_API: &str = "unsafe_api";
+const BUFFER_OVERFLOW: &str = "buffer_overflow";
+
+fn unbounded(pattern: &'static str) -> Rule {
+    Rule {
+        category: UNSAFE_API,
+        pattern,
+        description: "Unbounded copy into a buffer: nothing limits what is written to the destination's size.",
+        suggestion: "Use a bounded API (snprintf, strlcpy/strlcat, or strncpy with explicit termination) sized by the destination, or check the source's length first.",
+    }
+}
+
+fn mismatch(pattern: &'static str) -> Rule {
+    Rule {
+        category: BUFFER_OVERFLOW,
+        pattern,
+        description: "The length passed to this copy can exceed the destination buffer.",
+        suggestion: "Bound the length by the destination's size (sizeof the array, or the size it was allocated with) and check it before copying.",
+    }
+}
+
+const NO_TERMINATOR: Rule = Rule {
+    category: BUFFER_OVERFLOW,
+    pattern: "strncpy_no_terminator",
+    description: "strncpy does not write a NUL terminator when the source is as long as the bound; the destination is not terminated afterwards.",
+    suggestion: "Copy at most size - 1 characters and set dest[size - 1] = '\\0', or use strlcpy/snprintf.",
+};
+
+const SCANF_WIDTH: Rule = Rule {
+    category: BUFFER_OVERFLOW,
+    pattern: "scanf_%s_no_width",
+    description: "%s (or %[) without a field width reads an unbounded word into a fixed buffer.",
+    suggestion: "Give every %s a width one less than the buffer (\"%31s\" for char[32]), or read with fgets.",
+};
+
+const FORMAT: Rule = Rule {
+    category: "unsafe_usage",
+    pattern: "format_string",
+    description: "The format argument is not a string literal: data that holds % directives can read or write memory.",
+    suggestion: "Pass a literal format and the data as an argument: printf(\"%s\", data).",
+};
+
+/// The rules of this family on one call.
+pub(super) fn check_call<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    call: &Call<'t>,
+    report: &mut Report<'_>,
+) {
+    let name = call.name.as_str();
+    let arg = |i: usize| call.args.get(i).copied();
+    if let Some(p) = COPY.iter().find(|n| **n == name) {
+        if let (Some(dst), Some(src)) = (arg(0), arg(1)) {
+            copy(v, event, call, dst, src, p, false, report);
+        }
+    } else if let Some(p) = CAT.iter().find(|n| **n == name) {
+        if let (Some(dst), Some(src)) = (arg(0), arg(1)) {
+            copy(v, event, call, dst, src, p, true, report);
+        }
+    } else if let Some(p) = GETS.iter().find(|n| **n == name) {
+        report.add(
+            call.node,
+            &unbounded(p),
+            0.95,
+            "gets cannot be used safely.",
+        );
+    } else if let Some(p) = SPRINTF.iter().find(|n| **n == name) {
+        sprintf(v, event, call, p, report);
+    } else if let Some(p) = MEMCPY.iter().find(|n| **n == name) {
+        if let (Some(dst), Some(src), Some(n)) = (arg(0), arg(1), arg(2)) {
+            let scale = if name.starts_with('w') { 4 } else { 1 };
+            memcpy(v, event, dst, src, n, scale, p, report);
+        }
+    } else if let Some(p) = NCPY.iter().find(|n| **n == name) {
+        if let (Some(dst), Some(src), Some(n)) = (arg(0), arg(1), arg(2)) {
+            strncpy(v, event, dst, src, n, p, report);
+        }
+    } else if let Some(p) = NCAT.iter().find(|n| **n == name) {
+        if let (Some(dst), Some(src), Some(n)) = (arg(0), arg(1), arg(2)) {
+            strncat(v, event, dst, src, n, p, report);
+        }
+    } else if let Some((p, i)) = BOUNDED.iter().find(|(n, _)| *n == name) {
+        let dst_index = usize::from(matches!(name, "read" | "recv"));
+        if let (Some(dst), Some(n)) = (arg(dst_index), arg(*i)) {
+            let scale = if name.starts_with('w') || name.starts_with("sw") {
+                4
+            } else {
+                1
+            };
+            if let (Some(cap), Some(n)) = (
+                v.capacity(dst, event),
+                v.size(n, event).and_then(|n| n.scale_by(scale)),
+            ) {
+                if n.fits_in(&cap) == Some(false) {
+                    report.add(
+                        call.node,
+                        &mismatch(p),
+                        0.9,
+                        &format!(
+                            "The bound is {} but the buffer holds {}.",
+                            show(&n),
+                            show(&cap)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Some((_, i)) = SCANF.iter().find(|(n, _)| *n == name) {
+        if let Some(format) = arg(*i).and_then(|f| literal_text(v, f)) {
+            if unbounded_conversion(&format) {
+                report.add(call.node, &SCANF_WIDTH, 0.85, "");
+            }
+        }
+    }
+    if let Some((_, i)) = PRINTF.iter().find(|(n, _)| *n == name) {
+        if let Some(format) = arg(*i) {
+            format_string(v, event, call, format, report);
+        }
+    }
+}
+
+/// `strcpy`/`strcat`: cleared when the source provably fits, certain when it provably does not.
+#[allow(clippy::too_many_arguments)]
+fn copy<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    call: &Call<'t>,
+    dst: Node<'t>,
+    src: Node<'t>,
+    pattern: &'static str,
+    append: bool,
+    report: &mut Report<'_>,
+) {
+    let elem = v.elem_size(dst);
+    let cap = v.capacity(dst, event).and_then(|c| c.divide_by(elem));
+    let already = if append {
+        known_length(v, dst, event)
+    } else {
+        Some(Lin::constant(0))
+    };
+    let need = v
+        .max_strlen(src, event)
+        .zip(already)
+        .and_then(|(s, d)| s.plus(&d))
+        .and_then(|n| n.plus(&Lin::constant(1)));
+    if let (Some(cap), Some(need)) = (&cap, &need) {
+        match need.fits_in(cap) {
+            Some(true) => return,
+            Some(false) => {
+                report.add(call.node, &unbounded(pattern), 0.9, &format!("The source needs {} characters with its terminator; the destination holds {}.", show(need), show(cap)));
+                return;
+            }
+            None => {}
+        }
+    }
+    let confidence = match v.content(src, event) {
+        Content::Tainted => 0.9,
+        Content::Literal if cap.is_none() => 0.5,
+        _ => 0.85,
+    };
+    report.add(call.node, &unbounded(pattern), confidence, "");
+}
+
+/// The length of the string in `dst` when only literals were put there.
+fn known_length<'t>(v: &Values<'_, 't>, dst: Node<'t>, at: &Event<'t>) -> Option<Lin> {
+    let (root, _) = root_of(dst, v.source)?;
+    let object = match v.origin(root, at) {
+        crate::c::values::Origin::Array(a) => a,
+        _ => root.to_string(),
+    };
+    let mut length = 0i64;
+    for e in &v.f.events {
+        if e.at >= at.at {
+            break;
+        }
+        match &e.kind {
+            Kind::Assign { var, value, .. } if *var == object => {
+                length = crate::c::macros::literal_length(text(*value, v.source))
+                    .or_else(|| v.macros.strings.get(text(*value, v.source)).copied())
+                    .and_then(|n| i64::try_from(n).ok())?;
+            }
+            Kind::Call(c)
+                if c.args
+                    .first()
+                    .and_then(|a| root_of(*a, v.source))
+                    .is_some_and(|(r, _)| r == object || r == root) =>
+            {
+                let lit = c
+                    .args
+                    .get(1)
+                    .and_then(|s| v.max_strlen(*s, e))
+                    .and_then(|l| l.as_constant());
+                match (c.name.as_str(), lit) {
+                    ("strcpy" | "wcscpy", Some(n)) => length = n,
+                    ("strcat" | "wcscat", Some(n)) => length = length.checked_add(n)?,
+                    _ => return None,
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(Lin::constant(length))
+}
+
+fn sprintf<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    call: &Call<'t>,
+    pattern: &'static str,
+    report: &mut Report<'_>,
+) {
+    let (Some(dst), Some(format)) = (call.args.first(), call.args.get(1)) else {
+        return;
+    };
+    let cap = v.capacity(*dst, event);
+    if let (Some(cap), Some(format)) = (cap.as_ref(), literal_text(v, *format)) {
+        if let Some(need) = format_length(v, event, &format, &call.args[2..]) {
+            match need.fits_in(cap) {
+                Some(true) => return,
+                Some(false) => {
+                    report.add(
+                        call.node,
+                        &unbounded(pattern),
+                        0.9,
+                        &format!(
+                            "The output can need {} bytes; the buffer holds {}.",
+                            show(&need),
+                            show(cap)
+                        ),
+                    );
+                    return;
+                }
+                None => {}
+            }
+        }
+    }
+    let tainted = call
+        .args
+        .iter()
+        .skip(2)
+        .any(|a| v.content(*a, event) == Content::Tainted);
+    report.add(
+        call.node,
+        &unbounded(pattern),
+        if tainted { 0.9 } else { 0.85 },
+        "",
+    );
+}
+
+/// The most bytes a literal format can produce with `args` (terminator included).
+fn format_length<'t>(
+    v: &Values<'_, 't>,
+    at: &Event<'t>,
+    format: &str,
+    args: &[Node<'t>],
+) -> Option<Lin> {
+    let mut total = Lin::constant(1);
+    let mut args = args.iter();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            total = total.plus(&Lin::constant(1))?;
+            continue;
+        }
+        let mut spec = String::new();
+        while let Some(&n) = chars.peek() {
+            chars.next();
+            spec.push(n);
+            if n.is_ascii_alphabetic() && !matches!(n, 'l' | 'h' | 'z' | 'j' | 't' | 'L' | 'q')
+                || n == '%'
+            {
+                break;
+            }
+        }
+        if spec.contains('*') {
+            return None;
+        }
+        let conversion = spec.chars().last()?;
+        let width: i64 = spec
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0);
+        let add = match conversion {
+            '%' => Lin::constant(1),
+            's' => v.max_strlen(*args.next()?, at)?,
+            'c' => {
+                args.next();
+                Lin::constant(1)
+            }
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' => {
+                args.next();
+                Lin::constant(if spec.contains('l') || spec.contains('z') {
+                    20
+                } else {
+                    11
+                })
+            }
+            'p' => {
+                args.next();
+                Lin::constant(18)
+            }
+            _ => return None,
+        };
+        let add = match add.as_constant() {
+            Some(k) if k < width => Lin::constant(width),
+            _ => add,
+        };
+        total = total.plus(&add)?;
+    }
+    Some(total)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn memcpy<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    dst: Node<'t>,
+    src: Node<'t>,
+    n: Node<'t>,
+    scale: i64,
+    pattern: &'static str,
+    report: &mut Report<'_>,
+) {
+    let node = event.node;
+    let cap = v.capacity(dst, event);
+    let size = v.size(n, event).and_then(|s| s.scale_by(scale));
+    if let (Some(cap), Some(size)) = (&cap, &size) {
+        match size.fits_in(cap) {
+            Some(false) => {
+                report.add(
+                    node,
+                    &mismatch(pattern),
+                    0.9,
+                    &format!(
+                        "It copies {} bytes into a buffer of {}.",
+                        show(size),
+                        show(cap)
+                    ),
+                );
+                return;
+            }
+            Some(true) => {
+                if let Some(src_cap) = v.capacity(src, event) {
+                    if size.fits_in(&src_cap) == Some(false) {
+                        report.add(
+                            node,
+                            &mismatch(pattern),
+                            0.8,
+                            &format!(
+                                "It reads {} bytes from a buffer of {}.",
+                                show(size),
+                                show(&src_cap)
+                            ),
+                        );
+                    }
+                }
+                return;
+            }
+            None => {}
+        }
+    }
+    if size.is_some() || bounded(v, n, event) {
+        return;
+    }
+    let confidence = match v.content(n, event) {
+        Content::Tainted => 0.8,
+        Content::Unknown if cap.is_some() || is_local(v, n) => 0.65,
+        _ => 0.4,
+    };
+    report.add(
+        node,
+        &mismatch(pattern),
+        confidence,
+        "The length is not checked against the destination.",
+    );
+}
+
+/// Whether every variable in `n` was compared with a bound before `at`.
+fn bounded<'t>(v: &Values<'_, 't>, n: Node<'t>, at: &Event<'t>) -> bool {
+    let vars = identifiers(n, v.source);
+    !vars.is_empty()
+        && vars.iter().all(|var| {
+            v.f.events.iter().any(|e| {
+                e.at < at.at && matches!(&e.kind, Kind::Check { var: c, bound: true } if c == var)
+            })
+        })
+}
+
+fn is_local<'t>(v: &Values<'_, 't>, n: Node<'t>) -> bool {
+    identifiers(n, v.source)
+        .iter()
+        .any(|i| v.f.vars.get(i).is_some_and(|d| !d.is_param))
+}
+
+/// The identifiers in an expression (not under `sizeof`).
+fn identifiers(n: Node<'_>, source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "identifier" => out.push(text(node, source).to_string()),
+            "sizeof_expression" | "call_expression" => {}
+            _ => {
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor));
+            }
+        }
+        if out.len() > 16 {
+            break;
+        }
+    }
+    out
+}
+
+fn strncpy<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    dst: Node<'t>,
+    src: Node<'t>,
+    n: Node<'t>,
+    pattern: &'static str,
+    report: &mut Report<'_>,
+) {
+    let elem = v.elem_size(dst);
+    let cap = v.capacity(dst, event).and_then(|c| c.divide_by(elem));
+    let size = v.size(n, event);
+    if let (Some(cap), Some(size)) = (&cap, &size) {
+        if size.fits_in(cap) == Some(false) {
+            report.add(
+                event.node,
+                &mismatch(pattern),
+                0.9,
+                &format!(
+                    "It writes up to {} characters into {}.",
+                    show(size),
+                    show(cap)
+                ),
+            );
+            return;
+        }
+    }
+    // The terminator: written after the copy, or the source is shorter than the bound.
+    let Some((root, _)) = root_of(dst, v.source) else {
+        return;
+    };
+    let terminated = v.f.events.iter().any(|e| {
+        e.at > event.at && matches!(&e.kind, Kind::Store { var, value, .. } if var == root && is_zero(*value, v.source))
+    });
+    let short_source = v
+        .max_strlen(src, event)
+        .zip(size.clone())
+        .and_then(|(s, n)| s.plus(&Lin::constant(1)).and_then(|s| s.fits_in(&n)))
+        == Some(true);
+    let leaves_room = cap
+        .as_ref()
+        .zip(size.as_ref())
+        .and_then(|(c, n)| n.plus(&Lin::constant(1)).and_then(|n| n.fits_in(c)))
+        == Some(true);
+    let zeroed = leaves_room && zero_initialised(v, root, event);
+    if !terminated && !short_source && !zeroed {
+        report.add(event.node, &NO_TERMINATOR, 0.65, "");
+    }
+}
+
+/// Whether the buffer was zero-filled before `at` (`= {0}`, `= ""`, memset 0, calloc).
+fn zero_initialised<'t>(v: &Values<'_, 't>, root: &str, at: &Event<'t>) -> bool {
+    v.f.events.iter().any(|e| {
+        e.at < at.at
+            && match &e.kind {
+                Kind::Assign { var, value, .. } if var == root => {
+                    let t = text(*value, v.source);
+                    t == "{0}" || t == "{ 0 }" || t == "\"\"" || t.contains("calloc")
+                }
+                Kind::Call(c) => {
+                    matches!(c.name.as_str(), "memset" | "bzero")
+                        && c.args
+                            .first()
+                            .and_then(|a| root_of(*a, v.source))
+                            .is_some_and(|(r, _)| r == root)
+                        && (c.name == "bzero"
+                            || c.args.get(1).is_some_and(|z| is_zero(*z, v.source)))
+                }
+                _ => false,
+            }
+    })
+}
+
+fn strncat<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    dst: Node<'t>,
+    src: Node<'t>,
+    n: Node<'t>,
+    pattern: &'static str,
+    report: &mut Report<'_>,
+) {
+    let elem = v.elem_size(dst);
+    let (Some(cap), Some(size)) = (
+        v.capacity(dst, event).and_then(|c| c.divide_by(elem)),
+        v.size(n, event),
+    ) else {
+        return;
+    };
+    let copied = match v
+        .max_strlen(src, event)
+        .and_then(|s| s.as_constant())
+        .zip(size.as_constant())
+    {
+        Some((s, n)) => Lin::constant(s.min(n)),
+        None => size.clone(),
+    };
+    let already = known_length(v, dst, event).unwrap_or(Lin::constant(0));
+    let Some(need) = copied
+        .plus(&already)
+        .and_then(|c| c.plus(&Lin::constant(1)))
+    else {
+        return;
+    };
+    if need.fits_in(&cap) == Some(false) {
+        report.add(
+            event.node,
+            &mismatch(pattern),
+            0.85,
+            "strncat's bound is the room left (size - strlen(dest) - 1), not the buffer's size.",
+        );
+    }
+}
+
+fn format_string<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    call: &Call<'t>,
+    format: Node<'t>,
+    report: &mut Report<'_>,
+) {
+    if literal_text(v, format).is_some() || is_translated_literal(v, format) {
+        return;
+    }
+    let confidence = match v.content(format, event) {
+        Content::Tainted => 0.9,
+        Content::Unknown => 0.75,
+        Content::Param => {
+            // A wrapper handing its own format on (`void log(const char *fmt, ...)`).
+            if v.f.variadic || call.name.starts_with('v') {
+                return;
+            }
+            0.65
+        }
+        Content::Literal => return,
+    };
+    report.add(call.node, &FORMAT, confidence, "");
+}
+
+/// `_("…")`, `gettext("…")`, `_T("…")`: a literal passed through a macro or translation.
+fn is_translated_literal(v: &Values<'_, '_>, node: Node<'_>) -> bool {
+    let node = strip(node);
+    node.kind() == "call_expression"
+        && node
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .is_some_and(|a| literal_text(v, a).is_some())
+}
+
+/// The text of a literal string argument (or a macro naming one), quotes included.
+fn literal_text(v: &Values<'_, '_>, node: Node<'_>) -> Option<String> {
+    let node = strip(node);
+    match node.kind() {
+        "string_literal" | "concatenated_string" => Some(text(node, v.source).to_string()),
+        "identifier" if v.macros.strings.contains_key(text(node, v.source)) => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// Whether a scanf format has `%s` or `%[` without a width.
+fn unbounded_conversion(format: &str) -> bool {
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        if chars.peek() == Some(&'%') {
+            chars.next();
+            continue;
+        }
+        if chars.peek() == Some(&'*') {
+            continue;
+        }
+        let mut width = false;
+        while chars.peek().is_some_and(|c| c.is_ascii_digit()) {
+            chars.next();
+            width = true;
+        }
+        while chars.peek().is_some_and(|c| matches!(c, 'l' | 'h' | 'm')) {
+            if chars.next() == Some('m') {
+                width = true;
+            }
+        }
+        if matches!(chars.peek(), Some('s' | '[')) && !width {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_zero(node: Node<'_>, source: &str) -> bool {
+    matches!(
+        text(strip(node), source),
+        "0" | "'\\0'" | "L'\\0'" | "NULL" | "'\\x00'"
+    )
+}
+
+fn show(size: &Lin) -> String {
+    match (&size.strlen_of, size.as_constant()) {
+        (_, Some(k)) => k.to_string(),
+        (Some(var), None) => format!("{}×strlen({var}){:+}", size.coef, size.k),
+        (None, None) => size.k.to_string(),
+    }
+}
