@@ -10,7 +10,7 @@ mod parse;
 mod rules;
 mod values;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -49,16 +49,60 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             stack.push(child);
         }
     }
+    let facts = param_facts(&functions, source, &macros);
+    let none = Vec::new();
     for function in &functions {
         let values = values::Values {
             f: function,
             source,
             macros: &macros,
+            params: facts.get(function.name.as_str()).unwrap_or(&none),
         };
         rules::check_function(&values, &mut report);
     }
     rules::check_file(&functions, source, &mut report);
     report.findings
+}
+
+/// What the file's calls to each of its functions pass, by parameter: data that flows
+/// into a sink function (`badSink(data)`) is judged by what its callers give it.
+fn param_facts<'s>(
+    functions: &'s [model::Function<'_>],
+    source: &str,
+    macros: &macros::Macros,
+) -> HashMap<&'s str, Vec<values::ParamFact>> {
+    let defined: HashSet<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+    let mut facts: HashMap<&'s str, Vec<values::ParamFact>> = HashMap::new();
+    for caller in functions {
+        let values = values::Values {
+            f: caller,
+            source,
+            macros,
+            params: &[],
+        };
+        for (event, call) in caller.calls() {
+            let Some(name) = defined.get(call.name.as_str()) else {
+                continue;
+            };
+            if call.name == caller.name {
+                continue;
+            }
+            let site: Vec<values::ParamFact> = call
+                .args
+                .iter()
+                .map(|arg| {
+                    values::ParamFact::of(values.content(*arg, event), values.capacity(*arg, event))
+                })
+                .collect();
+            facts
+                .entry(name)
+                .and_modify(|known| {
+                    *known = known.iter().zip(&site).map(|(a, b)| a.join(b)).collect();
+                })
+                .or_insert(site);
+        }
+    }
+    facts
 }
 
 /// The findings of one file, at most one per line and pattern.

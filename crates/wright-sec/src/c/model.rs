@@ -55,6 +55,8 @@ pub struct Var<'t> {
     /// The array declarator's size expression (for VLAs).
     pub size_expr: Option<Node<'t>>,
     pub initialised: bool,
+    /// The bytes of the block the variable lives in (the function for parameters).
+    pub scope: (usize, usize),
     /// Whether the type is `const` (what a `const char *` points to is not written through it).
     pub constant: bool,
     /// Whether the type is a C scalar type (a class object may be set by its constructor).
@@ -152,6 +154,8 @@ pub struct Function<'t> {
     pub name: String,
     pub node: Node<'t>,
     pub variadic: bool,
+    /// The parameters' names, in order (empty for an unnamed one).
+    pub params: Vec<String>,
     pub vars: HashMap<String, Var<'t>>,
     pub frames: Vec<Frame>,
     pub events: Vec<Event<'t>>,
@@ -171,6 +175,7 @@ impl<'t> Function<'t> {
             name: String::new(),
             node,
             variadic: false,
+            params: Vec::new(),
             vars: HashMap::new(),
             frames: vec![Frame {
                 parent: None,
@@ -229,6 +234,11 @@ impl<'t> Function<'t> {
                             self.variadic = true;
                         } else if param.kind() == "parameter_declaration" {
                             self.declare(param, None, source, true, false);
+                            let name = param
+                                .child_by_field_name("declarator")
+                                .and_then(values::declared_name)
+                                .map_or_else(String::new, |n| text(n, source).to_string());
+                            self.params.push(name);
                         }
                     }
                 }
@@ -274,6 +284,10 @@ impl<'t> Function<'t> {
                             size_expr,
                             initialised,
                             primitive: known.is_some() || shape == Shape::Pointer,
+                            scope: decl
+                                .parent()
+                                .filter(|_| !is_param)
+                                .map_or((0, usize::MAX), |p| (p.start_byte(), p.end_byte())),
                             constant: text(decl, source)
                                 .trim_start_matches("static ")
                                 .starts_with("const"),
@@ -779,10 +793,16 @@ impl<'t> Function<'t> {
                 "identifier" => {
                     let var = text(node, source).to_string();
                     if condition {
+                        // A comparison with a bound; one with 0 only checks the sign.
                         let bound = node.parent().is_some_and(|p| {
                             p.kind() == "binary_expression"
                                 && p.child_by_field_name("operator").is_some_and(|o| {
                                     matches!(text(o, source), "<" | ">" | "<=" | ">=")
+                                })
+                                && !["left", "right"].iter().any(|side| {
+                                    p.child_by_field_name(side).is_some_and(|s| {
+                                        matches!(text(s, source).trim(), "0" | "-1" | "0U" | "0u")
+                                    })
                                 })
                         });
                         self.event(
@@ -884,13 +904,6 @@ impl<'t> Function<'t> {
                     _ => false,
                 }
                 && !self.exclusive(e, before)
-        })
-    }
-
-    /// Whether `var` is named in a condition between `from` and `to`.
-    pub fn checked_between(&self, var: &str, from: usize, to: usize) -> bool {
-        self.events.iter().any(|e| {
-            e.at >= from && e.at <= to && matches!(&e.kind, Kind::Check { var: v, .. } if v == var)
         })
     }
 

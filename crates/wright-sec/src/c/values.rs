@@ -87,7 +87,6 @@ const TAINT_FROM: &[&str] = &[
     "rand",
     "random",
     "getpass",
-    "recv",
 ];
 
 /// Functions that copy their later arguments into the first.
@@ -440,9 +439,43 @@ pub struct Values<'a, 't> {
     pub f: &'a Function<'t>,
     pub source: &'a str,
     pub macros: &'a Macros,
+    /// What the file's calls to this function pass, by parameter (empty when unknown).
+    pub params: &'a [ParamFact],
+}
+
+/// What the calls to a function in its file pass as one parameter: the worst content,
+/// and the smallest buffer (when every call passes one of known size).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamFact {
+    pub content: Content,
+    pub capacity: Option<i64>,
+}
+
+impl ParamFact {
+    /// The fact of passing `content` and a buffer of `capacity` bytes.
+    pub fn of(content: Content, capacity: Option<Lin>) -> ParamFact {
+        ParamFact {
+            content,
+            capacity: capacity.and_then(|c| c.as_constant()),
+        }
+    }
+
+    /// The fact of two calls.
+    pub fn join(&self, other: &ParamFact) -> ParamFact {
+        ParamFact {
+            content: self.content.max(other.content),
+            capacity: self.capacity.zip(other.capacity).map(|(a, b)| a.min(b)),
+        }
+    }
 }
 
 impl<'t> Values<'_, 't> {
+    /// What callers in the file pass as parameter `name`.
+    fn param(&self, name: &str) -> Option<&ParamFact> {
+        let index = self.f.params.iter().position(|p| p == name)?;
+        self.params.get(index)
+    }
+
     /// The value of `node` at `at` as a [`Lin`], when known.
     pub fn size(&self, node: Node<'t>, at: &Event<'t>) -> Option<Lin> {
         self.lin(node, at, 0)
@@ -650,6 +683,7 @@ impl<'t> Values<'_, 't> {
             Origin::Array(a) if a != var => self.capacity_of(&a, at, depth + 1),
             Origin::Literal(len) => i64::try_from(len + 1).ok().map(Lin::constant),
             Origin::Alloc(name, call) => self.alloc_size(&name, call, at),
+            Origin::Param => self.param(var).and_then(|p| p.capacity).map(Lin::constant),
             _ => None,
         }
     }
@@ -797,7 +831,7 @@ impl<'t> Values<'_, 't> {
             return Content::Unknown;
         };
         let (base, object) = match self.origin(name, at) {
-            Origin::Param => (Content::Param, None),
+            Origin::Param => (self.param(name).map_or(Content::Param, |p| p.content), None),
             Origin::Array(a) => (Content::Literal, Some(a)),
             Origin::Null
             | Origin::Literal(_)

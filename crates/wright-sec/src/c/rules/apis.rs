@@ -139,7 +139,19 @@ pub(super) fn check_call<'t>(
         command(v, event, call, report);
     }
     if ATOI.contains(&name) {
-        report.add(node, &rule("input_validation", "atoi_family", "atoi and its family cannot report errors or overflow: bad input becomes 0 or an undefined value.", "Use strtol/strtoul/strtod with errno and end-pointer checks, and check the range."), 0.6, "");
+        // Cleared a little when the number is range-checked afterwards.
+        let assigned = node.parent().and_then(|p| match p.kind() {
+            "assignment_expression" => p.child_by_field_name("left"),
+            "init_declarator" => p.child_by_field_name("declarator"),
+            _ => None,
+        });
+        let checked = assigned.is_some_and(|var| {
+            let var = text(var, v.source);
+            v.f.events.iter().any(|e| {
+                e.at > event.at && matches!(&e.kind, crate::c::model::Kind::Check { var: c, bound: true } if c == var)
+            })
+        });
+        report.add(node, &rule("input_validation", "atoi_family", "atoi and its family cannot report errors or overflow: bad input becomes 0 or an undefined value.", "Use strtol/strtoul/strtod with errno and end-pointer checks, and check the range."), if checked { 0.45 } else { 0.6 }, "");
     }
     if RAND.contains(&name) {
         let context = format!(

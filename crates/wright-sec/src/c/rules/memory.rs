@@ -299,12 +299,20 @@ fn released<'t>(
     report: &mut Report<'_>,
 ) {
     match v.origin(var, event) {
-        Origin::Array(_) | Origin::AddressOf(_) | Origin::Literal(_) => {
+        Origin::Array(what) | Origin::AddressOf(what) => {
             report.add(
                 event.node,
                 &FREE_NON_HEAP,
                 0.85,
-                &format!("`{var}` points to memory not on the heap."),
+                &format!("`{var}` points to `{what}`, not to the heap."),
+            );
+        }
+        Origin::Literal(_) => {
+            report.add(
+                event.node,
+                &FREE_NON_HEAP,
+                0.85,
+                &format!("`{var}` points to a string literal."),
             );
         }
         Origin::Alloc(alloc, _) => {

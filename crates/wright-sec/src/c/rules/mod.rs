@@ -1,8 +1,11 @@
-//! The rules, by family: string and buffer copies ([`strings`]), memory management and
-//! pointers ([`memory`]), risky library calls ([`apis`]) and threads ([`threads`]). Each
+//! The rules, by family: string and buffer copies ([`strings`]), indexed writes
+//! ([`bounds`]), memory management and pointers ([`memory`]), leaks ([`leaks`]), risky
+//! library calls ([`apis`]) and threads ([`threads`]). Each
 //! asks [`Values`] about the function's facts and reports what the facts do not clear.
 
 mod apis;
+mod bounds;
+mod leaks;
 mod memory;
 mod strings;
 mod threads;
@@ -18,6 +21,8 @@ pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
         apis::check_call(values, event, call, report);
     }
     memory::check(values, report);
+    bounds::check(values, report);
+    leaks::check(values, report);
     threads::check(values, report);
 }
 
