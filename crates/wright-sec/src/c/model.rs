@@ -33,6 +33,17 @@ const ASSERTS: &[&str] = &[
     "assert", "ASSERT", "g_assert", "BUG_ON", "WARN_ON", "likely", "unlikely",
 ];
 
+/// How many earlier events of a variable a question looks back at (a bound on the work
+/// for a variable assigned thousands of times).
+pub const MAX_LOOKBACK: usize = 64;
+
+/// How many branches deep frames are kept apart.
+const MAX_FRAME_LEVEL: usize = 48;
+
+/// How deep a function's tree may be for the rules that look up the tree to run: asking
+/// tree-sitter for a parent costs the depth.
+pub const MAX_TREE_DEPTH: usize = 400;
+
 /// How a variable is declared.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Shape {
@@ -75,6 +86,8 @@ pub struct Frame {
     pub breakable: bool,
     pub start: usize,
     pub end: usize,
+    /// How many frames it is inside.
+    pub level: usize,
 }
 
 /// What happened.
@@ -159,6 +172,15 @@ pub struct Function<'t> {
     pub vars: HashMap<String, Var<'t>>,
     pub frames: Vec<Frame>,
     pub events: Vec<Event<'t>>,
+    /// The depth of its deepest node.
+    pub depth: usize,
+    /// Each variable's assignments (indexes into `events`), in order.
+    assigns: HashMap<String, Vec<usize>>,
+    /// Each variable's events (indexes into `events`): the rules look at one variable's
+    /// events, not the whole function's, so a huge function stays linear.
+    by_var: HashMap<String, Vec<usize>>,
+    /// The jumps (indexes into `events`).
+    jumps: Vec<usize>,
 }
 
 /// One item of the walk's stack.
@@ -166,6 +188,25 @@ struct Item<'t> {
     node: Node<'t>,
     frame: usize,
     condition: bool,
+    /// The node it was reached from (asking tree-sitter for a parent costs the depth).
+    parent: Option<Node<'t>>,
+    /// How deep in the function's tree it is.
+    depth: usize,
+    /// Whether its value is dropped: a statement of its own (1), or cast to void there (2).
+    dropped: u8,
+}
+
+impl<'t> Item<'t> {
+    fn new(node: Node<'t>, frame: usize, condition: bool, parent: Node<'t>) -> Item<'t> {
+        Item {
+            node,
+            frame,
+            condition,
+            parent: Some(parent),
+            depth: 0,
+            dropped: 0,
+        }
+    }
 }
 
 impl<'t> Function<'t> {
@@ -184,8 +225,13 @@ impl<'t> Function<'t> {
                 breakable: false,
                 start: node.start_byte(),
                 end: node.end_byte(),
+                level: 0,
             }],
             events: Vec::new(),
+            depth: 0,
+            assigns: HashMap::new(),
+            by_var: HashMap::new(),
+            jumps: Vec::new(),
         };
         if let Some(declarator) = node.child_by_field_name("declarator") {
             function.read_signature(declarator, source);
@@ -194,8 +240,101 @@ impl<'t> Function<'t> {
             function.walk(body, source, macros);
         }
         function.events.sort_by_key(|e| e.at);
+        function.index(source);
         function.size_arrays(source, macros);
         function
+    }
+
+    /// Builds the per-variable indexes of the (sorted) events.
+    fn index(&mut self, source: &str) {
+        for (i, e) in self.events.iter().enumerate() {
+            let mut vars: Vec<&str> = Vec::new();
+            match &e.kind {
+                Kind::Assign { var, value, .. } => {
+                    self.assigns.entry(var.clone()).or_default().push(i);
+                    vars.push(var);
+                    names_in(*value, source, &mut vars);
+                }
+                Kind::AddressOf { var } => {
+                    self.assigns.entry(var.clone()).or_default().push(i);
+                    vars.push(var);
+                }
+                Kind::Store { var, value, .. } => {
+                    vars.push(var);
+                    names_in(*value, source, &mut vars);
+                }
+                Kind::Check { var, .. }
+                | Kind::Use { var, .. }
+                | Kind::Delete { var } => vars.push(var),
+                Kind::Call(call) => {
+                    for arg in &call.args {
+                        if let Some((root, _)) = values::root_of(*arg, source) {
+                            if !vars.contains(&root) {
+                                vars.push(root);
+                            }
+                        }
+                    }
+                }
+                Kind::Jump(jump) => {
+                    self.jumps.push(i);
+                    if *jump == Jump::Return {
+                        if let Some(value) = e.node.named_child(0) {
+                            names_in(value, source, &mut vars);
+                        }
+                    }
+                }
+            }
+            for var in vars {
+                let list = self.by_var.entry(var.to_string()).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+
+    /// The events that name `var` (as assigned, stored through, checked, used, freed, or
+    /// an argument's root), in source order.
+    pub fn events_of<'a>(&'a self, var: &str) -> impl Iterator<Item = &'a Event<'t>> + 'a {
+        self.by_var
+            .get(var)
+            .into_iter()
+            .flatten()
+            .filter_map(|i| self.events.get(*i))
+    }
+
+    /// The events of `var` at or after byte `at`, in source order.
+    pub fn events_of_after<'a>(
+        &'a self,
+        var: &str,
+        at: usize,
+    ) -> impl Iterator<Item = &'a Event<'t>> + 'a {
+        let list = self.by_var.get(var).map_or(&[][..], |l| l.as_slice());
+        let first = list.partition_point(|i| self.events.get(*i).is_some_and(|e| e.at < at));
+        list.get(first..)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|i| self.events.get(*i))
+    }
+
+    /// The events of `var` before byte `at`, nearest first.
+    pub fn events_of_before<'a>(
+        &'a self,
+        var: &str,
+        at: usize,
+    ) -> impl Iterator<Item = &'a Event<'t>> + 'a {
+        let list = self.by_var.get(var).map_or(&[][..], |l| l.as_slice());
+        let end = list.partition_point(|i| self.events.get(*i).is_some_and(|e| e.at < at));
+        list.get(..end)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .filter_map(|i| self.events.get(*i))
+    }
+
+    /// The `return`s, exits, `break`s, `continue`s and `goto`s, in source order.
+    pub fn jumps<'a>(&'a self) -> impl Iterator<Item = &'a Event<'t>> + 'a {
+        self.jumps.iter().filter_map(|i| self.events.get(*i))
     }
 
     /// Gives arrays their element counts: a constant size (`buf[N + 1]`), or the length of
@@ -233,7 +372,7 @@ impl<'t> Function<'t> {
                         if param.kind() == "variadic_parameter" || text(param, source) == "..." {
                             self.variadic = true;
                         } else if param.kind() == "parameter_declaration" {
-                            self.declare(param, None, source, true, false);
+                            self.declare(param, None, source, true, false, (0, usize::MAX));
                             let name = param
                                 .child_by_field_name("declarator")
                                 .and_then(values::declared_name)
@@ -258,6 +397,7 @@ impl<'t> Function<'t> {
         source: &str,
         is_param: bool,
         initialised: bool,
+        scope: (usize, usize),
     ) {
         let type_text = decl
             .child_by_field_name("type")
@@ -284,10 +424,7 @@ impl<'t> Function<'t> {
                             size_expr,
                             initialised,
                             primitive: known.is_some() || shape == Shape::Pointer,
-                            scope: decl
-                                .parent()
-                                .filter(|_| !is_param)
-                                .map_or((0, usize::MAX), |p| (p.start_byte(), p.end_byte())),
+                            scope,
                             constant: text(decl, source)
                                 .trim_start_matches("static ")
                                 .starts_with("const"),
@@ -328,7 +465,13 @@ impl<'t> Function<'t> {
         conditional: bool,
         breakable: bool,
     ) -> usize {
+        let level = self.frames.get(parent).map_or(0, |p| p.level + 1);
+        if level > MAX_FRAME_LEVEL {
+            // Deeper branches share their parent's frame: the questions stay cheap.
+            return parent;
+        }
         self.frames.push(Frame {
+            level,
             parent: Some(parent),
             owner,
             conditional,
@@ -356,19 +499,22 @@ impl<'t> Function<'t> {
             node: body,
             frame: 0,
             condition: false,
+            parent: None,
+            depth: 0,
+            dropped: 0,
         }];
         while let Some(Item {
             node,
             frame,
             condition,
+            parent,
+            depth,
+            dropped,
         }) = stack.pop()
         {
+            self.depth = self.depth.max(depth);
             let mut children: Vec<Item<'t>> = Vec::new();
-            let plain = |n: Node<'t>| Item {
-                node: n,
-                frame,
-                condition,
-            };
+            let plain = |n: Node<'t>| Item::new(n, frame, condition, node);
             match node.kind() {
                 "comment"
                 | "string_literal"
@@ -396,11 +542,7 @@ impl<'t> Function<'t> {
                     let cond = node.child_by_field_name("condition");
                     let constant = cond.and_then(|c| values::constant_condition(c, source, macros));
                     if let Some(c) = cond {
-                        children.push(Item {
-                            node: c,
-                            frame,
-                            condition: true,
-                        });
+                        children.push(Item::new(c, frame, true, node));
                     }
                     let id = node.id();
                     if let Some(then) = node.child_by_field_name("consequence") {
@@ -412,11 +554,7 @@ impl<'t> Function<'t> {
                                 constant != Some(true),
                                 false,
                             );
-                            children.push(Item {
-                                node: then,
-                                frame: f,
-                                condition: false,
-                            });
+                            children.push(Item::new(then, f, false, node));
                         }
                     }
                     if let Some(alt) = node.child_by_field_name("alternative") {
@@ -428,31 +566,19 @@ impl<'t> Function<'t> {
                                 constant != Some(false),
                                 false,
                             );
-                            children.push(Item {
-                                node: alt,
-                                frame: f,
-                                condition: false,
-                            });
+                            children.push(Item::new(alt, f, false, node));
                         }
                     }
                 }
                 "conditional_expression" => {
                     let id = node.id();
                     if let Some(c) = node.child_by_field_name("condition") {
-                        children.push(Item {
-                            node: c,
-                            frame,
-                            condition: true,
-                        });
+                        children.push(Item::new(c, frame, true, node));
                     }
                     for (arm, field) in ["consequence", "alternative"].into_iter().enumerate() {
                         if let Some(n) = node.child_by_field_name(field) {
                             let f = self.push_frame(frame, n, Some((id, arm)), true, false);
-                            children.push(Item {
-                                node: n,
-                                frame: f,
-                                condition,
-                            });
+                            children.push(Item::new(n, f, condition, node));
                         }
                     }
                 }
@@ -468,34 +594,18 @@ impl<'t> Function<'t> {
                     let runs_once = node.kind() == "do_statement" || constant == Some(true);
                     let f = self.push_frame(frame, node, None, !runs_once, true);
                     if let Some(c) = cond {
-                        children.push(Item {
-                            node: c,
-                            frame,
-                            condition: true,
-                        });
+                        children.push(Item::new(c, frame, true, node));
                     }
                     if let Some(b) = node.child_by_field_name("body") {
-                        children.push(Item {
-                            node: b,
-                            frame: f,
-                            condition: false,
-                        });
+                        children.push(Item::new(b, f, false, node));
                     }
                     if let Some(u) = node.child_by_field_name("update") {
-                        children.push(Item {
-                            node: u,
-                            frame: f,
-                            condition: false,
-                        });
+                        children.push(Item::new(u, f, false, node));
                     }
                 }
                 "switch_statement" => {
                     if let Some(c) = node.child_by_field_name("condition") {
-                        children.push(Item {
-                            node: c,
-                            frame,
-                            condition: true,
-                        });
+                        children.push(Item::new(c, frame, true, node));
                     }
                     let id = node.id();
                     let sw = self.push_frame(frame, node, None, false, true);
@@ -503,11 +613,7 @@ impl<'t> Function<'t> {
                         let mut cursor = body.walk();
                         for (arm, case) in body.named_children(&mut cursor).enumerate() {
                             let f = self.push_frame(sw, case, Some((id, arm)), true, false);
-                            children.push(Item {
-                                node: case,
-                                frame: f,
-                                condition: false,
-                            });
+                            children.push(Item::new(case, f, false, node));
                         }
                     }
                 }
@@ -531,6 +637,7 @@ impl<'t> Function<'t> {
                     }
                 }
                 "declaration" => {
+                    let scope = parent.map_or((0, usize::MAX), |p| (p.start_byte(), p.end_byte()));
                     let mut cursor = node.walk();
                     let declarators: Vec<Node<'t>> = node
                         .children_by_field_name("declarator", &mut cursor)
@@ -538,7 +645,7 @@ impl<'t> Function<'t> {
                     for d in declarators {
                         if d.kind() == "init_declarator" {
                             let inner = d.child_by_field_name("declarator");
-                            self.declare(node, inner, source, false, true);
+                            self.declare(node, inner, source, false, true, scope);
                             if let (Some(name), Some(value)) = (
                                 inner.and_then(|n| values::declared_name(n)),
                                 d.child_by_field_name("value"),
@@ -555,7 +662,7 @@ impl<'t> Function<'t> {
                                 children.push(plain(value));
                             }
                         } else {
-                            self.declare(node, Some(d), source, false, false);
+                            self.declare(node, Some(d), source, false, false, scope);
                             if let Some(size) = self.array_size_node(d) {
                                 children.push(plain(size));
                             }
@@ -684,7 +791,7 @@ impl<'t> Function<'t> {
                     let arg_condition =
                         condition || name.as_deref().is_some_and(|n| ASSERTS.contains(&n));
                     if let Some(name) = name {
-                        let (discarded, voided) = discarded(node, source);
+                        let (discarded, voided) = (dropped > 0, dropped == 2);
                         if NORETURN.contains(&name.as_str()) {
                             self.events.push(Event {
                                 at: node.end_byte().saturating_sub(1),
@@ -709,11 +816,7 @@ impl<'t> Function<'t> {
                         children.push(plain(f));
                     }
                     for arg in args {
-                        children.push(Item {
-                            node: arg,
-                            frame,
-                            condition: arg_condition,
-                        });
+                        children.push(Item::new(arg, frame, arg_condition, node));
                     }
                 }
                 "delete_expression" => {
@@ -794,7 +897,7 @@ impl<'t> Function<'t> {
                     let var = text(node, source).to_string();
                     if condition {
                         // A comparison with a bound; one with 0 only checks the sign.
-                        let bound = node.parent().is_some_and(|p| {
+                        let bound = parent.is_some_and(|p| {
                             p.kind() == "binary_expression"
                                 && p.child_by_field_name("operator").is_some_and(|o| {
                                     matches!(text(o, source), "<" | ">" | "<=" | ">=")
@@ -824,10 +927,31 @@ impl<'t> Function<'t> {
                         },
                     );
                 }
+                "expression_statement" => {
+                    let mut cursor = node.walk();
+                    for child in node.named_children(&mut cursor) {
+                        let mut item = plain(child);
+                        item.dropped = 1;
+                        children.push(item);
+                    }
+                }
+                "cast_expression" if dropped == 1 => {
+                    let to_void = node
+                        .child_by_field_name("type")
+                        .is_some_and(|t| text(t, source).trim() == "void");
+                    if let Some(value) = node.child_by_field_name("value") {
+                        let mut item = plain(value);
+                        item.dropped = if to_void { 2 } else { 1 };
+                        children.push(item);
+                    }
+                }
                 "lambda_expression" | "function_definition" => continue,
                 _ => push_named_children(node, &mut children, frame, condition),
             }
-            stack.extend(children.into_iter().rev());
+            stack.extend(children.into_iter().rev().map(|mut child| {
+                child.depth = depth + 1;
+                child
+            }));
         }
     }
 
@@ -872,9 +996,15 @@ impl<'t> Function<'t> {
         if self.exclusive(a, b) {
             return true;
         }
-        self.events
+        let first = self
+            .jumps
+            .partition_point(|i| self.events.get(*i).is_some_and(|j| j.at <= a.end));
+        self.jumps
+            .get(first..)
+            .unwrap_or(&[])
             .iter()
-            .filter(|j| j.at > a.end && j.at < b.at)
+            .filter_map(|i| self.events.get(*i))
+            .take_while(|j| j.at < b.at)
             .any(|j| {
                 let Kind::Jump(kind) = j.kind else {
                     return false;
@@ -895,16 +1025,22 @@ impl<'t> Function<'t> {
             })
     }
 
-    /// The assignment to `var` that `at` sees: the last one before it not in another arm.
+    /// The assignment to `var` that `before` sees: the last one before it not in another
+    /// arm (`&var` passed somewhere counts as one).
     pub fn last_assign(&self, var: &str, before: &Event<'_>) -> Option<&Event<'t>> {
-        self.events.iter().rev().find(|e| {
-            e.at < before.at
-                && match &e.kind {
-                    Kind::Assign { var: v, .. } | Kind::AddressOf { var: v } => v == var,
-                    _ => false,
-                }
-                && !self.exclusive(e, before)
-        })
+        let list = self.assigns.get(var)?;
+        let end = list.partition_point(|i| self.events.get(*i).is_some_and(|e| e.at < before.at));
+        list.get(..end)?
+            .iter()
+            .rev()
+            .take(MAX_LOOKBACK)
+            .filter_map(|i| self.events.get(*i))
+            .find(|e| !self.exclusive(e, before))
+    }
+
+    /// Whether the function is too deep for the rules that walk up the tree.
+    pub fn deep(&self) -> bool {
+        self.depth > MAX_TREE_DEPTH
     }
 
     /// The calls, in source order.
@@ -916,6 +1052,32 @@ impl<'t> Function<'t> {
     }
 }
 
+/// The names in an expression (a few, from its first nodes): the variables a value is made of.
+fn names_in<'s>(node: Node<'_>, source: &'s str, out: &mut Vec<&'s str>) {
+    const MAX_NODES: usize = 64;
+    let mut stack = vec![node];
+    let mut seen = 0;
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        if seen > MAX_NODES {
+            break;
+        }
+        match n.kind() {
+            "identifier" => {
+                let name = text(n, source);
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+            "sizeof_expression" | "string_literal" => {}
+            _ => {
+                let mut cursor = n.walk();
+                stack.extend(n.named_children(&mut cursor));
+            }
+        }
+    }
+}
+
 fn push_named_children<'t>(
     node: Node<'t>,
     children: &mut Vec<Item<'t>>,
@@ -924,11 +1086,7 @@ fn push_named_children<'t>(
 ) {
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        children.push(Item {
-            node: child,
-            frame,
-            condition,
-        });
+        children.push(Item::new(child, frame, condition, node));
     }
 }
 
@@ -949,25 +1107,5 @@ pub fn callee_name<'a>(function: Node<'_>, source: &'a str) -> Option<&'a str> {
         }
         "parenthesized_expression" => function.named_child(0).and_then(|f| callee_name(f, source)),
         _ => None,
-    }
-}
-
-/// Whether a call's result is dropped: `(statement, cast to void)`.
-fn discarded(call: Node<'_>, source: &str) -> (bool, bool) {
-    let Some(parent) = call.parent() else {
-        return (false, false);
-    };
-    match parent.kind() {
-        "expression_statement" => (true, false),
-        "cast_expression" => {
-            let voided = parent
-                .child_by_field_name("type")
-                .is_some_and(|t| text(t, source).trim() == "void");
-            let statement = parent
-                .parent()
-                .is_some_and(|p| p.kind() == "expression_statement");
-            (statement, statement && voided)
-        }
-        _ => (false, false),
     }
 }

@@ -7,7 +7,7 @@
 use tree_sitter::Node;
 
 use super::macros::{self, Macros};
-use super::model::{Call, Event, Function, Kind, Shape};
+use super::model::{Call, Event, Function, Kind, MAX_LOOKBACK, Shape};
 use super::parse::text;
 
 /// How deep expressions and chains of assignments are followed.
@@ -868,8 +868,21 @@ impl<'t> Values<'_, 't> {
     /// What the calls before `at` wrote into `name` (or the array it points to).
     fn writes(&self, name: &str, object: Option<&str>, at: &Event<'t>, depth: usize) -> Content {
         let mut worst = Content::Literal;
-        for (event, call) in self.f.calls() {
-            if event.at >= at.at || self.f.exclusive(event, at) {
+        let calls = self
+            .f
+            .events_of_before(name, at.at)
+            .take(MAX_LOOKBACK)
+            .chain(
+                object
+                    .into_iter()
+                    .flat_map(|o| self.f.events_of_before(o, at.at).take(MAX_LOOKBACK)),
+            )
+            .filter_map(|e| match &e.kind {
+                Kind::Call(call) => Some((e, call)),
+                _ => None,
+            });
+        for (event, call) in calls {
+            if self.f.exclusive(event, at) {
                 continue;
             }
             let hits = |arg: &Node<'t>| {

@@ -147,7 +147,7 @@ pub(super) fn check_call<'t>(
         });
         let checked = assigned.is_some_and(|var| {
             let var = text(var, v.source);
-            v.f.events.iter().any(|e| {
+            v.f.events_of(var).any(|e| {
                 e.at > event.at && matches!(&e.kind, crate::c::model::Kind::Check { var: c, bound: true } if c == var)
             })
         });

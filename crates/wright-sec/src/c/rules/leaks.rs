@@ -80,9 +80,14 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
 
 fn leak<'t>(v: &Values<'_, 't>, alloc: &Event<'t>, var: &str, report: &mut Report<'_>) {
     let mut released = Vec::new();
-    for e in v.f.events.iter().filter(|e| e.at >= alloc.end) {
+    // The block's life ends where the pointer is next given a value.
+    let mut end = usize::MAX;
+    for e in v.f.events_of_after(var, alloc.end) {
         match &e.kind {
-            Kind::Assign { var: w, .. } if w == var => break,
+            Kind::Assign { var: w, .. } if w == var => {
+                end = e.at;
+                break;
+            }
             Kind::Call(c) => {
                 let passes = c.args.iter().any(|a| {
                     root_of(*a, v.source).is_some_and(|(r, through)| r == var && !through)
@@ -118,9 +123,9 @@ fn leak<'t>(v: &Values<'_, 't>, alloc: &Event<'t>, var: &str, report: &mut Repor
         return;
     }
     let scope = v.f.vars.get(var).map_or((0, usize::MAX), |d| d.scope);
-    for ret in v.f.events.iter().filter(|e| {
+    for ret in v.f.jumps().filter(|e| {
         e.at > alloc.end
-            && e.at < scope.1
+            && e.at < scope.1.min(end)
             && matches!(e.kind, Kind::Jump(Jump::Return | Jump::Exit))
     }) {
         if matches!(ret.kind, Kind::Jump(Jump::Exit))

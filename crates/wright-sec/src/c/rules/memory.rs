@@ -172,7 +172,7 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
         match &event.kind {
             Kind::Call(call) => {
                 let name = call.name.as_str();
-                if name == "realloc" {
+                if name == "realloc" && !v.f.deep() {
                     realloc_overwrite(v, event, report);
                 }
                 if matches!(name, "alloca" | "_alloca" | "ALLOCA") {
@@ -272,7 +272,7 @@ fn size_overflow<'t>(
             continue;
         }
         let checked = root_of(factor, v.source).is_some_and(|(var, _)| {
-            v.f.events.iter().any(|e| {
+            v.f.events_of(var).any(|e| {
                 e.at < event.at
                     && matches!(&e.kind, Kind::Check { var: c, bound: true } if c == var)
             })
@@ -338,7 +338,7 @@ fn released<'t>(
         }
         _ => {}
     }
-    for later in v.f.events.iter().filter(|e| e.at >= event.end) {
+    for later in v.f.events_of_after(var, event.end) {
         let (is_free, is_use) = match &later.kind {
             Kind::Assign { var: w, .. } if w == var && v.f.dominates(later, later) => {
                 // Reassigned: from here on it is another block (unless the assignment is
@@ -390,12 +390,14 @@ fn released<'t>(
 
 /// Whether `var` is given a new value between `from` and `to` on the way to `to`.
 fn reassigned_between<'t>(v: &Values<'_, 't>, var: &str, from: &Event<'t>, to: &Event<'t>) -> bool {
-    v.f.events.iter().any(|e| {
-        e.at >= from.end
-            && e.at < to.at
-            && matches!(&e.kind, Kind::Assign { var: w, .. } if w == var)
-            && v.f.dominates(e, to)
-    })
+    v.f.events_of_after(var, from.end)
+        .take_while(|e| e.at < to.at)
+        .any(|e| {
+            e.at >= from.end
+                && e.at < to.at
+                && matches!(&e.kind, Kind::Assign { var: w, .. } if w == var)
+                && v.f.dominates(e, to)
+        })
 }
 
 /// A pointer assigned NULL, an allocation or a function that may return NULL: its first
@@ -442,7 +444,7 @@ fn pointer_source<'t>(
         Origin::MaybeNull(_) => (&NULL_DEREF, 0.75),
         _ => return,
     };
-    for later in v.f.events.iter().filter(|e| e.at >= event.end) {
+    for later in v.f.events_of_after(var, event.end) {
         let deref = match &later.kind {
             Kind::Assign { var: w, .. } if w == var => return,
             Kind::Check { var: w, .. } if w == var => return,
@@ -507,8 +509,7 @@ fn uninitialised<'t>(
     }
     // A store into a field or element, or a C++ reference parameter, may set it.
     let set_otherwise =
-        v.f.events
-            .iter()
+        v.f.events_of(var)
             .any(|e| e.at < event.at && matches!(&e.kind, Kind::Store { var: w, .. } if w == var));
     if set_otherwise {
         return;

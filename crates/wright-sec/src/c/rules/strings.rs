@@ -262,7 +262,12 @@ fn known_length<'t>(v: &Values<'_, 't>, dst: Node<'t>, at: &Event<'t>) -> Option
         _ => root.to_string(),
     };
     let mut length = 0i64;
-    for e in &v.f.events {
+    let mut writes: Vec<&Event<'t>> = v.f.events_of(&object).collect();
+    if object != root {
+        writes.extend(v.f.events_of(root));
+        writes.sort_by_key(|e| e.at);
+    }
+    for e in writes {
         if e.at >= at.at {
             break;
         }
@@ -475,7 +480,7 @@ fn bounded<'t>(v: &Values<'_, 't>, n: Node<'t>, at: &Event<'t>) -> bool {
     let vars = identifiers(n, v.source);
     !vars.is_empty()
         && vars.iter().all(|var| {
-            v.f.events.iter().any(|e| {
+            v.f.events_of(var).any(|e| {
                 e.at < at.at && matches!(&e.kind, Kind::Check { var: c, bound: true } if c == var)
             })
         })
@@ -538,7 +543,7 @@ fn strncpy<'t>(
     let Some((root, _)) = root_of(dst, v.source) else {
         return;
     };
-    let terminated = v.f.events.iter().any(|e| {
+    let terminated = v.f.events_of(root).any(|e| {
         e.at > event.at && matches!(&e.kind, Kind::Store { var, value, .. } if var == root && is_zero(*value, v.source))
     });
     let short_source = v
@@ -559,7 +564,7 @@ fn strncpy<'t>(
 
 /// Whether the buffer was zero-filled before `at` (`= {0}`, `= ""`, memset 0, calloc).
 fn zero_initialised<'t>(v: &Values<'_, 't>, root: &str, at: &Event<'t>) -> bool {
-    v.f.events.iter().any(|e| {
+    v.f.events_of(root).any(|e| {
         e.at < at.at
             && match &e.kind {
                 Kind::Assign { var, value, .. } if var == root => {

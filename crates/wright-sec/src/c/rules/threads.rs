@@ -170,7 +170,7 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                             .first()
                             .is_some_and(|a| text(*a, v.source).trim() == handle)
                 });
-                let escapes = f.events.iter().any(|e| {
+                let escapes = f.events_of(&handle).any(|e| {
                     e.at > event.at
                         && matches!(&e.kind, Kind::Use { var, .. } if *var == handle)
                         && !text(e.node.parent().unwrap_or(e.node), v.source)
