@@ -76,12 +76,34 @@ impl Macros {
         let name = text(name, source).to_string();
         let value = text(value, source).trim();
         if function_like {
-            // `#define COPY(d, s) strcpy(d, s)`: the body's first call names the API.
-            if let Some(open) = value.find('(') {
-                let callee = value[..open].trim().trim_start_matches('(');
-                if is_identifier(callee) {
-                    self.calls.insert(name, callee.to_string());
-                }
+            // `#define COPY(d, s) strcpy(d, s)`: a call that passes the macro's parameters
+            // on in order, so the call's arguments are the API's. (`#define LOG(...)
+            // fprintf(stderr, __VA_ARGS__)` shifts them, and is not followed.)
+            let params: Vec<&str> = node
+                .child_by_field_name("parameters")
+                .map(|p| {
+                    text(p, source)
+                        .trim_matches(['(', ')'])
+                        .split(',')
+                        .map(|p| match p.trim() {
+                            "..." => "__VA_ARGS__",
+                            other => other,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let Some(open) = value.find('(') else {
+                return;
+            };
+            let callee = value[..open].trim();
+            let Some(args) = value[open + 1..].trim_end().strip_suffix(')') else {
+                return;
+            };
+            let args: Vec<&str> = args.split(',').map(str::trim).collect();
+            let aligned =
+                args.len() <= params.len() && args.iter().zip(&params).all(|(a, p)| a == p);
+            if is_identifier(callee) && aligned {
+                self.calls.insert(name, callee.to_string());
             }
             return;
         }

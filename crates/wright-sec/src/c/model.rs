@@ -68,6 +68,8 @@ pub struct Var<'t> {
     pub initialised: bool,
     /// The bytes of the block the variable lives in (the function for parameters).
     pub scope: (usize, usize),
+    /// Whether its elements (or what it points to) are bytes: `char`, `uint8_t`.
+    pub bytes: bool,
     /// Whether the type is `const` (what a `const char *` points to is not written through it).
     pub constant: bool,
     /// Whether the type is a C scalar type (a class object may be set by its constructor).
@@ -263,9 +265,9 @@ impl<'t> Function<'t> {
                     vars.push(var);
                     names_in(*value, source, &mut vars);
                 }
-                Kind::Check { var, .. }
-                | Kind::Use { var, .. }
-                | Kind::Delete { var } => vars.push(var),
+                Kind::Check { var, .. } | Kind::Use { var, .. } | Kind::Delete { var } => {
+                    vars.push(var)
+                }
                 Kind::Call(call) => {
                     for arg in &call.args {
                         if let Some((root, _)) = values::root_of(*arg, source) {
@@ -340,12 +342,29 @@ impl<'t> Function<'t> {
     /// Gives arrays their element counts: a constant size (`buf[N + 1]`), or the length of
     /// the string that initialises `buf[]`.
     fn size_arrays(&mut self, source: &str, macros: &Macros) {
+        // `const int n = 4; char b[n];`: a constant, not a variable length.
+        let locals: HashMap<String, i64> = self
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                Kind::Assign {
+                    var,
+                    value,
+                    compound: false,
+                } if self.vars.get(var).is_some_and(|v| v.constant) => {
+                    values::constant_int(*value, source, macros).map(|n| (var.clone(), n))
+                }
+                _ => None,
+            })
+            .collect();
         for (name, var) in self.vars.iter_mut() {
             if var.shape != Shape::Array(None) {
                 continue;
             }
             let count = match var.size_expr {
-                Some(size) => values::constant_int(size, source, macros),
+                Some(size) => values::constant_int(size, source, macros).or_else(|| {
+                    values::constant_with(size, source, &|name| locals.get(name).copied())
+                }),
                 None => self.events.iter().find_map(|e| match &e.kind {
                     Kind::Assign { var: v, value, .. } if v == name => {
                         super::macros::literal_length(text(*value, source))
@@ -399,6 +418,7 @@ impl<'t> Function<'t> {
         initialised: bool,
         scope: (usize, usize),
     ) {
+        let mut initialised = initialised;
         let type_text = decl
             .child_by_field_name("type")
             .map_or("", |t| text(t, source));
@@ -424,6 +444,7 @@ impl<'t> Function<'t> {
                             size_expr,
                             initialised,
                             primitive: known.is_some() || shape == Shape::Pointer,
+                            bytes: known == Some(1),
                             scope,
                             constant: text(decl, source)
                                 .trim_start_matches("static ")
@@ -432,6 +453,8 @@ impl<'t> Function<'t> {
                     );
                     return;
                 }
+                // `size_t n(len);` in C++: a variable initialised, not a function.
+                "function_declarator" => initialised = true,
                 "pointer_declarator" | "reference_declarator" => {
                     if shape == Shape::Scalar {
                         shape = Shape::Pointer;
@@ -650,6 +673,15 @@ impl<'t> Function<'t> {
                                 inner.and_then(|n| values::declared_name(n)),
                                 d.child_by_field_name("value"),
                             ) {
+                                if inner.is_some_and(|n| n.kind() == "reference_declarator") {
+                                    // `T &r = x;` binds to x: from here x may be set through r.
+                                    let mut names = Vec::new();
+                                    names_in(value, source, &mut names);
+                                    for var in names {
+                                        let var = var.to_string();
+                                        self.event(d, frame, Kind::AddressOf { var });
+                                    }
+                                }
                                 self.event(
                                     d,
                                     frame,
@@ -943,6 +975,15 @@ impl<'t> Function<'t> {
                         let mut item = plain(value);
                         item.dropped = if to_void { 2 } else { 1 };
                         children.push(item);
+                    }
+                }
+                "gnu_asm_expression" | "asm_statement" => {
+                    // Inline assembly's operands may all be written.
+                    let mut names = Vec::new();
+                    names_in(node, source, &mut names);
+                    for var in names {
+                        let var = var.to_string();
+                        self.event(node, frame, Kind::AddressOf { var });
                     }
                 }
                 "lambda_expression" | "function_definition" => continue,

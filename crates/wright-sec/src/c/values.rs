@@ -260,7 +260,28 @@ pub fn constant_int(node: Node<'_>, source: &str, macros: &Macros) -> Option<i64
     constant(node, source, macros, 0)
 }
 
+/// An integer constant expression's value, names looked up with `lookup`.
+pub fn constant_with(
+    node: Node<'_>,
+    source: &str,
+    lookup: &dyn Fn(&str) -> Option<i64>,
+) -> Option<i64> {
+    let macros = Macros::default();
+    constant_depth(node, source, &macros, Some(lookup), 0)
+}
+
 fn constant(node: Node<'_>, source: &str, macros: &Macros, depth: usize) -> Option<i64> {
+    constant_depth(node, source, macros, None, depth)
+}
+
+fn constant_depth(
+    node: Node<'_>,
+    source: &str,
+    macros: &Macros,
+    lookup: Option<&dyn Fn(&str) -> Option<i64>>,
+    depth: usize,
+) -> Option<i64> {
+    let constant = |n: Node<'_>, s: &str, m: &Macros, d: usize| constant_depth(n, s, m, lookup, d);
     if depth > MAX_DEPTH {
         return None;
     }
@@ -269,7 +290,14 @@ fn constant(node: Node<'_>, source: &str, macros: &Macros, depth: usize) -> Opti
         "number_literal" => macros::parse_int(text(node, source)),
         "true" => Some(1),
         "false" => Some(0),
-        "identifier" => macros.numbers.get(text(node, source)).copied(),
+        "identifier" => {
+            let name = text(node, source);
+            macros
+                .numbers
+                .get(name)
+                .copied()
+                .or_else(|| lookup.and_then(|l| l(name)))
+        }
         "unary_expression" => {
             let v = constant(
                 node.child_by_field_name("argument")?,
@@ -431,6 +459,8 @@ pub enum Content {
     Literal,
     Param,
     Unknown,
+    /// Bytes read out of a byte buffer the function was given: input being parsed.
+    Data,
     Tainted,
 }
 
@@ -811,10 +841,18 @@ impl<'t> Values<'_, 't> {
             "subscript_expression" | "field_expression" | "pointer_expression" => {
                 match root_of(expr, src) {
                     Some(("argv", _)) => Content::Tainted,
-                    // Bytes read out of a caller's buffer are data, not the caller's choice.
-                    Some((root, true)) => {
-                        self.var_content(root, at, depth + 1).max(Content::Unknown)
+                    // Bytes read out of a caller's buffer are data, not the caller's choice;
+                    // a structure's fields are its bookkeeping.
+                    Some((root, true)) if expr.kind() != "field_expression" => {
+                        let bytes = self.f.vars.get(root).is_some_and(|d| d.bytes);
+                        let floor = if bytes {
+                            Content::Data
+                        } else {
+                            Content::Unknown
+                        };
+                        self.var_content(root, at, depth + 1).max(floor)
                     }
+                    Some((root, true)) => self.var_content(root, at, depth + 1),
                     Some((root, false)) => self.var_content(root, at, depth + 1),
                     None => Content::Unknown,
                 }

@@ -249,6 +249,7 @@ fn command<'t>(v: &Values<'_, 't>, event: &Event<'t>, call: &Call<'t>, report: &
         .unwrap_or(Content::Literal);
     let confidence = match content {
         Content::Tainted => 0.9,
+        Content::Data => 0.8,
         Content::Unknown => 0.75,
         Content::Param => 0.7,
         Content::Literal => 0.35,

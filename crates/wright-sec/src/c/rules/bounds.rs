@@ -65,7 +65,7 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
         let checked = v.f.events_of(i).any(|e| {
             e.at < event.at && matches!(&e.kind, Kind::Check { var: c, bound: true } if c == i)
         });
-        if !checked && v.content(index, event) == Content::Tainted {
+        if !checked && v.content(index, event) >= Content::Data {
             report.add(
                 event.node,
                 &INDEX,

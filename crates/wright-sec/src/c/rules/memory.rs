@@ -285,6 +285,7 @@ fn size_overflow<'t>(
     let confidence = match worst {
         Content::Literal => return,
         Content::Tainted => 0.8,
+        Content::Data => 0.7,
         _ => 0.5,
     };
     report.add(event.node, &SIZE_OVERFLOW, confidence, "");

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use crate::c::model::{Call, Event, Kind};
 use crate::c::parse::text;
-use crate::c::values::{Content, Lin, Values, root_of, strip};
+use crate::c::values::{Content, Lin, Origin, Values, root_of, strip};
 use crate::c::{Report, Rule};
 
 const COPY: &[&str] = &[
@@ -459,12 +459,12 @@ fn memcpy<'t>(
             None => {}
         }
     }
-    if size.is_some() || bounded(v, n, event) {
+    if size.is_some() || bounded(v, n, event) || allocated_with(v, dst, n, event) {
         return;
     }
     let confidence = match v.content(n, event) {
         Content::Tainted => 0.8,
-        Content::Unknown if cap.is_some() || is_local(v, n) => 0.65,
+        Content::Data => 0.7,
         _ => 0.4,
     };
     report.add(
@@ -473,6 +473,30 @@ fn memcpy<'t>(
         confidence,
         "The length is not checked against the destination.",
     );
+}
+
+/// Whether `dst` was allocated (by any allocator, a project's wrapper too) with the very
+/// size `n` that is copied: `p = ts_malloc(size); memcpy(p, src, size);`.
+fn allocated_with<'t>(v: &Values<'_, 't>, dst: Node<'t>, n: Node<'t>, at: &Event<'t>) -> bool {
+    let dst = strip(dst);
+    if dst.kind() != "identifier" {
+        return false;
+    }
+    let call = match v.origin(text(dst, v.source), at) {
+        Origin::Alloc(_, call) | Origin::Value(call) => call,
+        _ => return false,
+    };
+    let wanted: String = text(strip(n), v.source).split_whitespace().collect();
+    let args = call.child_by_field_name("arguments");
+    let mut cursor = call.walk();
+    args.is_some_and(|a| {
+        a.named_children(&mut cursor).any(|arg| {
+            text(strip(arg), v.source)
+                .split_whitespace()
+                .collect::<String>()
+                == wanted
+        })
+    })
 }
 
 /// Whether every variable in `n` was compared with a bound before `at`.
@@ -484,12 +508,6 @@ fn bounded<'t>(v: &Values<'_, 't>, n: Node<'t>, at: &Event<'t>) -> bool {
                 e.at < at.at && matches!(&e.kind, Kind::Check { var: c, bound: true } if c == var)
             })
         })
-}
-
-fn is_local<'t>(v: &Values<'_, 't>, n: Node<'t>) -> bool {
-    identifiers(n, v.source)
-        .iter()
-        .any(|i| v.f.vars.get(i).is_some_and(|d| !d.is_param))
 }
 
 /// The identifiers in an expression (not under `sizeof`).
@@ -638,6 +656,7 @@ fn format_string<'t>(
     }
     let confidence = match v.content(format, event) {
         Content::Tainted => 0.9,
+        Content::Data => 0.8,
         Content::Unknown => 0.75,
         Content::Param => {
             // A wrapper handing its own format on (`void log(const char *fmt, ...)`).
