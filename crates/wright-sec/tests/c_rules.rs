@@ -3,6 +3,7 @@
 //! except for the rules that are low by design — and every `good_N` file (first line
 //! `fixed: pattern …`) must yield none of the patterns it names at medium or above.
 //! Prints detection and false-alarm rates per family.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

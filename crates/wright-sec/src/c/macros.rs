@@ -133,10 +133,10 @@ impl Macros {
             ) else {
                 continue;
             };
-            if name.kind() == "identifier" {
-                if let Some(n) = parse_int(text(value, source)) {
-                    self.numbers.insert(text(name, source).to_string(), n);
-                }
+            if name.kind() == "identifier"
+                && let Some(n) = parse_int(text(value, source))
+            {
+                self.numbers.insert(text(name, source).to_string(), n);
             }
         }
     }

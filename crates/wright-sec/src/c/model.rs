@@ -270,19 +270,19 @@ impl<'t> Function<'t> {
                 }
                 Kind::Call(call) => {
                     for arg in &call.args {
-                        if let Some((root, _)) = values::root_of(*arg, source) {
-                            if !vars.contains(&root) {
-                                vars.push(root);
-                            }
+                        if let Some((root, _)) = values::root_of(*arg, source)
+                            && !vars.contains(&root)
+                        {
+                            vars.push(root);
                         }
                     }
                 }
                 Kind::Jump(jump) => {
                     self.jumps.push(i);
-                    if *jump == Jump::Return {
-                        if let Some(value) = e.node.named_child(0) {
-                            names_in(value, source, &mut vars);
-                        }
+                    if *jump == Jump::Return
+                        && let Some(value) = e.node.named_child(0)
+                    {
+                        names_in(value, source, &mut vars);
                     }
                 }
             }
@@ -455,10 +455,8 @@ impl<'t> Function<'t> {
                 }
                 // `size_t n(len);` in C++: a variable initialised, not a function.
                 "function_declarator" => initialised = true,
-                "pointer_declarator" | "reference_declarator" => {
-                    if shape == Shape::Scalar {
-                        shape = Shape::Pointer;
-                    }
+                "pointer_declarator" | "reference_declarator" if shape == Shape::Scalar => {
+                    shape = Shape::Pointer;
                 }
                 "array_declarator" => {
                     if is_param {
@@ -568,29 +566,29 @@ impl<'t> Function<'t> {
                         children.push(Item::new(c, frame, true, node));
                     }
                     let id = node.id();
-                    if let Some(then) = node.child_by_field_name("consequence") {
-                        if constant != Some(false) {
-                            let f = self.push_frame(
-                                frame,
-                                then,
-                                Some((id, 0)),
-                                constant != Some(true),
-                                false,
-                            );
-                            children.push(Item::new(then, f, false, node));
-                        }
+                    if let Some(then) = node.child_by_field_name("consequence")
+                        && constant != Some(false)
+                    {
+                        let f = self.push_frame(
+                            frame,
+                            then,
+                            Some((id, 0)),
+                            constant != Some(true),
+                            false,
+                        );
+                        children.push(Item::new(then, f, false, node));
                     }
-                    if let Some(alt) = node.child_by_field_name("alternative") {
-                        if constant != Some(true) {
-                            let f = self.push_frame(
-                                frame,
-                                alt,
-                                Some((id, 1)),
-                                constant != Some(false),
-                                false,
-                            );
-                            children.push(Item::new(alt, f, false, node));
-                        }
+                    if let Some(alt) = node.child_by_field_name("alternative")
+                        && constant != Some(true)
+                    {
+                        let f = self.push_frame(
+                            frame,
+                            alt,
+                            Some((id, 1)),
+                            constant != Some(false),
+                            false,
+                        );
+                        children.push(Item::new(alt, f, false, node));
                     }
                 }
                 "conditional_expression" => {

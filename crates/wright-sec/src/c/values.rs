@@ -274,11 +274,14 @@ fn constant(node: Node<'_>, source: &str, macros: &Macros, depth: usize) -> Opti
     constant_depth(node, source, macros, None, depth)
 }
 
+/// Looks a name up as a constant.
+type Lookup<'a> = Option<&'a dyn Fn(&str) -> Option<i64>>;
+
 fn constant_depth(
     node: Node<'_>,
     source: &str,
     macros: &Macros,
-    lookup: Option<&dyn Fn(&str) -> Option<i64>>,
+    lookup: Lookup<'_>,
     depth: usize,
 ) -> Option<i64> {
     let constant = |n: Node<'_>, s: &str, m: &Macros, d: usize| constant_depth(n, s, m, lookup, d);

@@ -175,12 +175,11 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                 if name == "realloc" && !v.f.deep() {
                     realloc_overwrite(v, event, report);
                 }
-                if matches!(name, "alloca" | "_alloca" | "ALLOCA") {
-                    if let Some(size) = call.args.first() {
-                        if v.size(*size, event).and_then(|s| s.as_constant()).is_none() {
-                            report.add(call.node, &ALLOCA, 0.65, "");
-                        }
-                    }
+                if matches!(name, "alloca" | "_alloca" | "ALLOCA")
+                    && let Some(size) = call.args.first()
+                    && v.size(*size, event).and_then(|s| s.as_constant()).is_none()
+                {
+                    report.add(call.node, &ALLOCA, 0.65, "");
                 }
                 if matches!(
                     name,
@@ -191,12 +190,11 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                         size_overflow(v, event, size, report);
                     }
                 }
-                if FREES.contains(&name) {
-                    if let Some((var, false)) =
+                if FREES.contains(&name)
+                    && let Some((var, false)) =
                         call.args.first().and_then(|a| root_of(*a, v.source))
-                    {
-                        released(v, event, var, "free", report);
-                    }
+                {
+                    released(v, event, var, "free", report);
                 }
             }
             Kind::Delete { var } => {

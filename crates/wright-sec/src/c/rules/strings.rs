@@ -182,33 +182,31 @@ pub(super) fn check_call<'t>(
             if let (Some(cap), Some(n)) = (
                 v.capacity(dst, event),
                 v.size(n, event).and_then(|n| n.scale_by(scale)),
-            ) {
-                if n.fits_in(&cap) == Some(false) {
-                    report.add(
-                        call.node,
-                        &mismatch(p),
-                        0.9,
-                        &format!(
-                            "The bound is {} but the buffer holds {}.",
-                            show(&n),
-                            show(&cap)
-                        ),
-                    );
-                }
+            ) && n.fits_in(&cap) == Some(false)
+            {
+                report.add(
+                    call.node,
+                    &mismatch(p),
+                    0.9,
+                    &format!(
+                        "The bound is {} but the buffer holds {}.",
+                        show(&n),
+                        show(&cap)
+                    ),
+                );
             }
         }
     }
-    if let Some((_, i)) = SCANF.iter().find(|(n, _)| *n == name) {
-        if let Some(format) = arg(*i).and_then(|f| literal_text(v, f)) {
-            if unbounded_conversion(&format) {
-                report.add(call.node, &SCANF_WIDTH, 0.85, "");
-            }
-        }
+    if let Some((_, i)) = SCANF.iter().find(|(n, _)| *n == name)
+        && let Some(format) = arg(*i).and_then(|f| literal_text(v, f))
+        && unbounded_conversion(&format)
+    {
+        report.add(call.node, &SCANF_WIDTH, 0.85, "");
     }
-    if let Some((_, i)) = PRINTF.iter().find(|(n, _)| *n == name) {
-        if let Some(format) = arg(*i) {
-            format_string(v, event, call, format, report);
-        }
+    if let Some((_, i)) = PRINTF.iter().find(|(n, _)| *n == name)
+        && let Some(format) = arg(*i)
+    {
+        format_string(v, event, call, format, report);
     }
 }
 
@@ -311,25 +309,25 @@ fn sprintf<'t>(
         return;
     };
     let cap = v.capacity(*dst, event);
-    if let (Some(cap), Some(format)) = (cap.as_ref(), literal_text(v, *format)) {
-        if let Some(need) = format_length(v, event, &format, &call.args[2..]) {
-            match need.fits_in(cap) {
-                Some(true) => return,
-                Some(false) => {
-                    report.add(
-                        call.node,
-                        &unbounded(pattern),
-                        0.9,
-                        &format!(
-                            "The output can need {} bytes; the buffer holds {}.",
-                            show(&need),
-                            show(cap)
-                        ),
-                    );
-                    return;
-                }
-                None => {}
+    if let (Some(cap), Some(format)) = (cap.as_ref(), literal_text(v, *format))
+        && let Some(need) = format_length(v, event, &format, &call.args[2..])
+    {
+        match need.fits_in(cap) {
+            Some(true) => return,
+            Some(false) => {
+                report.add(
+                    call.node,
+                    &unbounded(pattern),
+                    0.9,
+                    &format!(
+                        "The output can need {} bytes; the buffer holds {}.",
+                        show(&need),
+                        show(cap)
+                    ),
+                );
+                return;
             }
+            None => {}
         }
     }
     let tainted = call
@@ -440,19 +438,19 @@ fn memcpy<'t>(
                 return;
             }
             Some(true) => {
-                if let Some(src_cap) = v.capacity(src, event) {
-                    if size.fits_in(&src_cap) == Some(false) {
-                        report.add(
-                            node,
-                            &mismatch(pattern),
-                            0.8,
-                            &format!(
-                                "It reads {} bytes from a buffer of {}.",
-                                show(size),
-                                show(&src_cap)
-                            ),
-                        );
-                    }
+                if let Some(src_cap) = v.capacity(src, event)
+                    && size.fits_in(&src_cap) == Some(false)
+                {
+                    report.add(
+                        node,
+                        &mismatch(pattern),
+                        0.8,
+                        &format!(
+                            "It reads {} bytes from a buffer of {}.",
+                            show(size),
+                            show(&src_cap)
+                        ),
+                    );
                 }
                 return;
             }
@@ -542,20 +540,20 @@ fn strncpy<'t>(
     let elem = v.elem_size(dst);
     let cap = v.capacity(dst, event).and_then(|c| c.divide_by(elem));
     let size = v.size(n, event);
-    if let (Some(cap), Some(size)) = (&cap, &size) {
-        if size.fits_in(cap) == Some(false) {
-            report.add(
-                event.node,
-                &mismatch(pattern),
-                0.9,
-                &format!(
-                    "It writes up to {} characters into {}.",
-                    show(size),
-                    show(cap)
-                ),
-            );
-            return;
-        }
+    if let (Some(cap), Some(size)) = (&cap, &size)
+        && size.fits_in(cap) == Some(false)
+    {
+        report.add(
+            event.node,
+            &mismatch(pattern),
+            0.9,
+            &format!(
+                "It writes up to {} characters into {}.",
+                show(size),
+                show(cap)
+            ),
+        );
+        return;
     }
     // The terminator: written after the copy, or the source is shorter than the bound.
     let Some((root, _)) = root_of(dst, v.source) else {

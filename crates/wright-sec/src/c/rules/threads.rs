@@ -161,7 +161,7 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                 }) else {
                     continue;
                 };
-                if !f.vars.get(&handle).is_some_and(|d| !d.is_param) {
+                if f.vars.get(&handle).is_none_or(|d| d.is_param) {
                     continue;
                 }
                 let released = f.calls().any(|(_, c)| {
@@ -200,9 +200,11 @@ pub(super) fn lock_order(functions: &[Function<'_>], source: &str, report: &mut 
                 for outer in &held {
                     if *outer != mutex {
                         let key = (outer.clone(), mutex.clone());
-                        if !pairs.contains_key(&key) {
-                            order.push(key.clone());
-                            pairs.insert(key, event.node);
+                        if let std::collections::hash_map::Entry::Vacant(slot) =
+                            pairs.entry(key.clone())
+                        {
+                            order.push(key);
+                            slot.insert(event.node);
                         }
                     }
                 }
@@ -217,15 +219,14 @@ pub(super) fn lock_order(functions: &[Function<'_>], source: &str, report: &mut 
         if pairs.contains_key(&reversed)
             && order.iter().position(|p| *p == reversed)
                 > order.iter().position(|p| p == &(a.clone(), b.clone()))
+            && let Some(node) = pairs.get(&reversed)
         {
-            if let Some(node) = pairs.get(&reversed) {
-                report.add(
-                    *node,
-                    &ORDER,
-                    0.8,
-                    &format!("`{a}` then `{b}` elsewhere; `{b}` then `{a}` here."),
-                );
-            }
+            report.add(
+                *node,
+                &ORDER,
+                0.8,
+                &format!("`{a}` then `{b}` elsewhere; `{b}` then `{a}` here."),
+            );
         }
     }
 }
