@@ -1,14 +1,17 @@
 //! The C and C++ rules (jarvis-sec's `c_checker`, issue 16), on tree-sitter's trees.
 //!
 //! Each file is parsed once ([`parse`]); its macros and constants are read ([`macros`]);
-//! each function's facts are gathered in one walk ([`model`]) and asked about by the rules
-//! ([`rules`]) through [`values`]. Comments, strings and `#if 0` code are never looked at.
+//! each function's facts ([`model`]) are gathered in one walk ([`walk`]) and asked about by
+//! the rules ([`rules`]) through [`values`] (sizes, origins) and [`content`] (how far data
+//! can be trusted). Comments, strings and `#if 0` code are never looked at.
 
+mod content;
 mod macros;
 mod model;
 mod parse;
 mod rules;
 mod values;
+mod walk;
 
 use std::collections::{HashMap, HashSet};
 

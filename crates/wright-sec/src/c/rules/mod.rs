@@ -5,6 +5,7 @@
 
 mod apis;
 mod bounds;
+mod formats;
 mod leaks;
 mod memory;
 mod strings;
@@ -18,6 +19,7 @@ use super::values::Values;
 pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
     for (event, call) in values.f.calls() {
         strings::check_call(values, event, call, report);
+        formats::check_call(values, event, call, report);
         apis::check_call(values, event, call, report);
     }
     memory::check(values, report);
