@@ -102,6 +102,11 @@ pub enum Kind<'t> {
     AddressOf {
         var: String,
     },
+    /// `var` in arithmetic: `op` is `+`, `-` or `*` (may wrap), or `/` when it is the divisor.
+    Arith {
+        var: String,
+        op: char,
+    },
     /// C++ `delete var` / `delete[] var`.
     Delete {
         var: String,
@@ -218,9 +223,10 @@ impl<'t> Function<'t> {
                     vars.push(var);
                     names_in(*value, source, &mut vars);
                 }
-                Kind::Check { var, .. } | Kind::Use { var, .. } | Kind::Delete { var } => {
-                    vars.push(var)
-                }
+                Kind::Arith { var, .. }
+                | Kind::Check { var, .. }
+                | Kind::Use { var, .. }
+                | Kind::Delete { var } => vars.push(var),
                 Kind::Call(call) => {
                     for arg in &call.args {
                         if let Some((root, _)) = values::root_of(*arg, source)

@@ -40,6 +40,8 @@ struct Item<'t> {
     depth: usize,
     /// Whether its value is dropped: a statement of its own (1), or cast to void there (2).
     dropped: u8,
+    /// Whether it is inside a comparison with a bound (`abs((long)n) <= LIMIT`).
+    bound: bool,
 }
 
 impl<'t> Item<'t> {
@@ -51,6 +53,7 @@ impl<'t> Item<'t> {
             parent: Some(parent),
             depth: 0,
             dropped: 0,
+            bound: false,
         }
     }
 }
@@ -66,6 +69,7 @@ impl<'t> Function<'t> {
             parent: None,
             depth: 0,
             dropped: 0,
+            bound: false,
         }];
         while let Some(Item {
             node,
@@ -74,6 +78,7 @@ impl<'t> Function<'t> {
             parent,
             depth,
             dropped,
+            bound,
         }) = stack.pop()
         {
             self.depth = self.depth.max(depth);
@@ -320,10 +325,59 @@ impl<'t> Function<'t> {
                     }
                     children.push(plain(right));
                 }
+                "binary_expression" => {
+                    let op = node
+                        .child_by_field_name("operator")
+                        .map_or("", |o| text(o, source));
+                    let (left, right) = (
+                        node.child_by_field_name("left"),
+                        node.child_by_field_name("right"),
+                    );
+                    // A comparison with a bound; one with 0 only checks the sign.
+                    let relational = matches!(op, "<" | ">" | "<=" | ">=")
+                        && ![left, right]
+                            .iter()
+                            .flatten()
+                            .any(|s| matches!(text(*s, source).trim(), "0" | "-1" | "0U" | "0u"));
+                    let arithmetic = matches!(op, "+" | "-" | "*" | "/" | "%");
+                    for (side, operand) in [(0, left), (1, right)] {
+                        let Some(operand) = operand else { continue };
+                        let bare = values::strip(operand);
+                        if arithmetic
+                            && bare.kind() == "identifier"
+                            && (side == 1 || !matches!(op, "/" | "%"))
+                        {
+                            let op = if side == 1 && matches!(op, "/" | "%") {
+                                '/'
+                            } else {
+                                op.chars().next().unwrap_or('+')
+                            };
+                            self.event(
+                                bare,
+                                frame,
+                                Kind::Arith {
+                                    var: text(bare, source).to_string(),
+                                    op,
+                                },
+                            );
+                        }
+                        let mut item = plain(operand);
+                        item.bound = relational;
+                        children.push(item);
+                    }
+                }
                 "update_expression" => {
                     if let Some(arg) = node.child_by_field_name("argument") {
                         if arg.kind() == "identifier" {
                             let var = text(arg, source).to_string();
+                            self.event(
+                                arg,
+                                frame,
+                                Kind::Arith {
+                                    var: var.clone(),
+                                    op: '+',
+                                },
+                            );
                             self.event(
                                 arg,
                                 frame,
@@ -469,18 +523,6 @@ impl<'t> Function<'t> {
                 "identifier" => {
                     let var = text(node, source).to_string();
                     if condition {
-                        // A comparison with a bound; one with 0 only checks the sign.
-                        let bound = parent.is_some_and(|p| {
-                            p.kind() == "binary_expression"
-                                && p.child_by_field_name("operator").is_some_and(|o| {
-                                    matches!(text(o, source), "<" | ">" | "<=" | ">=")
-                                })
-                                && !["left", "right"].iter().any(|side| {
-                                    p.child_by_field_name(side).is_some_and(|s| {
-                                        matches!(text(s, source).trim(), "0" | "-1" | "0U" | "0u")
-                                    })
-                                })
-                        });
                         self.event(
                             node,
                             frame,
@@ -532,6 +574,7 @@ impl<'t> Function<'t> {
             }
             stack.extend(children.into_iter().rev().map(|mut child| {
                 child.depth = depth + 1;
+                child.bound |= bound;
                 child
             }));
         }

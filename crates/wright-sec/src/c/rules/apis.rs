@@ -72,9 +72,9 @@ const IO: &[(&str, f32)] = &[
     ("send", 0.6),
     ("pread", 0.7),
     ("pwrite", 0.65),
-    ("fscanf", 0.65),
-    ("scanf", 0.65),
-    ("sscanf", 0.6),
+    ("fscanf", 0.5),
+    ("scanf", 0.5),
+    ("sscanf", 0.45),
     ("fopen", 0.7),
     ("open", 0.7),
     ("setuid", 0.8),
@@ -139,7 +139,7 @@ pub(super) fn check_call<'t>(
         command(v, event, call, report);
     }
     if ATOI.contains(&name) {
-        // Cleared a little when the number is range-checked afterwards.
+        // Lower when the number is looked at (compared, tested) afterwards.
         let assigned = node.parent().and_then(|p| match p.kind() {
             "assignment_expression" => p.child_by_field_name("left"),
             "init_declarator" => p.child_by_field_name("declarator"),
@@ -148,7 +148,8 @@ pub(super) fn check_call<'t>(
         let checked = assigned.is_some_and(|var| {
             let var = text(var, v.source);
             v.f.events_of(var).any(|e| {
-                e.at > event.at && matches!(&e.kind, crate::c::model::Kind::Check { var: c, bound: true } if c == var)
+                e.at > event.at
+                    && matches!(&e.kind, crate::c::model::Kind::Check { var: c, .. } if c == var)
             })
         });
         report.add(node, &rule("input_validation", "atoi_family", "atoi and its family cannot report errors or overflow: bad input becomes 0 or an undefined value.", "Use strtol/strtoul/strtod with errno and end-pointer checks, and check the range."), if checked { 0.45 } else { 0.6 }, "");
@@ -161,7 +162,7 @@ pub(super) fn check_call<'t>(
         )
         .to_ascii_lowercase();
         let secret = SECRET_WORDS.iter().any(|w| context.contains(w));
-        report.add(node, &rule("crypto", "rand_insecure", "rand/srand are predictable: not for keys, tokens, salts or anything an attacker must not guess.", "Use a cryptographic source: getrandom(), arc4random(), /dev/urandom, or the platform's CSPRNG."), if secret { 0.8 } else { 0.6 }, "");
+        report.add(node, &rule("crypto", "rand_insecure", "rand/srand are predictable: not for keys, tokens, salts or anything an attacker must not guess.", "Use a cryptographic source: getrandom(), arc4random(), /dev/urandom, or the platform's CSPRNG."), if secret { 0.8 } else { 0.55 }, "");
     }
     if name == "strtok" || name == "wcstok" && call.args.len() == 2 {
         report.add(node, &rule("thread_safety", "strtok_nonreentrant", "strtok keeps hidden state: not reentrant or thread-safe, and it modifies its input.", "Use strtok_r (or strsep)."), 0.6, "");

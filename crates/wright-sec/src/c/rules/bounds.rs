@@ -19,6 +19,13 @@ const LOOP: Rule = Rule {
     suggestion: "Bound the loop by the destination's element count (sizeof dest / sizeof dest[0], or the size it was allocated with).",
 };
 
+const UNDERWRITE: Rule = Rule {
+    category: "buffer_overflow",
+    pattern: "buffer_underwrite",
+    description: "The pointer is set before the start of the array: writes through it land outside the buffer.",
+    suggestion: "Point at the buffer itself (or within it) and check offsets are not negative.",
+};
+
 const INDEX: Rule = Rule {
     category: "buffer_overflow",
     pattern: "unchecked_index",
@@ -29,6 +36,7 @@ const INDEX: Rule = Rule {
 /// The rules of this family on one function.
 pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
     for event in &v.f.events {
+        underwrite(v, event, report);
         let Kind::Store {
             var,
             index: Some(index),
@@ -73,6 +81,51 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                 &format!("`{var}` holds {elements} elements."),
             );
         }
+    }
+}
+
+/// `p = buffer - 8;`: a pointer set before the start of an array.
+fn underwrite<'t>(v: &Values<'_, 't>, event: &Event<'t>, report: &mut Report<'_>) {
+    let Kind::Assign {
+        var,
+        value,
+        compound: false,
+    } = &event.kind
+    else {
+        return;
+    };
+    let value = strip(*value);
+    if value.kind() != "binary_expression"
+        || value
+            .child_by_field_name("operator")
+            .map(|o| text(o, v.source))
+            != Some("-")
+    {
+        return;
+    }
+    let (Some(left), Some(right)) = (
+        value.child_by_field_name("left"),
+        value.child_by_field_name("right"),
+    ) else {
+        return;
+    };
+    let left = strip(left);
+    let is_array = left.kind() == "identifier"
+        && v.f
+            .vars
+            .get(text(left, v.source))
+            .is_some_and(|d| matches!(d.shape, crate::c::model::Shape::Array(_)));
+    let offset = v.size(right, event).and_then(|s| s.as_constant());
+    if is_array && offset.is_some_and(|k| k > 0) {
+        report.add(
+            event.node,
+            &UNDERWRITE,
+            0.8,
+            &format!(
+                "`{var}` points before the start of `{}`.",
+                text(left, v.source)
+            ),
+        );
     }
 }
 

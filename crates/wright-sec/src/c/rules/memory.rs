@@ -103,6 +103,12 @@ const FREE_NON_HEAP: Rule = Rule {
     description: "Memory that did not come from the heap (a stack or static array, a string literal, a variable's address) is freed.",
     suggestion: "Free only what malloc/calloc/realloc (or new) returned.",
 };
+const FREE_OFFSET: Rule = Rule {
+    category: MEMORY,
+    pattern: "free_offset_pointer",
+    description: "The pointer freed was moved after the allocation: free gets an address that is not the block's start.",
+    suggestion: "Keep the pointer the allocator returned and free that one; walk the buffer with an index or a second pointer.",
+};
 const MISMATCH: Rule = Rule {
     category: MEMORY,
     pattern: "alloc_dealloc_mismatch",
@@ -297,6 +303,7 @@ fn released<'t>(
     how: &str,
     report: &mut Report<'_>,
 ) {
+    moved_before_free(v, event, var, report);
     match v.origin(var, event) {
         Origin::Array(what) | Origin::AddressOf(what) => {
             report.add(
@@ -384,6 +391,45 @@ fn released<'t>(
             ),
         );
         return;
+    }
+}
+
+/// `p = malloc(…); … p++; free(p);`: the pointer freed is not the one allocated.
+fn moved_before_free<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    var: &str,
+    report: &mut Report<'_>,
+) {
+    let Some(last) = v.f.last_assign(var, event) else {
+        return;
+    };
+    let moved = match &last.kind {
+        Kind::Assign { compound: true, .. } => true,
+        Kind::Assign { value, .. } => {
+            let value = strip(*value);
+            value.kind() == "binary_expression"
+                && value
+                    .child_by_field_name("left")
+                    .is_some_and(|l| text(strip(l), v.source) == var)
+        }
+        _ => false,
+    };
+    let allocated = v.f.events_of_before(var, last.at).any(|e| {
+        matches!(&e.kind, Kind::Assign { var: w, value, compound: false } if w == var
+            && matches!(v.origin(var, &Event { at: e.end, ..e.clone() }), Origin::Alloc(..))
+            && strip(*value).kind() != "identifier")
+    });
+    if moved && allocated {
+        report.add(
+            event.node,
+            &FREE_OFFSET,
+            0.8,
+            &format!(
+                "`{var}` was moved on line {}.",
+                last.node.start_position().row + 1
+            ),
+        );
     }
 }
 

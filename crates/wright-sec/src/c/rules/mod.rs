@@ -6,6 +6,7 @@
 mod apis;
 mod bounds;
 mod formats;
+mod integers;
 mod leaks;
 mod memory;
 mod strings;
@@ -26,6 +27,7 @@ pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
     // These look up the tree, which costs its depth each time: not on pathological nesting.
     if !values.f.deep() {
         bounds::check(values, report);
+        integers::check(values, report);
         leaks::check(values, report);
         threads::check(values, report);
     }
