@@ -43,7 +43,7 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
         };
         if *op == '/' {
             let zero = v.size(event.node, event).and_then(|s| s.as_constant()) == Some(0);
-            let outside = v.content(event.node, event) >= Content::Data;
+            let outside = v.content(event.node, event) == Content::Tainted;
             if (zero || outside) && !checked(false) {
                 report.add(
                     event.node,
@@ -55,7 +55,8 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
             }
             continue;
         }
-        if v.content(event.node, event) >= Content::Data && !checked(true) {
+        // Input APIs only: arithmetic on bytes being decoded (codecs, crypto) wraps on purpose.
+        if v.content(event.node, event) == Content::Tainted && !checked(true) {
             report.add(
                 event.node,
                 &OVERFLOW,
