@@ -210,3 +210,86 @@ fn deep_nesting_neither_overflows_the_stack_nor_hangs() {
     let _ = c(&unary);
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
+
+#[test]
+fn extreme_constants_do_not_overflow() {
+    let code = "void f(char *s) {\n char a[-9223372036854775807 - 1];\n char b[(-9223372036854775807 - 1) / -1];\n for (int i = 0; i < -9223372036854775807 - 1; i++) a[i] = 0;\n strcpy(a, s);\n memcpy(b, s, 9223372036854775807 * 2);\n}\n";
+    let _ = c(code);
+}
+
+#[test]
+fn random_token_soup_never_panics() {
+    const TOKENS: &[&str] = &[
+        "void",
+        "f",
+        "(",
+        ")",
+        "{",
+        "}",
+        ";",
+        "char",
+        "*",
+        "p",
+        "q",
+        "[",
+        "]",
+        "10",
+        "0",
+        "=",
+        "malloc",
+        "free",
+        "strcpy",
+        "memcpy",
+        "printf",
+        "if",
+        "else",
+        "while",
+        "for",
+        "return",
+        "NULL",
+        "&",
+        "->",
+        ".",
+        ",",
+        "\"%s\"",
+        "sizeof",
+        "-",
+        "+",
+        "<",
+        "#if 0\n",
+        "#endif\n",
+        "#define M strcpy\n",
+        "switch",
+        "case",
+        "1",
+        ":",
+        "break",
+        "goto",
+        "x",
+        "delete",
+        "new",
+        "pthread_mutex_lock",
+        "&m",
+        "realloc",
+        "fgets",
+        "system",
+        "int",
+        "size_t",
+        "++",
+        "/",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..300 {
+        let mut code = String::new();
+        for _ in 0..200 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let token = TOKENS[(state >> 33) as usize % TOKENS.len()];
+            code.push_str(token);
+            code.push(' ');
+        }
+        let _ = c(&code);
+        let _ = patterns(Language::Cpp, &code);
+    }
+}

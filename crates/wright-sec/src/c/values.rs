@@ -227,7 +227,7 @@ fn constant_depth(
                 "+" => l.checked_add(r)?,
                 "-" => l.checked_sub(r)?,
                 "*" => l.checked_mul(r)?,
-                "/" if r != 0 => l / r,
+                "/" => l.checked_div(r)?,
                 "||" => i64::from(l != 0 || r != 0),
                 _ => return None,
             })
@@ -613,12 +613,12 @@ impl<'t> Values<'_, 't> {
                 }
                 let decl = self.f.vars.get(name);
                 if let Some(Shape::Array(Some(n))) = decl.map(|d| &d.shape) {
-                    return Some(Lin::constant(n - 1));
+                    return Some(Lin::constant(n.saturating_sub(1)));
                 }
                 match self.origin(name, at) {
                     Origin::Literal(len) => i64::try_from(len).ok().map(Lin::constant),
                     Origin::Array(a) => match self.f.vars.get(&a).map(|d| &d.shape) {
-                        Some(Shape::Array(Some(n))) => Some(Lin::constant(n - 1)),
+                        Some(Shape::Array(Some(n))) => Some(Lin::constant(n.saturating_sub(1))),
                         _ => None,
                     },
                     Origin::Param | Origin::Unknown | Origin::Value(_) => Some(Lin::strlen(name)),

@@ -172,7 +172,7 @@ fn loop_last_index<'t>(v: &Values<'_, 't>, at: &Event<'t>, node: Node<'t>, i: &s
         };
         let n = v.size(bound, at)?.as_constant()?;
         return match op {
-            "<" => Some(n - 1),
+            "<" => n.checked_sub(1),
             "<=" => Some(n),
             _ => None,
         };
