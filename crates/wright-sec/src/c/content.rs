@@ -186,6 +186,12 @@ impl<'t> Values<'_, 't> {
                 {
                     return Content::Literal;
                 }
+                // `#define COMMAND_ARG3 data`: the macro stands for a variable.
+                let name = if self.f.vars.contains_key(name) {
+                    name
+                } else {
+                    self.macros.resolve(name)
+                };
                 self.var_content(name, at, depth)
             }
             "call_expression" => {

@@ -425,7 +425,10 @@ impl<'t> Values<'_, 't> {
         let value = strip(node.child_by_field_name("value")?);
         match value.kind() {
             "identifier" => {
-                let var = self.f.vars.get(text(value, src))?;
+                // `sizeof(wchar_t)` reads as an expression when the type is not a keyword.
+                let Some(var) = self.f.vars.get(text(value, src)) else {
+                    return type_size(text(value, src));
+                };
                 match var.shape {
                     Shape::Array(Some(n)) => n.checked_mul(var.elem_size),
                     Shape::Array(None) => None,
