@@ -60,6 +60,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             source,
             macros: &macros,
             params: facts.get(function.name.as_str()).unwrap_or(&none),
+            is_c: grammar == parse::Grammar::C,
         };
         rules::check_function(&values, &mut report);
     }
@@ -82,6 +83,7 @@ fn param_facts<'s>(
             source,
             macros,
             params: &[],
+            is_c: false,
         };
         for (event, call) in caller.calls() {
             let Some(name) = defined.get(call.name.as_str()) else {

@@ -356,6 +356,8 @@ pub struct Values<'a, 't> {
     pub macros: &'a Macros,
     /// What the file's calls to this function pass, by parameter (empty when unknown).
     pub params: &'a [ParamFact],
+    /// Whether the file is C (no constructors: a declared structure holds garbage).
+    pub is_c: bool,
 }
 
 impl<'t> Values<'_, 't> {

@@ -96,6 +96,24 @@ const IO: &[(&str, f32)] = &[
     ("unlink", 0.5),
     ("fseek", 0.5),
 ];
+/// Calls that open, create or remove the file their argument names, by argument index.
+const PATH_OPENERS: &[(&str, usize)] = &[
+    ("fopen", 0),
+    ("freopen", 0),
+    ("open", 0),
+    ("open64", 0),
+    ("openat", 1),
+    ("creat", 0),
+    ("remove", 0),
+    ("unlink", 0),
+    ("rename", 0),
+    ("_wfopen", 0),
+    ("_open", 0),
+    ("CreateFileA", 0),
+    ("CreateFileW", 0),
+    ("opendir", 0),
+    ("truncate", 0),
+];
 const PTHREAD_CHECKED: &[&str] = &[
     "pthread_create",
     "pthread_join",
@@ -168,6 +186,35 @@ pub(super) fn check_call<'t>(
         report.add(node, &rule("thread_safety", "strtok_nonreentrant", "strtok keeps hidden state: not reentrant or thread-safe, and it modifies its input.", "Use strtok_r (or strsep)."), 0.6, "");
     }
     permissions(v, call, report);
+    if let Some((_, index)) = PATH_OPENERS.iter().find(|(n, _)| *n == name)
+        && let Some(path) = call.args.get(*index)
+        && v.content(*path, event) == Content::Tainted
+    {
+        report.add(node, &rule("input_validation", "path_traversal", "A file path comes from outside the program: `../` or an absolute path reaches files it should not.", "Allow-list the names, or resolve the path (realpath) and check it stays under the intended directory."), 0.8, "");
+    }
+    if matches!(
+        name,
+        "dlopen"
+            | "LoadLibrary"
+            | "LoadLibraryA"
+            | "LoadLibraryW"
+            | "LoadLibraryExA"
+            | "LoadLibraryExW"
+    ) && let Some(path) = call.args.first()
+        && v.content(*path, event) == Content::Tainted
+    {
+        report.add(
+            node,
+            &rule(
+                "input_validation",
+                "untrusted_library_load",
+                "A library path comes from outside the program: it can load an attacker's code.",
+                "Load only fixed, absolute library paths.",
+            ),
+            0.8,
+            "",
+        );
+    }
     if name == "fopen" || name == "freopen" {
         let path = call
             .args

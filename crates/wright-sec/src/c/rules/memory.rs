@@ -5,7 +5,7 @@
 
 use crate::c::model::{Event, Kind, Shape};
 use crate::c::parse::text;
-use crate::c::values::{Content, Origin, Values, root_of, strip};
+use crate::c::values::{Content, Origin, READERS, Values, root_of, strip};
 use crate::c::{Report, Rule};
 
 const MEMORY: &str = "memory_mgmt";
@@ -544,7 +544,7 @@ fn uninitialised<'t>(
     if decl.is_param
         || decl.is_static
         || decl.initialised
-        || !decl.primitive
+        || !(decl.primitive || v.is_c)
         || matches!(decl.shape, Shape::Array(_))
     {
         return;
@@ -558,6 +558,37 @@ fn uninitialised<'t>(
             .any(|e| e.at < event.at && matches!(&e.kind, Kind::Store { var: w, .. } if w == var));
     if set_otherwise {
         return;
+    }
+    // A C structure (or a typedef that may hide an array): only a field read counts, and
+    // only when no call was given it (or one of its fields, first, as its output) to fill.
+    if !decl.primitive {
+        let field = event
+            .node
+            .parent()
+            .filter(|p| p.kind() == "field_expression" && !text(*p, v.source).contains("->"));
+        let Some(field) = field else { return };
+        let first_argument = |call: &crate::c::model::Call<'_>, node: tree_sitter::Node<'_>| {
+            !READERS.contains(&call.name.as_str())
+                && call.args.first().is_some_and(|a| a.id() == node.id())
+        };
+        let filled = v.f.events_of_before(var, event.at).any(|e| match &e.kind {
+            Kind::Call(call) => {
+                call.args.iter().any(|a| text(strip(*a), v.source) == var)
+                    || call.args.first().is_some_and(|a| {
+                        root_of(*a, v.source).is_some_and(|(r, _)| r == var)
+                            && !READERS.contains(&call.name.as_str())
+                    })
+            }
+            _ => false,
+        });
+        let is_output =
+            v.f.events_of_before(var, event.at)
+                .take(8)
+                .filter(|e| e.end > event.at)
+                .any(|e| matches!(&e.kind, Kind::Call(call) if first_argument(call, field)));
+        if filled || is_output {
+            return;
+        }
     }
     if decl.shape == Shape::Pointer {
         let rule = if deref { &WILD } else { &UNINIT };
