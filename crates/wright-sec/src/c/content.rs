@@ -87,6 +87,15 @@ pub const READERS: &[&str] = &[
     "printLongLine",
     "printHexCharLine",
     "printSizeTLine",
+    "printLongLongLine",
+    "printDoubleLine",
+    "printFloatLine",
+    "printHexUnsignedCharLine",
+    "printUnsignedLine",
+    "printStructLine",
+    "printBytesLine",
+    "printShortLine",
+    "printWcharLine",
     "printf_s",
     "atoi",
     "atol",
@@ -125,6 +134,9 @@ pub enum Content {
     Unknown,
     /// Bytes read out of a byte buffer the function was given: input being parsed.
     Data,
+    /// The command line (`argv`): chosen by whoever runs the program.
+    Args,
+    /// Read from outside: console, file, network, environment, a random source.
     Tainted,
 }
 
@@ -231,7 +243,7 @@ impl<'t> Values<'_, 't> {
             }
             "subscript_expression" | "field_expression" | "pointer_expression" => {
                 match root_of(expr, src) {
-                    Some(("argv", _)) => Content::Tainted,
+                    Some(("argv", _)) => Content::Args,
                     // Bytes read out of a caller's buffer are data, not the caller's choice;
                     // a structure's fields are its bookkeeping.
                     Some((root, true)) if expr.kind() != "field_expression" => {
@@ -254,7 +266,7 @@ impl<'t> Values<'_, 't> {
 
     fn var_content(&self, name: &str, at: &Event<'t>, depth: usize) -> Content {
         if name == "argv" {
-            return Content::Tainted;
+            return Content::Args;
         }
         let Some(decl) = self.f.vars.get(name) else {
             return Content::Unknown;

@@ -3,7 +3,7 @@
 //! or a string (`#define SRC "AAAA"`), so a call or size through the macro reads as what
 //! it stands for. File-scope constants (`static const int SIZE = 10;`) join the numbers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -18,6 +18,8 @@ pub struct Macros {
     pub numbers: HashMap<String, i64>,
     /// Name → the string literal's length (in characters, without the terminator).
     pub strings: HashMap<String, usize>,
+    /// The names macro bodies mention: a macro may read or set a variable of that name.
+    pub body_names: HashSet<String>,
 }
 
 /// How deep a chain of macros is followed (`A` → `B` → `strcpy`).
@@ -75,6 +77,11 @@ impl Macros {
         };
         let name = text(name, source).to_string();
         let value = text(value, source).trim();
+        for word in value.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if is_identifier(word) && !self.body_names.contains(word) {
+                self.body_names.insert(word.to_string());
+            }
+        }
         if function_like {
             // `#define COPY(d, s) strcpy(d, s)`: a call that passes the macro's parameters
             // on in order, so the call's arguments are the API's. (`#define LOG(...)

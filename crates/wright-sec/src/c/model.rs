@@ -386,12 +386,13 @@ impl<'t> Function<'t> {
             return;
         };
         let mut shape = Shape::Scalar;
+        let mut pointer_elems = false;
         let mut size_expr = None;
         for _ in 0..32 {
             match node.kind() {
                 "identifier" => {
                     let known = values::type_size(type_text);
-                    let elem_size = known.unwrap_or(1);
+                    let elem_size = if pointer_elems { 8 } else { known.unwrap_or(1) };
                     self.vars.insert(
                         text(node, source).to_string(),
                         Var {
@@ -420,7 +421,9 @@ impl<'t> Function<'t> {
                 "array_declarator" => {
                     if is_param {
                         shape = Shape::Pointer;
-                    } else if shape == Shape::Scalar {
+                    } else if !matches!(shape, Shape::Array(_)) {
+                        // `T *a[4]` is an array (of pointers), whatever came before.
+                        pointer_elems = shape == Shape::Pointer;
                         size_expr = node.child_by_field_name("size");
                         shape = Shape::Array(None);
                     }

@@ -22,6 +22,14 @@ const NORETURN: &[&str] = &[
     "pthread_exit",
     "ExitProcess",
     "__assert_fail",
+    "usage",
+    "die",
+    "fatal",
+    "panic",
+    "error_exit",
+    "fatal_error",
+    "g_error",
+    "Py_FatalError",
 ];
 
 /// Calls whose arguments are conditions (a pointer named in one is checked).
@@ -105,6 +113,27 @@ impl<'t> Function<'t> {
                 {
                     if let Some(alt) = parse::live_alternative(node) {
                         children.push(plain(alt));
+                    }
+                }
+                // `#if A … #else … #endif`: one arm is compiled, so the arms exclude each other.
+                "preproc_if" | "preproc_ifdef" | "preproc_elif" | "preproc_elifdef" => {
+                    let id = node.id();
+                    let alternative = node.child_by_field_name("alternative");
+                    let then = self.push_frame(frame, node, Some((id, 0)), false, false);
+                    let mut cursor = node.walk();
+                    for child in node.named_children(&mut cursor) {
+                        let is_condition = node
+                            .child_by_field_name("condition")
+                            .or_else(|| node.child_by_field_name("name"))
+                            .is_some_and(|c| c.id() == child.id());
+                        if is_condition || alternative.is_some_and(|a| a.id() == child.id()) {
+                            continue;
+                        }
+                        children.push(Item::new(child, then, condition, node));
+                    }
+                    if let Some(alt) = alternative {
+                        let other = self.push_frame(frame, alt, Some((id, 1)), false, false);
+                        children.push(Item::new(alt, other, condition, node));
                     }
                 }
                 "if_statement" => {

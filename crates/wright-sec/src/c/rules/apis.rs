@@ -296,7 +296,7 @@ fn command<'t>(v: &Values<'_, 't>, event: &Event<'t>, call: &Call<'t>, report: &
         .max()
         .unwrap_or(Content::Literal);
     let confidence = match content {
-        Content::Tainted => 0.9,
+        Content::Tainted | Content::Args => 0.9,
         Content::Data => 0.8,
         Content::Unknown => 0.75,
         Content::Param => 0.7,

@@ -163,7 +163,7 @@ fn format_string<'t>(
         return;
     }
     let confidence = match v.content(format, event) {
-        Content::Tainted => 0.9,
+        Content::Tainted | Content::Args => 0.9,
         Content::Data => 0.8,
         Content::Unknown => 0.75,
         Content::Param => {

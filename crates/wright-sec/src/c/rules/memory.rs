@@ -165,7 +165,8 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
             }
             found
         });
-        if var.shape == Shape::Array(None) && by_variable {
+        // A VLA cannot have an initialiser: one that does is a misread macro call.
+        if var.shape == Shape::Array(None) && by_variable && !var.initialised {
             report.add(
                 var.node,
                 &VLA,
@@ -196,14 +197,16 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
                         size_overflow(v, event, size, report);
                     }
                 }
+                // Only a variable itself: `free(s.a); free(s.b);` frees two blocks.
                 if FREES.contains(&name)
-                    && let Some((var, false)) =
-                        call.args.first().and_then(|a| root_of(*a, v.source))
+                    && let Some(arg) = call.args.first().map(|a| strip(*a))
+                    && arg.kind() == "identifier"
                 {
+                    let var = text(arg, v.source);
                     released(v, event, var, "free", report);
                 }
             }
-            Kind::Delete { var } => {
+            Kind::Delete { var } if deletes_variable(event, v.source) => {
                 let how = if text(event.node, v.source).contains('[') {
                     "delete[]"
                 } else {
@@ -288,7 +291,7 @@ fn size_overflow<'t>(
     // Only a count from outside is likely to be large enough to wrap.
     let confidence = match worst {
         Content::Literal => return,
-        Content::Tainted => 0.8,
+        Content::Tainted | Content::Args => 0.8,
         Content::Data => 0.7,
         _ => 0.5,
     };
@@ -358,11 +361,15 @@ fn released<'t>(
                 }
                 continue;
             }
+            // `&p` handed on: it may be given a new block there.
+            Kind::AddressOf { var: w } if w == var => return,
             Kind::Call(c) if FREES.contains(&c.name.as_str()) => (
-                c.args.first().and_then(|a| root_of(*a, v.source)) == Some((var, false)),
+                c.args
+                    .first()
+                    .is_some_and(|a| text(strip(*a), v.source) == var),
                 false,
             ),
-            Kind::Delete { var: w } => (w == var, false),
+            Kind::Delete { var: w } => (w == var && deletes_variable(later, v.source), false),
             Kind::Use {
                 var: w,
                 deref,
@@ -433,6 +440,14 @@ fn moved_before_free<'t>(
     }
 }
 
+/// Whether a `delete` is of a variable itself (not `delete p->member`).
+fn deletes_variable(event: &Event<'_>, source: &str) -> bool {
+    event
+        .node
+        .named_child(0)
+        .is_some_and(|n| strip(n).kind() == "identifier" && !text(n, source).is_empty())
+}
+
 /// Whether `var` is given a new value between `from` and `to` on the way to `to`.
 fn reassigned_between<'t>(v: &Values<'_, 't>, var: &str, from: &Event<'t>, to: &Event<'t>) -> bool {
     v.f.events_of_after(var, from.end)
@@ -489,9 +504,11 @@ fn pointer_source<'t>(
         Origin::MaybeNull(_) => (&NULL_DEREF, 0.75),
         _ => return,
     };
-    for later in v.f.events_of_after(var, event.end) {
+    // From the assignment on: `if ((f = fopen(…)) == NULL)` checks it as it is set.
+    for later in v.f.events_of_after(var, event.at) {
         let deref = match &later.kind {
-            Kind::Assign { var: w, .. } if w == var => return,
+            Kind::Assign { var: w, .. } if w == var && later.at > event.at => return,
+            Kind::AddressOf { var: w } if w == var => return,
             Kind::Check { var: w, .. } if w == var => return,
             Kind::Use {
                 var: w,
@@ -549,14 +566,50 @@ fn uninitialised<'t>(
     {
         return;
     }
-    if !matches!(v.origin(var, event), Origin::Uninit) {
+    // Set anywhere in a loop around the use: a previous iteration may have set it.
+    let set_in_loop = v.f.frames_of(event.frame).filter(|f| f.breakable).any(|f| {
+        v.f.events_of_after(var, f.start)
+            .take_while(|e| e.at < f.end)
+            .any(|e| matches!(&e.kind, Kind::Assign { var: w, .. } | Kind::AddressOf { var: w } if w == var))
+    });
+    if set_in_loop {
         return;
     }
-    // A store into a field or element, or a C++ reference parameter, may set it.
+    // A name used before this declaration is another variable (or a macro's token); a
+    // macro of the file that names it may set it.
+    if event.at < decl.node.start_byte()
+        || v.macros.body_names.contains(var)
+        || !matches!(v.origin(var, event), Origin::Uninit)
+    {
+        return;
+    }
+    // A store into a field or element (this use may be its target) may set it.
     let set_otherwise =
         v.f.events_of(var)
-            .any(|e| e.at < event.at && matches!(&e.kind, Kind::Store { var: w, .. } if w == var));
+            .any(|e| e.at <= event.at && matches!(&e.kind, Kind::Store { var: w, .. } if w == var));
     if set_otherwise {
+        return;
+    }
+    // Passed as is to a call: a macro may assign it, a C++ reference parameter may set it.
+    // Only calls known to read their arguments count as a read.
+    let argument_of = v
+        .f
+        .events_of_before(var, event.at)
+        .take(8)
+        .filter(|e| e.end > event.at)
+        .find_map(|e| match &e.kind {
+            Kind::Call(call) if call.args.iter().any(|a| a.id() == event.node.id()) => Some(call),
+            _ => None,
+        });
+    if argument_of.is_some_and(|call| !READERS.contains(&call.name.as_str())) {
+        return;
+    }
+    // Given as is to a call earlier, it may have been set there (by a macro).
+    let given_before = v.f.events_of_before(var, event.at).any(|e| {
+        e.end <= event.at
+            && matches!(&e.kind, Kind::Call(call) if call.args.iter().any(|a| text(*a, v.source) == var))
+    });
+    if given_before {
         return;
     }
     // A C structure (or a typedef that may hide an array): only a field read counts, and

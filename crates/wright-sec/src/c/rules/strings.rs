@@ -179,7 +179,7 @@ fn copy<'t>(
         }
     }
     let confidence = match v.content(src, event) {
-        Content::Tainted => 0.9,
+        Content::Tainted | Content::Args => 0.9,
         Content::Literal if cap.is_none() => 0.5,
         _ => 0.85,
     };
@@ -268,7 +268,7 @@ fn sprintf<'t>(
         .args
         .iter()
         .skip(2)
-        .any(|a| v.content(*a, event) == Content::Tainted);
+        .any(|a| v.content(*a, event) >= Content::Args);
     report.add(
         call.node,
         &unbounded(pattern),
@@ -330,7 +330,7 @@ fn memcpy<'t>(
         return;
     }
     let confidence = match v.content(n, event) {
-        Content::Tainted => 0.8,
+        Content::Tainted | Content::Args => 0.8,
         Content::Data => 0.7,
         _ => 0.4,
     };
