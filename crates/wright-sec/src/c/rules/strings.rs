@@ -290,14 +290,14 @@ fn memcpy<'t>(
 ) {
     let node = event.node;
     let cap = v.capacity(dst, event);
-    let size = v.size(n, event).and_then(|s| s.scale_by(scale));
+    let (size, sure) = concrete_size(v, event, n, scale, cap.as_ref());
     if let (Some(cap), Some(size)) = (&cap, &size) {
         match size.fits_in(cap) {
             Some(false) => {
                 report.add(
                     node,
                     &mismatch(pattern),
-                    0.9,
+                    if sure { 0.9 } else { 0.75 },
                     &format!(
                         "It copies {} bytes into a buffer of {}.",
                         show(size),
@@ -313,7 +313,7 @@ fn memcpy<'t>(
                     report.add(
                         node,
                         &mismatch(pattern),
-                        0.8,
+                        if sure { 0.8 } else { 0.7 },
                         &format!(
                             "It reads {} bytes from a buffer of {}.",
                             show(size),
@@ -340,6 +340,28 @@ fn memcpy<'t>(
         confidence,
         "The length is not checked against the destination.",
     );
+}
+
+/// The size `n` copies (times `scale`), and whether it is exact: a size made of
+/// `strlen(x)` that cannot be compared as it is is judged by the longest string `x` can
+/// hold, less surely.
+fn concrete_size<'t>(
+    v: &Values<'_, 't>,
+    event: &Event<'t>,
+    n: Node<'t>,
+    scale: i64,
+    cap: Option<&Lin>,
+) -> (Option<Lin>, bool) {
+    let exact = v.size(n, event).and_then(|s| s.scale_by(scale));
+    match &exact {
+        Some(s) if s.strlen_of.is_some() && cap.is_none_or(|c| s.fits_in(c).is_none()) => {
+            match v.concretize(s, event) {
+                Some(c) => (Some(c), false),
+                None => (exact, true),
+            }
+        }
+        _ => (exact, true),
+    }
 }
 
 /// Whether `dst` was allocated (by any allocator, a project's wrapper too) with the very
@@ -409,16 +431,17 @@ fn strncpy<'t>(
     let elem = v.elem_size(dst);
     let cap = v.capacity(dst, event).and_then(|c| c.divide_by(elem));
     let size = v.size(n, event);
-    if let (Some(cap), Some(size)) = (&cap, &size)
-        && size.fits_in(cap) == Some(false)
+    let (bound, sure) = concrete_size(v, event, n, 1, cap.as_ref());
+    if let (Some(cap), Some(bound)) = (&cap, &bound)
+        && bound.fits_in(cap) == Some(false)
     {
         report.add(
             event.node,
             &mismatch(pattern),
-            0.9,
+            if sure { 0.9 } else { 0.75 },
             &format!(
                 "It writes up to {} characters into {}.",
-                show(size),
+                show(bound),
                 show(cap)
             ),
         );
