@@ -669,7 +669,7 @@ impl<'t> Values<'_, 't> {
             .collect();
         if let Some(o) = &object {
             events.extend(self.f.events_of_before(o, at.at).take(MAX_DEPTH));
-            events.sort_by(|a, b| b.at.cmp(&a.at));
+            events.sort_by_key(|e| std::cmp::Reverse(e.at));
         }
         let is_ours = |var: &str| var == name || object.as_deref() == Some(var);
         for e in events {
