@@ -53,6 +53,10 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
         }
     }
     let facts = param_facts(&functions, source, &macros);
+    let effects: HashMap<String, Vec<values::ParamEffect>> = functions
+        .iter()
+        .map(|f| (f.name.clone(), rules::param_effects(f, source)))
+        .collect();
     let none = Vec::new();
     for function in &functions {
         let values = values::Values {
@@ -61,6 +65,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             macros: &macros,
             params: facts.get(function.name.as_str()).unwrap_or(&none),
             is_c: grammar == parse::Grammar::C,
+            effects: &effects,
         };
         rules::check_function(&values, &mut report);
     }
@@ -84,6 +89,7 @@ fn param_facts<'s>(
             macros,
             params: &[],
             is_c: false,
+            effects: &HashMap::new(),
         };
         for (event, call) in caller.calls() {
             let Some(name) = defined.get(call.name.as_str()) else {

@@ -4,6 +4,8 @@
 //! pointer came from (NULL, an allocation, a stack array, a literal…). How far the data
 //! itself can be trusted is [`super::content`]'s.
 
+use std::collections::HashMap;
+
 use tree_sitter::Node;
 
 pub use super::content::{Content, ParamFact, READERS};
@@ -358,6 +360,15 @@ pub struct Values<'a, 't> {
     pub params: &'a [ParamFact],
     /// Whether the file is C (no constructors: a declared structure holds garbage).
     pub is_c: bool,
+    /// What the file's functions do with each pointer parameter, by function name.
+    pub effects: &'a HashMap<String, Vec<ParamEffect>>,
+}
+
+/// What a function does with a pointer parameter: frees it, or uses what it points to.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ParamEffect {
+    pub frees: bool,
+    pub uses: bool,
 }
 
 impl<'t> Values<'_, 't> {

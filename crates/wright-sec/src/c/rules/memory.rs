@@ -3,9 +3,9 @@
 //! the heap, possible NULL and uninitialised dereferences, `alloca` and VLAs. A pointer
 //! checked for NULL before use, or freed then reassigned before reuse, is cleared.
 
-use crate::c::model::{Event, Kind, Shape};
+use crate::c::model::{Call, Event, Kind, Shape};
 use crate::c::parse::text;
-use crate::c::values::{Content, Origin, READERS, Values, root_of, strip};
+use crate::c::values::{Content, Origin, ParamEffect, READERS, Values, root_of, strip};
 use crate::c::{Report, Rule};
 
 const MEMORY: &str = "memory_mgmt";
@@ -380,6 +380,22 @@ fn released<'t>(
         if !(is_free || is_use) || v.f.unreachable(event, later) {
             continue;
         }
+        // Handed as is to a call: judged by what the callee does with it.
+        let (is_free, confidence) = match handed_to(v, later) {
+            Some((call, _)) if FREES.contains(&call.name.as_str()) => continue,
+            Some((call, index)) => match v.effects.get(&call.name).and_then(|e| e.get(index)) {
+                Some(effect) if effect.frees => (true, 0.85),
+                Some(effect) if effect.uses => (false, 0.85),
+                Some(_) => continue,
+                None if READERS.contains(&call.name.as_str())
+                    || DEREFS.contains(&call.name.as_str()) =>
+                {
+                    (is_free, 0.85)
+                }
+                None => (is_free, 0.55),
+            },
+            None => (is_free, if is_free { 0.9 } else { 0.85 }),
+        };
         if reassigned_between(v, var, event, later) {
             continue;
         }
@@ -391,7 +407,7 @@ fn released<'t>(
         report.add(
             later.node,
             rule,
-            if is_free { 0.9 } else { 0.85 },
+            confidence,
             &format!(
                 "`{var}` was freed on line {}.",
                 event.node.start_position().row + 1
@@ -399,6 +415,59 @@ fn released<'t>(
         );
         return;
     }
+}
+
+/// The call `use_` is a bare argument of, and which argument.
+fn handed_to<'a, 't>(v: &'a Values<'_, 't>, use_: &Event<'t>) -> Option<(&'a Call<'t>, usize)> {
+    let Kind::Use {
+        var, deref: false, ..
+    } = &use_.kind
+    else {
+        return None;
+    };
+    v.f.events_of_before(var, use_.at)
+        .take(8)
+        .filter(|e| e.end > use_.at)
+        .find_map(|e| match &e.kind {
+            Kind::Call(call) => call
+                .args
+                .iter()
+                .position(|a| strip(*a).id() == use_.node.id())
+                .map(|i| (call, i)),
+            _ => None,
+        })
+}
+
+/// What `f` does with each parameter: frees it, or dereferences it (or hands it on).
+pub(super) fn param_effects(f: &crate::c::model::Function<'_>, source: &str) -> Vec<ParamEffect> {
+    f.params
+        .iter()
+        .map(|p| {
+            let mut effect = ParamEffect::default();
+            for e in f.events_of(p) {
+                match &e.kind {
+                    Kind::Call(call)
+                        if call
+                            .args
+                            .first()
+                            .is_some_and(|a| text(strip(*a), source) == p)
+                            && FREES.contains(&call.name.as_str()) =>
+                    {
+                        effect.frees = true
+                    }
+                    Kind::Delete { var } if var == p => effect.frees = true,
+                    Kind::Use {
+                        var, deref: true, ..
+                    } if var == p => effect.uses = true,
+                    Kind::Call(call) if call.args.iter().any(|a| text(strip(*a), source) == p) => {
+                        effect.uses = true
+                    }
+                    _ => {}
+                }
+            }
+            effect
+        })
+        .collect()
 }
 
 /// `p = malloc(…); … p++; free(p);`: the pointer freed is not the one allocated.

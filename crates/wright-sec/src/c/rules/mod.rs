@@ -33,6 +33,12 @@ pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
     }
 }
 
+/// What `f` does with each of its parameters (frees it, uses it): for judging a freed
+/// pointer handed to it.
+pub(crate) fn param_effects(f: &Function<'_>, source: &str) -> Vec<crate::c::values::ParamEffect> {
+    memory::param_effects(f, source)
+}
+
 /// The rules that look across functions (lock order).
 pub(crate) fn check_file(functions: &[Function<'_>], source: &str, report: &mut Report<'_>) {
     threads::lock_order(functions, source, report);
