@@ -6,6 +6,7 @@
 //! can be trusted). Comments, strings and `#if 0` code are never looked at.
 
 mod content;
+mod lengths;
 mod macros;
 mod model;
 mod parse;

@@ -6,6 +6,7 @@
 mod apis;
 mod bounds;
 mod formats;
+mod frees;
 mod integers;
 mod leaks;
 mod memory;
@@ -36,7 +37,7 @@ pub(crate) fn check_function(values: &Values<'_, '_>, report: &mut Report<'_>) {
 /// What `f` does with each of its parameters (frees it, uses it): for judging a freed
 /// pointer handed to it.
 pub(crate) fn param_effects(f: &Function<'_>, source: &str) -> Vec<crate::c::values::ParamEffect> {
-    memory::param_effects(f, source)
+    frees::param_effects(f, source)
 }
 
 /// The rules that look across functions (lock order).
