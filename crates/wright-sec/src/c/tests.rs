@@ -293,3 +293,9 @@ fn random_token_soup_never_panics() {
         let _ = patterns(Language::Cpp, &code);
     }
 }
+
+#[test]
+fn stack_allocations_are_not_leaks_and_are_not_freed() {
+    let code = "void f(void) {\n char *a = (char *)ALLOCA(50);\n char *b = alloca(8);\n a[0] = b[0] = 0;\n use_it(a, b);\n}\nvoid g(void) {\n char *c = (char *)ALLOCA(50);\n free(c);\n}\n";
+    assert_eq!(c(code), vec![(9, "free_non_heap".to_string())]);
+}

@@ -73,7 +73,7 @@ pub(super) fn released<'t>(
                 _ => how == "free",
             };
             if !matched {
-                let rule = if alloc.contains("alloca") {
+                let rule = if alloc.to_ascii_lowercase().contains("alloca") {
                     &FREE_NON_HEAP
                 } else {
                     &MISMATCH

@@ -72,7 +72,9 @@ pub(super) fn check<'t>(v: &Values<'_, 't>, report: &mut Report<'_>) {
             ..event.clone()
         };
         match v.origin(var, &after) {
-            Origin::Alloc(name, _) if !name.contains("alloca") => leak(v, event, var, report),
+            Origin::Alloc(name, _) if !name.to_ascii_lowercase().contains("alloca") => {
+                leak(v, event, var, report)
+            }
             _ => {}
         }
     }
