@@ -232,6 +232,16 @@ impl<'t> Values<'_, 't> {
                     .map_or(Content::Unknown, |r| self.content_depth(r, at, depth + 1));
                 l.max(r)
             }
+            // `char *args[] = {"sh", "-c", data, NULL}`: as trusted as its least trusted part.
+            "initializer_list" => {
+                let mut cursor = expr.walk();
+                let parts: Vec<Node<'t>> = expr.named_children(&mut cursor).take(64).collect();
+                parts
+                    .into_iter()
+                    .map(|p| self.content_depth(p, at, depth + 1))
+                    .max()
+                    .unwrap_or(Content::Literal)
+            }
             "conditional_expression" => {
                 let a = expr
                     .child_by_field_name("consequence")

@@ -299,3 +299,26 @@ fn stack_allocations_are_not_leaks_and_are_not_freed() {
     let code = "void f(void) {\n char *a = (char *)ALLOCA(50);\n char *b = alloca(8);\n a[0] = b[0] = 0;\n use_it(a, b);\n}\nvoid g(void) {\n char *c = (char *)ALLOCA(50);\n free(c);\n}\n";
     assert_eq!(c(code), vec![(9, "free_non_heap".to_string())]);
 }
+
+#[test]
+fn an_argument_vector_is_judged_by_its_parts() {
+    let file = |code: &str| {
+        check(&SourceFile {
+            language: Language::C,
+            path: "t.c".into(),
+            text: code.into(),
+        })
+    };
+    let outside = file(
+        "void f(void) {\n char *cmd = getenv(\"CMD\");\n char *args[] = {\"sh\", \"-c\", cmd, NULL};\n execv(BIN_SH, args);\n}\n",
+    );
+    let fixed = file(
+        "#define BIN_SH \"/bin/sh\"\nvoid f(void) {\n char *args[] = {\"sh\", \"-c\", \"ls\", NULL};\n execv(BIN_SH, args);\n}\n",
+    );
+    assert!(
+        outside
+            .iter()
+            .any(|f| f.pattern == "command_exec" && f.confidence >= 0.8)
+    );
+    assert!(fixed.iter().all(|f| f.confidence < 0.6));
+}
