@@ -248,9 +248,8 @@ fn sec_scan_takes_a_path_and_one_file() {
     assert!(base.ends_with("/src/"), "{base}");
 }
 
-/// Needs the C rules (branch `sec-c`): un-ignore once both are merged.
+/// The C rules and the Rust rules in one report.
 #[test]
-#[ignore = "needs the C rules from the sec-c branch"]
 fn sec_scan_reports_c_issues_with_the_rust_ones() {
     let project = Project::new();
     project.write("src/ffi.rs", UNSAFE_DEREF);
