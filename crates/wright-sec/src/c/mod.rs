@@ -159,12 +159,29 @@ impl<'a> Report<'a> {
             pattern: rule.pattern.to_string(),
             file: self.file.path.clone(),
             line,
-            evidence: finding::evidence(&self.file.text, line),
+            evidence: line_at(&self.file.text, node.start_byte()),
             description,
             suggestion: rule.suggestion.to_string(),
             confidence: confidence.clamp(0.0, 1.0),
         });
     }
+}
+
+/// The evidence for the line holding byte `at` of `text`: found from the byte, not by
+/// counting lines from the start, so a file with thousands of findings stays linear.
+fn line_at(text: &str, at: usize) -> String {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    text.get(start..end)
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(finding::MAX_EVIDENCE_CHARS)
+        .collect()
 }
 
 #[cfg(test)]
