@@ -186,7 +186,10 @@ pub enum MemoryError {
     },
 }
 
-fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> MemoryError + 'a {
+fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(io::Error) -> MemoryError + 'a {
     move |source| MemoryError::Io {
         action,
         path: path.to_path_buf(),
@@ -502,10 +505,7 @@ pub fn search<'a>(
             .map(|(entry, score)| (score, entry))
             .collect()
     };
-    ranked.sort_by(|(a, x), (b, y)| {
-        b.total_cmp(a)
-            .then_with(|| y.created_at.cmp(&x.created_at))
-    });
+    ranked.sort_by(|(a, x), (b, y)| b.total_cmp(a).then_with(|| y.created_at.cmp(&x.created_at)));
     ranked
         .into_iter()
         .take(limit)

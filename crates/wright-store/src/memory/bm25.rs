@@ -108,7 +108,11 @@ mod tests {
 
     #[test]
     fn more_of_the_words_ranks_higher() {
-        let texts = ["deploy to staging", "deploy the staging server by ssh", "ssh keys"];
+        let texts = [
+            "deploy to staging",
+            "deploy the staging server by ssh",
+            "ssh keys",
+        ];
         assert_eq!(rank(&texts, "staging ssh")[0], 1);
     }
 
@@ -124,7 +128,10 @@ mod tests {
     #[test]
     fn repeating_a_word_saturates() {
         let once = scores(&docs(&["lint", "other"]), &tokens("lint"))[0];
-        let many = scores(&docs(&["lint lint lint lint lint lint", "other"]), &tokens("lint"))[0];
+        let many = scores(
+            &docs(&["lint lint lint lint lint lint", "other"]),
+            &tokens("lint"),
+        )[0];
         assert!(many > once);
         assert!(many < once * (K1 + 1.0), "{many} vs {once}");
     }

@@ -22,7 +22,9 @@ fn entry(tags: &[&str], content: &str) -> MemoryEntry {
 fn saved_entries_are_read_back_in_order() {
     let home = tempfile::tempdir().unwrap();
     let file = project_file(home.path());
-    let first = file.add(vec!["build".into()], "cargo build".into()).unwrap();
+    let first = file
+        .add(vec!["build".into()], "cargo build".into())
+        .unwrap();
     let second = file.add(vec![], "second".into()).unwrap();
     assert_eq!(file.load().unwrap(), vec![first, second]);
 }
@@ -111,7 +113,9 @@ fn a_link_in_place_of_the_file_is_not_followed() {
 fn a_full_scope_refuses_more() {
     let home = tempfile::tempdir().unwrap();
     let file = project_file(home.path());
-    let entries: Vec<MemoryEntry> = (0..MAX_ENTRIES).map(|i| entry(&[], &i.to_string())).collect();
+    let entries: Vec<MemoryEntry> = (0..MAX_ENTRIES)
+        .map(|i| entry(&[], &i.to_string()))
+        .collect();
     std::fs::create_dir_all(file.path().parent().unwrap()).unwrap();
     file.write(&entries).unwrap();
     assert!(matches!(
@@ -180,7 +184,10 @@ fn the_index_counts_tags_per_scope_most_used_first() {
         entry(&["tests"], "b"),
         entry(&[], "c"),
     ];
-    let index = index(&[(MemoryScope::Project, &project), (MemoryScope::Global, &[])], &[]);
+    let index = index(
+        &[(MemoryScope::Project, &project), (MemoryScope::Global, &[])],
+        &[],
+    );
     assert_eq!(
         index,
         "# Memory\n\nNotes saved in earlier sessions, by tag (retrieve them with the Memory \
