@@ -11,6 +11,7 @@ mod exit_signals;
 mod interactive;
 mod mcp_cmd;
 mod mcp_setup;
+mod memory_cmd;
 mod prompt;
 mod render;
 mod sec_cmd;
@@ -124,6 +125,9 @@ enum Command {
     /// buffer, error-handling, concurrency and API-misuse problems, or writes them as JSON,
     /// Markdown or SARIF.
     Sec(sec_cmd::SecArgs),
+    /// The memory the agent keeps across sessions (the Memory tool): list, search and remove
+    /// entries of this project's and your global memory.
+    Memory(memory_cmd::MemoryArgs),
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +270,7 @@ fn main() -> ExitCode {
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
             Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
             Some(Command::Sec(args)) => sec_cmd::run(&root, &args).await,
+            Some(Command::Memory(args)) => memory_cmd::run(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

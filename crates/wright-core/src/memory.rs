@@ -8,6 +8,8 @@
 //! store's bounds. At session start [`memory_index`] gives the short index of tags that ends
 //! L1, fixed for the session like the environment block (DESIGN §9.10).
 
+pub mod commands;
+
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
