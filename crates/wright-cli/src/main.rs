@@ -470,10 +470,10 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
 
 fn context(root: &Path, args: &ContextArgs) -> u8 {
     let env = config::process_env;
-    let settings = match config::load_files(root, &env)
-        .and_then(|files| config::context_settings(&env, &files))
+    let (settings, files) = match config::load_files(root, &env)
+        .and_then(|files| Ok((config::context_settings(&env, &files)?, files)))
     {
-        Ok(settings) => settings,
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("wright: {e}");
             return EXIT_USAGE;
@@ -500,7 +500,18 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let report = context_cmd::report(root, session.as_ref(), &settings, args.full);
+    let memory = config::wright_home(&env).ok().map(|home| {
+        let user_home = env("HOME").map(PathBuf::from);
+        let dir = config::memory_dir(&files, root, user_home.as_deref());
+        wright_store::memory::MemoryPaths::new(&home, root, dir.as_deref())
+    });
+    let report = context_cmd::report(
+        root,
+        session.as_ref(),
+        &settings,
+        memory.as_ref(),
+        args.full,
+    );
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(report.as_bytes());
     0

@@ -398,3 +398,25 @@ fn an_untrusted_project_cannot_move_its_memory() {
     assert!(list.stderr.contains("memory_dir"), "{}", list.stderr);
     assert!(!list.stdout.contains(".wright/memory"), "{}", list.stdout);
 }
+
+#[test]
+fn wright_context_shows_the_memory_tool_and_the_index() {
+    let project = Project::new();
+    let server = serve(vec![
+        reply(&save("project", r#""ops""#, "Deploys go through make release.")),
+        reply("Action: Finish[saved]"),
+    ]);
+    let run = project.exec(&server, "openai", &[], "save");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // The session that saved started before the entry: its L1 has no index.
+    let context = Run::from(
+        project
+            .bare_command()
+            .args(["context", "--full"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(context.code, Some(0), "{}", context.stderr);
+    assert!(context.stdout.contains("## Memory\n"), "{}", context.stdout);
+    assert!(!context.stdout.contains("# Memory\n\nNotes saved"), "{}", context.stdout);
+}
