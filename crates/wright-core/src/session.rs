@@ -477,6 +477,11 @@ impl Sessions {
         self
     }
 
+    /// Where project and global memory are kept, if the agents keep memory.
+    pub fn memory_paths(&self) -> Option<&MemoryPaths> {
+        self.agents.memory.as_ref()
+    }
+
     /// Where the sessions are stored (for listing, finding and removing them).
     pub fn store(&self) -> &SessionStore {
         &self.store
@@ -699,6 +704,11 @@ impl Session {
     /// session lacks part of what happened.
     pub fn unsaved_records(&self) -> usize {
         self.agent.history().unsaved_records()
+    }
+
+    /// Its session memory (the Memory tool's `"scope": "session"`).
+    pub fn memory(&self) -> &SessionMemory {
+        &self.memory
     }
 
     /// Its agent: the history, the model, the todo list, the settings.
