@@ -70,7 +70,7 @@ async fn a_save_is_retrieved_by_words_and_by_tags() {
     let by_words = f
         .call(json!({"action": "retrieve", "query": "nextest"}))
         .await;
-    assert_eq!(ids(&by_words), [id.clone()]);
+    assert_eq!(ids(&by_words), std::slice::from_ref(&id));
     assert!(
         by_words.text.contains("project · tests ·"),
         "{}",
