@@ -403,7 +403,11 @@ fn an_untrusted_project_cannot_move_its_memory() {
 fn wright_context_shows_the_memory_tool_and_the_index() {
     let project = Project::new();
     let server = serve(vec![
-        reply(&save("project", r#""ops""#, "Deploys go through make release.")),
+        reply(&save(
+            "project",
+            r#""ops""#,
+            "Deploys go through make release.",
+        )),
         reply("Action: Finish[saved]"),
     ]);
     let run = project.exec(&server, "openai", &[], "save");
@@ -418,5 +422,9 @@ fn wright_context_shows_the_memory_tool_and_the_index() {
     );
     assert_eq!(context.code, Some(0), "{}", context.stderr);
     assert!(context.stdout.contains("## Memory\n"), "{}", context.stdout);
-    assert!(!context.stdout.contains("# Memory\n\nNotes saved"), "{}", context.stdout);
+    assert!(
+        !context.stdout.contains("# Memory\n\nNotes saved"),
+        "{}",
+        context.stdout
+    );
 }
