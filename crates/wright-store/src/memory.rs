@@ -310,6 +310,14 @@ impl MemoryFile {
         let dir = self.dir();
         std::fs::create_dir_all(dir).map_err(io_error("cannot create", dir))?;
         let lock_path = dir.join(format!(".{}.lock", self.file_name()));
+        // A link in its place is not followed out of the directory.
+        if std::fs::symlink_metadata(&lock_path).is_ok_and(|meta| !meta.is_file()) {
+            return Err(MemoryError::Corrupt {
+                path: lock_path,
+                line: 0,
+                problem: "the lock file is not a regular file".into(),
+            });
+        }
         let lock = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -430,8 +438,8 @@ fn parse(path: &Path, scope: MemoryScope, text: &str) -> Result<Vec<MemoryEntry>
                 format!("an entry of {} memory in the {scope} file", entry.scope),
             ));
         }
-        if entry.content.len() > MAX_CONTENT_BYTES || entry.tags.len() > MAX_TAGS {
-            return Err(corrupt(n + 1, "an entry larger than wright saves".into()));
+        if let Some(problem) = unlike_a_saved_entry(&entry) {
+            return Err(corrupt(n + 1, problem.into()));
         }
         entries.push(entry);
     }
@@ -439,6 +447,35 @@ fn parse(path: &Path, scope: MemoryScope, text: &str) -> Result<Vec<MemoryEntry>
         return Err(corrupt(0, format!("more than {MAX_ENTRIES} entries")));
     }
     Ok(entries)
+}
+
+/// Longest id read back: ids are 8 hex digits; a little room for ones made otherwise.
+const MAX_ID_CHARS: usize = 32;
+
+/// What makes `entry` (read from a file) one wright would not have saved, if anything: its
+/// tags end up in every session's system prompt, so they are held to what a save allows.
+fn unlike_a_saved_entry(entry: &MemoryEntry) -> Option<&'static str> {
+    let bad_text = |text: &str| text.chars().any(char::is_control);
+    if entry.id.is_empty() || entry.id.chars().count() > MAX_ID_CHARS || bad_text(&entry.id) {
+        return Some("an id wright does not make");
+    }
+    if entry.content.len() > MAX_CONTENT_BYTES {
+        return Some("content larger than wright saves");
+    }
+    if entry.tags.len() > MAX_TAGS {
+        return Some("more tags than wright saves");
+    }
+    let bad_tag = |tag: &String| {
+        tag.is_empty()
+            || tag.chars().count() > MAX_TAG_CHARS
+            || bad_text(tag)
+            || tag.contains(',')
+            || tag.contains(char::is_whitespace)
+    };
+    if entry.tags.iter().any(bad_tag) {
+        return Some("a tag wright does not save");
+    }
+    None
 }
 
 /// Tags as memory keeps them: trimmed, lower-case, inner spaces made `-`, empty ones and

@@ -210,3 +210,27 @@ fn the_index_is_bounded() {
     assert!(lines <= INDEX_MAX_LINES + 3, "{lines} lines");
     assert!(index.ends_with("more lines of tags"));
 }
+
+#[test]
+fn an_entry_wright_would_not_save_makes_the_file_untrusted() {
+    let home = tempfile::tempdir().unwrap();
+    let file = project_file(home.path());
+    let mut long_tag = entry(&["ok"], "fine");
+    long_tag.tags = vec!["x".repeat(MAX_TAG_CHARS + 1)];
+    let mut control = entry(&["ok"], "fine");
+    control.tags = vec!["a\u{1b}[2J".into()];
+    let mut other_scope = entry(&[], "fine");
+    other_scope.scope = MemoryScope::Global;
+    for bad in [long_tag, control, other_scope] {
+        std::fs::create_dir_all(file.path().parent().unwrap()).unwrap();
+        std::fs::write(
+            file.path(),
+            format!("{}\n", serde_json::to_string(&bad).unwrap()),
+        )
+        .unwrap();
+        assert!(
+            matches!(file.load(), Err(MemoryError::Corrupt { line: 1, .. })),
+            "{bad:?}"
+        );
+    }
+}
