@@ -294,6 +294,17 @@ impl MemoryTool {
     }
 }
 
+impl MemoryCall {
+    /// Whether a clear removes `entry` (its id, or any of its tags); never for other calls.
+    fn clears(&self, entry: &MemoryEntry) -> bool {
+        match self {
+            MemoryCall::ClearId { id, .. } => entry.id == *id,
+            MemoryCall::ClearTags { tags, .. } => entry.tags.iter().any(|t| tags.contains(t)),
+            MemoryCall::Save { .. } | MemoryCall::Retrieve { .. } => false,
+        }
+    }
+}
+
 /// A checked call, ready to run.
 struct MemoryRun {
     call: MemoryCall,
@@ -313,22 +324,42 @@ impl Prepared for MemoryRun {
         session_only.then_some(ToolKind::Read)
     }
 
+    /// What a lasting save or clear would change, as a diff of memory (the approval shows a
+    /// file change as one): the note added, or the entries removed.
     fn preview<'a>(&'a mut self, _: &'a ToolContext) -> BoxFuture<'a, Option<String>> {
         let text = match &self.call {
             MemoryCall::Save {
                 scope,
                 tags,
                 content,
-            } => Some(format!(
-                "save to {scope} memory{}:\n{content}",
-                tags_note(tags)
-            )),
-            MemoryCall::ClearId { id, .. } => Some(format!("clear memory entry {id}")),
-            MemoryCall::ClearTags { tags, scope } => Some(format!(
-                "clear every {}memory entry tagged {}",
-                scope.map(|s| format!("{s} ")).unwrap_or_default(),
-                tags.join(", ")
-            )),
+            } => {
+                let place = self
+                    .paths
+                    .file(*scope)
+                    .map(|file| format!(" ({})", file.path().display()))
+                    .unwrap_or_default();
+                let mut diff = format!("+++ {scope} memory{place}\n");
+                if !tags.is_empty() {
+                    diff.push_str(&format!("+tags: {}\n", tags.join(", ")));
+                }
+                for line in content.lines() {
+                    diff.push_str(&format!("+{line}\n"));
+                }
+                Some(diff)
+            }
+            MemoryCall::ClearId { scope, .. } | MemoryCall::ClearTags { scope, .. } => {
+                let Recalled { entries, .. } = recall(&self.paths, Some(&self.session));
+                let mut diff = "--- memory\n".to_string();
+                for entry in entries
+                    .iter()
+                    .filter(|e| scope.is_none_or(|s| s == e.scope) && self.call.clears(e))
+                {
+                    for line in entry_text(entry).lines() {
+                        diff.push_str(&format!("-{line}\n"));
+                    }
+                }
+                Some(diff)
+            }
             MemoryCall::Retrieve { .. } => None,
         };
         Box::pin(std::future::ready(text))
@@ -348,13 +379,8 @@ impl Prepared for MemoryRun {
                     content,
                 } => save(&paths, &session, scope, tags, content),
                 MemoryCall::Retrieve { tags, query } => retrieve(&paths, &session, &tags, &query),
-                MemoryCall::ClearId { id, scope } => {
-                    clear(&paths, &session, scope, &|e: &MemoryEntry| e.id == id)
-                }
-                MemoryCall::ClearTags { tags, scope } => {
-                    clear(&paths, &session, scope, &|e: &MemoryEntry| {
-                        e.tags.iter().any(|t| tags.contains(t))
-                    })
+                MemoryCall::ClearId { scope, .. } | MemoryCall::ClearTags { scope, .. } => {
+                    clear(&paths, &session, scope, &|e: &MemoryEntry| call.clears(e))
                 }
             }
         })

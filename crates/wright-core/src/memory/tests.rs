@@ -226,3 +226,47 @@ fn the_index_lists_project_and_global_tags() {
         ""
     );
 }
+
+#[tokio::test]
+async fn the_approval_sees_the_note_added_or_the_entries_removed_as_a_diff() {
+    let f = Fixture::new();
+    let saved = f
+        .call(json!({"action": "save", "tags": ["ops"], "content": "Deploy with make.\nThen tag."}))
+        .await;
+    let id = saved.data["id"].as_str().unwrap().to_string();
+    let tools = f.registry();
+    let ctx = f.ctx();
+    let preview = |args: Value| {
+        let call = ToolCall {
+            tool: MEMORY.into(),
+            args,
+        };
+        let tools = &tools;
+        let ctx = &ctx;
+        async move {
+            let mut prepared = tools.prepare(&call, ctx).map_err(|_| ()).unwrap();
+            prepared.preview(ctx).await
+        }
+    };
+    let save =
+        preview(json!({"action": "save", "scope": "global", "tags": ["x"], "content": "A.\nB."}))
+            .await
+            .unwrap();
+    let global = f.paths().file(MemoryScope::Global).unwrap();
+    assert_eq!(
+        save,
+        format!(
+            "+++ global memory ({})\n+tags: x\n+A.\n+B.\n",
+            global.path().display()
+        )
+    );
+    let clear = preview(json!({"action": "clear", "tags": ["ops"]}))
+        .await
+        .unwrap();
+    assert!(
+        clear.starts_with(&format!("--- memory\n-[{id}] project · ops · "))
+            && clear.ends_with("\n-Deploy with make.\n-Then tag.\n"),
+        "{clear}"
+    );
+    assert_eq!(preview(json!({"action": "retrieve"})).await, None);
+}
