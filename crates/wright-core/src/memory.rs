@@ -24,6 +24,13 @@ use wright_store::memory::{
 use wright_tools::secrets::SecretMasker;
 use wright_tools::{Prepared, Tool, ToolContext, ToolKind};
 
+/// Most characters of whole entries a retrieve shows (10 full notes would be ~27k tokens);
+/// entries past it are [`shortened`].
+const MAX_RETRIEVED_CHARS: usize = 12_000;
+
+/// Characters of an entry kept when it is shortened.
+const SHORTENED_CHARS: usize = 300;
+
 /// The tool's name, as the model writes it after `Action:`.
 pub const MEMORY: &str = "Memory";
 
@@ -443,6 +450,13 @@ pub fn entry_text(entry: &MemoryEntry) -> String {
     )
 }
 
+/// The header line of an entry's text and the start of its content, with a note of the rest.
+fn shortened(whole: &str) -> String {
+    let kept: String = whole.chars().take(SHORTENED_CHARS).collect();
+    let left = whole.chars().count() - kept.chars().count();
+    format!("{kept}… [{left} more characters; a narrower query shows it whole]")
+}
+
 fn retrieve(
     paths: &MemoryPaths,
     session: &SessionMemory,
@@ -454,7 +468,20 @@ fn retrieve(
     let mut text = if found.is_empty() {
         "No memory entry matches.".to_string()
     } else {
-        let shown: Vec<String> = found.iter().map(|e| entry_text(e)).collect();
+        let mut budget = MAX_RETRIEVED_CHARS;
+        let shown: Vec<String> = found
+            .iter()
+            .map(|entry| {
+                let whole = entry_text(entry);
+                let length = whole.chars().count();
+                if length <= budget {
+                    budget -= length;
+                    return whole;
+                }
+                budget = 0;
+                shortened(&whole)
+            })
+            .collect();
         format!(
             "{} of {} entries:\n\n{}",
             found.len(),
@@ -467,7 +494,15 @@ fn retrieve(
     }
     let data: Vec<Value> = found
         .iter()
-        .map(|e| json!({"id": e.id, "scope": e.scope, "tags": e.tags, "created_at": e.created_at}))
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "scope": e.scope,
+                "tags": e.tags,
+                "created_at": e.created_at,
+                "content": e.content,
+            })
+        })
         .collect();
     ToolResult::success(text, json!({ "entries": data }))
 }

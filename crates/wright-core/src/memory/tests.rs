@@ -270,3 +270,24 @@ async fn the_approval_sees_the_note_added_or_the_entries_removed_as_a_diff() {
     );
     assert_eq!(preview(json!({"action": "retrieve"})).await, None);
 }
+
+#[tokio::test]
+async fn a_retrieve_shows_whole_entries_up_to_a_bound_and_the_rest_shortened() {
+    let f = Fixture::new();
+    for i in 0..3 {
+        let content = format!("note {i} {}", "word ".repeat(1_500));
+        f.call(json!({"action": "save", "tags": ["big"], "content": content}))
+            .await;
+    }
+    let found = f.call(json!({"action": "retrieve", "tags": ["big"]})).await;
+    assert_eq!(ids(&found).len(), 3);
+    assert_eq!(
+        found
+            .text
+            .matches("a narrower query shows it whole")
+            .count(),
+        2
+    );
+    assert!(found.text.chars().count() < MAX_RETRIEVED_CHARS + 2 * SHORTENED_CHARS + 500);
+    assert!(found.data["entries"][0]["content"].as_str().unwrap().len() > 7_000);
+}
