@@ -16,46 +16,69 @@ pub fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The BM25 score of each of `documents` for the query `words` (already [`tokens`]), in
-/// the documents' order: 0 for a document with none of the words.
+/// Most distinct query words ranked by: a query is a few words, and its cost grows with them.
+pub const MAX_QUERY_WORDS: usize = 32;
+
+/// The BM25 score of each of `documents` for the query `words` (already [`tokens`]; the first
+/// [`MAX_QUERY_WORDS`] distinct ones count), in the documents' order: 0 for a document with
+/// none of the words.
 pub fn scores(documents: &[String], words: &[String]) -> Vec<f64> {
-    let documents: Vec<Vec<String>> = documents.iter().map(|d| tokens(d)).collect();
-    let count = documents.len() as f64;
     if documents.is_empty() {
         return Vec::new();
     }
-    let average_len = documents.iter().map(Vec::len).sum::<usize>() as f64 / count;
-    let mut unique: Vec<&String> = words.iter().collect();
-    unique.sort();
-    unique.dedup();
-    // In how many documents each query word appears.
-    let mut containing: HashMap<&str, f64> = HashMap::new();
-    for word in &unique {
-        let n = documents
-            .iter()
-            .filter(|doc| doc.iter().any(|w| w == *word))
-            .count();
-        containing.insert(word.as_str(), n as f64);
+    let mut unique: Vec<&str> = Vec::new();
+    for word in words {
+        if unique.len() == MAX_QUERY_WORDS {
+            break;
+        }
+        if !unique.contains(&word.as_str()) {
+            unique.push(word);
+        }
     }
-    documents
+    // Each document's length and how often each query word occurs in it, in one pass.
+    let counted: Vec<(usize, HashMap<&str, f64>)> = documents
         .iter()
-        .map(|doc| {
-            let len = doc.len() as f64;
+        .map(|document| {
+            let tokens = tokens(document);
+            let mut frequencies: HashMap<&str, f64> = HashMap::new();
+            for token in &tokens {
+                if let Some(word) = unique.iter().find(|w| **w == token.as_str()) {
+                    *frequencies.entry(word).or_default() += 1.0;
+                }
+            }
+            (tokens.len(), frequencies)
+        })
+        .collect();
+    let count = documents.len() as f64;
+    let average_len = counted.iter().map(|(len, _)| *len).sum::<usize>() as f64 / count;
+    // In how many documents each query word appears.
+    let containing = |word: &str| {
+        counted
+            .iter()
+            .filter(|(_, frequencies)| frequencies.contains_key(word))
+            .count() as f64
+    };
+    let idf: Vec<f64> = unique
+        .iter()
+        .map(|word| {
+            let n = containing(word);
+            // The "plus one" form: never negative for words in most documents.
+            (1.0 + (count - n + 0.5) / (n + 0.5)).ln()
+        })
+        .collect();
+    counted
+        .iter()
+        .map(|(len, frequencies)| {
+            let norm = if average_len > 0.0 {
+                *len as f64 / average_len
+            } else {
+                1.0
+            };
             unique
                 .iter()
-                .map(|word| {
-                    let frequency = doc.iter().filter(|w| w == word).count() as f64;
-                    if frequency == 0.0 {
-                        return 0.0;
-                    }
-                    let n = containing.get(word.as_str()).copied().unwrap_or(0.0);
-                    // The "plus one" form: never negative for words in most documents.
-                    let idf = (1.0 + (count - n + 0.5) / (n + 0.5)).ln();
-                    let norm = if average_len > 0.0 {
-                        len / average_len
-                    } else {
-                        1.0
-                    };
+                .zip(&idf)
+                .map(|(word, idf)| {
+                    let frequency = frequencies.get(word).copied().unwrap_or(0.0);
                     idf * frequency * (K1 + 1.0) / (frequency + K1 * (1.0 - B + B * norm))
                 })
                 .sum()
@@ -134,6 +157,13 @@ mod tests {
         )[0];
         assert!(many > once);
         assert!(many < once * (K1 + 1.0), "{many} vs {once}");
+    }
+
+    #[test]
+    fn only_the_first_words_of_a_long_query_count() {
+        let mut query: Vec<String> = (0..MAX_QUERY_WORDS).map(|i| format!("w{i}")).collect();
+        query.push("late".into());
+        assert_eq!(scores(&docs(&["late", "other"]), &query)[0], 0.0);
     }
 
     #[test]
