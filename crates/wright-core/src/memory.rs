@@ -148,14 +148,48 @@ impl MemoryTool {
     }
 }
 
+/// What a call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    /// Keep a new note.
+    Save,
+    /// Find notes by tags and words.
+    Retrieve,
+    /// Remove notes by id or tags.
+    Clear,
+}
+
+/// A scope as the model names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum ScopeArg {
+    /// This project's, kept across sessions.
+    Project,
+    /// The user's, in every project.
+    Global,
+    /// This session's only.
+    Session,
+}
+
+impl From<ScopeArg> for MemoryScope {
+    fn from(scope: ScopeArg) -> Self {
+        match scope {
+            ScopeArg::Project => MemoryScope::Project,
+            ScopeArg::Global => MemoryScope::Global,
+            ScopeArg::Session => MemoryScope::Session,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MemoryArgs {
     /// `save`, `retrieve` or `clear`.
-    action: String,
+    action: Action,
     /// `project` (the default for a save), `global` or `session`.
     #[serde(default)]
-    scope: Option<String>,
+    scope: Option<ScopeArg>,
     /// A save's tags; the tags a retrieve or clear picks entries by (any of them).
     #[serde(default)]
     tags: Vec<String>,
@@ -247,15 +281,10 @@ impl MemoryTool {
     /// The call `args` ask for, or why they will not do.
     fn check(&self, args: MemoryArgs) -> Result<MemoryCall, ToolError> {
         let invalid = |problem: &str| wright_tools::invalid(MEMORY, problem, SHAPE);
-        let scope = args
-            .scope
-            .as_deref()
-            .map(|s| s.trim().to_lowercase().parse::<MemoryScope>())
-            .transpose()
-            .map_err(|e| invalid(&e))?;
+        let scope = args.scope.map(MemoryScope::from);
         let tags = memory::normalize_tags(&args.tags).map_err(|e| invalid(&e))?;
-        match args.action.trim() {
-            "save" => {
+        match args.action {
+            Action::Save => {
                 let content = args.content.unwrap_or_default().trim().to_string();
                 if content.is_empty() {
                     return Err(invalid("a save needs `content`"));
@@ -285,18 +314,15 @@ impl MemoryTool {
                     content,
                 })
             }
-            "retrieve" => Ok(MemoryCall::Retrieve {
+            Action::Retrieve => Ok(MemoryCall::Retrieve {
                 tags,
                 query: args.query.unwrap_or_default(),
             }),
-            "clear" => match args.id.map(|id| id.trim().to_string()) {
+            Action::Clear => match args.id.map(|id| id.trim().to_string()) {
                 Some(id) if !id.is_empty() => Ok(MemoryCall::ClearId { id, scope }),
                 _ if !tags.is_empty() => Ok(MemoryCall::ClearTags { tags, scope }),
                 _ => Err(invalid("a clear needs `id` or `tags`")),
             },
-            other => Err(invalid(&format!(
-                "unknown action {other:?}: expected save, retrieve or clear"
-            ))),
         }
     }
 }

@@ -291,3 +291,12 @@ async fn a_retrieve_shows_whole_entries_up_to_a_bound_and_the_rest_shortened() {
     assert!(found.text.chars().count() < MAX_RETRIEVED_CHARS + 2 * SHORTENED_CHARS + 500);
     assert!(found.data["entries"][0]["content"].as_str().unwrap().len() > 7_000);
 }
+
+#[test]
+fn the_schema_names_the_actions_and_scopes() {
+    let f = Fixture::new();
+    let schema = f.registry().get(MEMORY).unwrap().schema().to_string();
+    for name in ["save", "retrieve", "clear", "project", "global", "session"] {
+        assert!(schema.contains(&format!("\"{name}\"")), "{name}: {schema}");
+    }
+}
