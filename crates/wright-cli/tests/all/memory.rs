@@ -428,3 +428,30 @@ fn wright_context_shows_the_memory_tool_and_the_index() {
         context.stdout
     );
 }
+
+#[test]
+fn memory_in_the_interactive_session_lists_searches_and_removes_session_memory_too() {
+    use crate::interactive::pty::Session;
+    let project = Project::new();
+    let server = serve(vec![
+        reply(&save("session", r#""wip""#, "Parser half done.")),
+        reply("Thought: done\nAction: Finish[noted]"),
+    ]);
+    let mut session = Session::start(&project, &server, &[]);
+    session.expect("/help for commands");
+    session.type_text("note where we are");
+    session.enter();
+    session.expect("noted");
+    session.type_text("/memory");
+    session.enter();
+    session.expect("session (this session only): 1 entry");
+    session.expect("[wip]  Parser half done.");
+    session.type_text("/memory search parser");
+    session.enter();
+    session.expect("session · wip ·");
+    session.type_text("/memory rm 00000000");
+    session.enter();
+    session.expect("no entry matches; nothing was removed");
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+}
