@@ -2,7 +2,7 @@
 //! saves with tags, in one JSON-lines file per scope.
 //!
 //! - **project** memory: `$WRIGHT_HOME/memory/projects/<project-key>.jsonl` (the key of
-//!   [`project_key`](crate::project_key), as sessions use), or `<memory_dir>/memory.jsonl` when
+//!   [`project_key`], as sessions use), or `<memory_dir>/memory.jsonl` when
 //!   the user's settings name a `memory_dir`;
 //! - **global** memory, the user's across projects: `$WRIGHT_HOME/memory/global.jsonl`;
 //! - **session** memory lives only in the process (`wright-core` keeps it), never here.
@@ -15,7 +15,7 @@
 //! reported ([`MemoryError`]) and neither trusted nor overwritten.
 //!
 //! Searching ([`search`]) ranks entries by BM25 ([`bm25`]); [`index`] is the short list of
-//! tags a session's system prompt starts with. What the model may save (secrets are refused)
+//! tags a session's system prompt ends with. What the model may save (secrets are refused)
 //! is `wright-core`'s business.
 
 pub mod bm25;
