@@ -25,6 +25,7 @@ use wright_llm::{
     DEFAULT_OPENAI_BASE_URL, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRY_BASE_DELAY,
     DEFAULT_STREAM_IDLE_TIMEOUT, LlmClient, LlmConfig, ProviderKind,
 };
+use wright_store::memory::MemoryPaths;
 use wright_tools::secrets::{SecretMasker, SecretPolicy};
 use wright_tools::{ProtectedPath, SandboxPolicy, ToolSettings};
 
@@ -86,6 +87,9 @@ pub struct Settings {
     pub subagents: SubagentSettings,
     /// The MCP servers of the settings (issue 15), in name order.
     pub mcp_servers: Vec<(String, McpServerConfig)>,
+    /// `memory_dir`, resolved: where the project's memory is kept instead of under
+    /// `$WRIGHT_HOME` (issue 17).
+    pub memory_dir: Option<PathBuf>,
 }
 
 /// The user's settings directory: `$XDG_CONFIG_HOME/wright`, else `~/.config/wright`.
@@ -204,8 +208,34 @@ impl Settings {
             profile: AgentProfile::default(),
             prices: self.prices.clone(),
             external_tools: None,
+            memory: Some(MemoryPaths::new(home, root, self.memory_dir.as_deref())),
         }
     }
+}
+
+/// `memory_dir` of the settings `files` (highest first), resolved from the project root and
+/// `home` (issue 17).
+pub fn memory_dir(
+    files: &[FileConfig],
+    project_root: &Path,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    files
+        .iter()
+        .find_map(|f| f.memory_dir.as_deref())
+        .filter(|dir| !dir.trim().is_empty())
+        .map(|dir| expand_path(dir, project_root, home))
+}
+
+/// Where the project at `project_root` keeps its memory and the user their global memory, as
+/// the settings files and the environment say (`wright memory`, without a model).
+pub fn memory_paths(project_root: &Path) -> Result<MemoryPaths, ConfigError> {
+    let env = process_env;
+    let files = load_files(project_root, &env)?;
+    let home = wright_home(&env)?;
+    let user_home = env("HOME").map(PathBuf::from);
+    let dir = memory_dir(&files, project_root, user_home.as_deref());
+    Ok(MemoryPaths::new(&home, project_root, dir.as_deref()))
 }
 
 /// Days snapshots are kept unless `[checkpoints] keep_days` says otherwise (issue 13).
@@ -714,6 +744,7 @@ pub fn resolve(
         agent_problems: Vec::new(),
         subagents: subagent_settings(files),
         mcp_servers: mcp_servers(files),
+        memory_dir: memory_dir(files, project_root, env("HOME").as_deref().map(Path::new)),
     })
 }
 
@@ -899,6 +930,11 @@ pub fn restrict_untrusted(
     {
         project.bash.protected_branches = None;
         ignored.push("[bash] protected_branches (it protects fewer branches)");
+    }
+    // Memory ends up in every session's prompt: a repository does not pick where it is read
+    // from, nor where wright writes it.
+    if project.memory_dir.take().is_some() {
+        ignored.push("memory_dir");
     }
     project.trusted_projects.clear();
     if ignored.is_empty() {

@@ -12,18 +12,21 @@ use wright_core::context::{Layer, TOKENS_PER_MESSAGE, estimate_messages, estimat
 use wright_core::session::SessionContext;
 use wright_llm::ChatRole;
 use wright_store::LoadedSession;
+use wright_store::memory::MemoryPaths;
 
 /// Where the next user input goes in `--full` output.
 const NEXT_INPUT: &str = "<your next message>";
 
-/// Renders the report for `session` (or a new session when there is none).
+/// Renders the report for `session` (or a new session when there is none), its agent having
+/// the Memory tool over `memory`.
 pub fn report(
     root: &Path,
     session: Option<&LoadedSession>,
     settings: &ContextSettings,
+    memory: Option<&MemoryPaths>,
     full: bool,
 ) -> String {
-    let next = SessionContext::load(root, session);
+    let next = SessionContext::load(root, session, memory);
     let builder = next.builder(NEXT_INPUT);
     let request = builder.request();
     let total = estimate_request(&request);

@@ -88,6 +88,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         None => (None, None),
     };
     setup.external_tools = mcp.as_ref().map(crate::mcp_setup::tools);
+    let setup_memory = setup.memory.clone();
     let undo = checkpoints::for_undo(&home, root, &settings.checkpoints);
     let launch = Launch {
         checkpoints: Some(undo),
@@ -96,7 +97,9 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         store,
         session,
         prices: settings.prices,
-        reports: Box::new(CliReports),
+        reports: Box::new(CliReports {
+            memory: setup_memory,
+        }),
         plan: args.plan,
         mcp: mcp_launch,
     };
@@ -107,8 +110,11 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
     code
 }
 
-/// The interactive session's reports, as the subcommands print them.
-struct CliReports;
+/// The interactive session's reports, as the subcommands print them; its agents keep memory
+/// at `memory`.
+struct CliReports {
+    memory: Option<wright_store::memory::MemoryPaths>,
+}
 
 impl Reports for CliReports {
     /// `/context`: the `wright context` report.
@@ -118,7 +124,7 @@ impl Reports for CliReports {
         session: Option<&LoadedSession>,
         settings: &ContextSettings,
     ) -> String {
-        context_cmd::report(root, session, settings, false)
+        context_cmd::report(root, session, settings, self.memory.as_ref(), false)
     }
 
     /// `/sessions`: the `wright sessions list` table in local time.

@@ -11,6 +11,7 @@ mod exit_signals;
 mod interactive;
 mod mcp_cmd;
 mod mcp_setup;
+mod memory_cmd;
 mod prompt;
 mod render;
 mod sec_cmd;
@@ -124,6 +125,9 @@ enum Command {
     /// buffer, error-handling, concurrency and API-misuse problems, or writes them as JSON,
     /// Markdown or SARIF.
     Sec(sec_cmd::SecArgs),
+    /// The memory the agent keeps across sessions (the Memory tool): list, search and remove
+    /// entries of this project's and your global memory.
+    Memory(memory_cmd::MemoryArgs),
 }
 
 #[derive(Debug, Args)]
@@ -266,6 +270,7 @@ fn main() -> ExitCode {
             Some(Command::Agents(args)) => agents_cmd::run(&root, &args),
             Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
             Some(Command::Sec(args)) => sec_cmd::run(&root, &args).await,
+            Some(Command::Memory(args)) => memory_cmd::run(&root, &args),
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {
@@ -465,10 +470,10 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
 
 fn context(root: &Path, args: &ContextArgs) -> u8 {
     let env = config::process_env;
-    let settings = match config::load_files(root, &env)
-        .and_then(|files| config::context_settings(&env, &files))
+    let (settings, files) = match config::load_files(root, &env)
+        .and_then(|files| Ok((config::context_settings(&env, &files)?, files)))
     {
-        Ok(settings) => settings,
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("wright: {e}");
             return EXIT_USAGE;
@@ -495,7 +500,18 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let report = context_cmd::report(root, session.as_ref(), &settings, args.full);
+    let memory = config::wright_home(&env).ok().map(|home| {
+        let user_home = env("HOME").map(PathBuf::from);
+        let dir = config::memory_dir(&files, root, user_home.as_deref());
+        wright_store::memory::MemoryPaths::new(&home, root, dir.as_deref())
+    });
+    let report = context_cmd::report(
+        root,
+        session.as_ref(),
+        &settings,
+        memory.as_ref(),
+        args.full,
+    );
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(report.as_bytes());
     0

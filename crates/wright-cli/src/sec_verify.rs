@@ -101,6 +101,8 @@ pub async fn verify(
     // change nothing).
     setup.checkpoints = None;
     setup.external_tools = None;
+    // Verdicts come from the code alone, not from notes of earlier sessions.
+    setup.memory = None;
     let builder = AgentBuilder::new(setup).map_err(|e| e.to_string())?;
     let sessions = Sessions::new(SessionStore::new(&home, root), builder);
     let parent = sessions.create(None).map_err(|e| e.to_string())?;

@@ -18,17 +18,23 @@ fn system_prompt_describing(descriptions: &str) -> String {
 }
 
 /// An agent's L1: the system prompt with its tool `descriptions`, then the session's
-/// `environment` block, the agent's `instructions` and, in plan mode, the plan-mode section
-/// ([`crate::plan`]), each after a blank line.
+/// `environment` block, the session's index of memory ([`crate::memory`]), the agent's
+/// `instructions` and, in plan mode, the plan-mode section ([`crate::plan`]), each after a
+/// blank line.
 pub(crate) fn agent_system_prompt(
     descriptions: &str,
     environment: Option<&str>,
+    memory: Option<&str>,
     instructions: Option<&str>,
     plan: bool,
 ) -> String {
     let mut l1 = system_prompt_describing(descriptions);
     let plan = plan.then_some(crate::plan::PLAN_MODE_PROMPT);
-    for part in [environment, instructions, plan].into_iter().flatten() {
+    let memory = memory.filter(|index| !index.trim().is_empty());
+    for part in [environment, memory, instructions, plan]
+        .into_iter()
+        .flatten()
+    {
         l1.push_str("\n\n");
         l1.push_str(part.trim_end());
     }

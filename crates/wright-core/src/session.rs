@@ -19,6 +19,7 @@ use std::time::Duration;
 use chrono::Local;
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmConfig, LlmError};
+use wright_store::memory::MemoryPaths;
 use wright_store::{
     BusySession, LoadedSession, NamedSessionFile, Record, SessionFile, SessionMeta, SessionStore,
     StoreError,
@@ -34,6 +35,7 @@ use crate::environment::Environment;
 use crate::error::RoundError;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
+use crate::memory::{MEMORY, MemoryTool, SessionMemory, memory_index};
 use crate::round::{Agent, AgentConfig, Events, RoundOutcome, summary_client};
 use crate::subagent::{
     AgentCatalog, AgentProfile, SubagentSettings, TaskRunner, TaskTool, agent_listing,
@@ -77,6 +79,9 @@ pub struct AgentSetup {
     /// Tools from outside wright (MCP servers' tools, issue 15), made for each agent after
     /// the built-in ones, in a stable order; `None` for none.
     pub external_tools: Option<ExternalTools>,
+    /// Where project and global memory are kept (issue 17): the agents get the Memory tool
+    /// and their L1 ends with the index of memory; `None` for no memory at all.
+    pub memory: Option<MemoryPaths>,
 }
 
 impl AgentSetup {
@@ -100,6 +105,7 @@ impl AgentSetup {
             profile: AgentProfile::default(),
             prices: HashMap::new(),
             external_tools: None,
+            memory: None,
         }
     }
 }
@@ -155,6 +161,11 @@ pub(crate) struct Place<'a> {
     pub allowed: Option<&'a [String]>,
     /// Its parent's approval state, which it shares; `None` for a session's own agent.
     pub approvals: Option<&'a Approvals>,
+    /// The session's memory, which its agents share.
+    pub memory: &'a SessionMemory,
+    /// The index of memory its session fixed when it started, which ends its L1 when it has
+    /// the Memory tool.
+    pub memory_index: &'a str,
 }
 
 /// Builds the [`Agent`] of a session: the model's clients, the tool registry and its context,
@@ -178,6 +189,7 @@ pub struct AgentBuilder {
     profile: AgentProfile,
     prices: Arc<HashMap<String, Price>>,
     external_tools: Option<ExternalTools>,
+    memory: Option<MemoryPaths>,
     /// Where sub-agents' sessions go: the store of the sessions this builder's agents run
     /// in (set by [`Sessions::new`]); without one there is no Task tool.
     store: Option<SessionStore>,
@@ -206,6 +218,7 @@ impl AgentBuilder {
             profile: setup.profile,
             prices: Arc::new(setup.prices),
             external_tools: setup.external_tools,
+            memory: setup.memory,
             store: None,
         })
     }
@@ -228,13 +241,15 @@ impl AgentBuilder {
     /// An agent over `history`, in a fresh tool context whose todo list is the one the
     /// history's last successful TodoWrite left, its L1 ending with the session's
     /// `environment` block; `session` is the id of the session it runs in (sub-agents'
-    /// sessions are linked to it).
+    /// sessions are linked to it); `memory` is the session's memory and `memory_index` the
+    /// index of memory the session fixed when it started.
     pub fn build(
         &self,
         history: HistoryManager,
         environment: &str,
         agents: &str,
         session: &str,
+        memory: (&SessionMemory, &str),
     ) -> Result<Agent, SessionError> {
         let ctx = self
             .tools
@@ -254,6 +269,8 @@ impl AgentBuilder {
             depth: 0,
             allowed: None,
             approvals: None,
+            memory: memory.0,
+            memory_index: memory.1,
         };
         self.assemble(history, ctx, &self.profile, &place)
     }
@@ -280,8 +297,13 @@ impl AgentBuilder {
         };
         let tools = self.registry(profile, &place);
         let Place {
-            environment, depth, ..
+            environment,
+            depth,
+            memory_index,
+            ..
         } = place;
+        // The index is for an agent that can retrieve what it lists.
+        let memory_index = tools.get(MEMORY).map(|_| memory_index);
         let mut config = self.config.clone();
         if let Some(max_steps) = profile.max_steps {
             config.max_steps = max_steps;
@@ -304,6 +326,7 @@ impl AgentBuilder {
         };
         Ok(agent
             .with_environment(environment)
+            .with_memory_index(memory_index)
             .with_instructions(profile.instructions.as_deref())
             .with_approval_state(approvals)
             .with_hooks(self.hooks.clone())
@@ -323,6 +346,8 @@ impl AgentBuilder {
             depth,
             allowed,
             approvals,
+            memory,
+            memory_index,
         } = *place;
         // A sub-agent may use no tool its parent could not: the agent's own list within the
         // parent's.
@@ -342,6 +367,10 @@ impl AgentBuilder {
             .cloned()
             .unwrap_or_else(|| Approvals::new(self.approval, self.approver.clone()));
         let mut tools = self.tools.registry();
+        if let Some(paths) = &self.memory {
+            let tool = MemoryTool::new(paths.clone(), memory.clone(), tools.masker());
+            tools.register(Box::new(tool));
+        }
         if let Some(external) = &self.external_tools {
             for tool in external() {
                 tools.register(tool);
@@ -361,6 +390,8 @@ impl AgentBuilder {
                 listing: agents.to_string(),
                 allowed: allowed.clone(),
                 approvals,
+                memory: memory.clone(),
+                memory_index: memory_index.to_string(),
             })));
         }
         // A sub-agent reports to its parent, which asks the user if need be.
@@ -389,6 +420,11 @@ impl AgentBuilder {
     /// The agents a session starting now lists in its Task tool's description.
     pub fn agent_listing(&self) -> String {
         agent_listing(&self.catalog)
+    }
+
+    /// The index of memory a session starting now ends its L1 with (empty without memory).
+    pub fn memory_index(&self) -> String {
+        self.memory.as_ref().map(memory_index).unwrap_or_default()
     }
 
     /// The environment block of a session starting now in this project.
@@ -441,6 +477,11 @@ impl Sessions {
         self
     }
 
+    /// Where project and global memory are kept, if the agents keep memory.
+    pub fn memory_paths(&self) -> Option<&MemoryPaths> {
+        self.agents.memory.as_ref()
+    }
+
     /// Where the sessions are stored (for listing, finding and removing them).
     pub fn store(&self) -> &SessionStore {
         &self.store
@@ -448,7 +489,7 @@ impl Sessions {
 
     /// Starts a new session, called `name` if given.
     pub fn create(&self, name: Option<&str>) -> Result<Session, SessionError> {
-        let (meta, file) = self.store.create(name)?;
+        let (meta, file) = self.store_now().create(name)?;
         self.start(meta, file)
     }
 
@@ -461,19 +502,35 @@ impl Sessions {
         agent: &str,
         task: &str,
     ) -> Result<Session, SessionError> {
-        let (meta, file) = self.store.create_child(parent, agent, task)?;
+        let (meta, file) = self.store_now().create_child(parent, agent, task)?;
         self.start(meta, file)
+    }
+
+    /// The store, its sessions created from now on recording the index of memory as it is
+    /// now: each session (a `/clear`'s too) starts with the memory saved before it, and keeps
+    /// that index for its life.
+    fn store_now(&self) -> SessionStore {
+        match &self.agents.memory {
+            Some(_) => self
+                .store
+                .clone()
+                .with_memory_index(self.agents.memory_index()),
+            None => self.store.clone(),
+        }
     }
 
     /// A session over the file of a session just created.
     fn start(&self, meta: SessionMeta, file: SessionFile) -> Result<Session, SessionError> {
         let environment = environment_of(&meta, &self.agents);
         let listing = listing_of(&meta, &self.agents);
+        let index = memory_of(&meta, &self.agents);
+        let memory = SessionMemory::default();
         let agent = self.agents.build(
             HistoryManager::new(Some(file)),
             &environment,
             &listing,
             &meta.id,
+            (&memory, &index),
         )?;
         Ok(Session {
             id: meta.id,
@@ -484,6 +541,8 @@ impl Sessions {
             committer: self.agents.committer(),
             environment,
             listing,
+            memory,
+            memory_index: index,
         })
     }
 
@@ -508,11 +567,14 @@ impl Sessions {
     ) -> Result<Session, SessionError> {
         let environment = environment_of(&loaded.meta, &self.agents);
         let listing = listing_of(&loaded.meta, &self.agents);
+        let index = memory_of(&loaded.meta, &self.agents);
+        let memory = SessionMemory::default();
         let agent = self.agents.build(
             HistoryManager::replay(&loaded.records, Some(file)),
             &environment,
             &listing,
             &loaded.meta.id,
+            (&memory, &index),
         )?;
         Ok(Session {
             id: loaded.meta.id,
@@ -523,6 +585,8 @@ impl Sessions {
             committer: self.agents.committer(),
             environment,
             listing,
+            memory,
+            memory_index: index,
         })
     }
 
@@ -541,7 +605,7 @@ impl Sessions {
             return self.create(None);
         };
         match self
-            .store
+            .store_now()
             .open_named_for_append(name, self.lock_wait, on_busy)?
         {
             NamedSessionFile::Stored(loaded, file) => self.resume_locked(loaded, file),
@@ -562,6 +626,8 @@ impl Sessions {
             depth: 0,
             allowed: None,
             approvals: Some(&approvals),
+            memory: &session.memory,
+            memory_index: &session.memory_index,
         };
         let tools = self.agents.registry(&self.agents.profile, &place);
         session.agent.set_tools(tools);
@@ -590,6 +656,12 @@ fn listing_of(meta: &SessionMeta, agents: &AgentBuilder) -> String {
         .unwrap_or_else(|| agents.agent_listing())
 }
 
+/// The index of memory a session's L1 ends with: the one it recorded when it started, or, for
+/// a session from before wrights recorded it, the one of now.
+fn memory_of(meta: &SessionMeta, agents: &AgentBuilder) -> String {
+    meta.memory.clone().unwrap_or_else(|| agents.memory_index())
+}
+
 /// An open session: its identity and its agent.
 pub struct Session {
     id: String,
@@ -602,6 +674,9 @@ pub struct Session {
     /// are made anew with them ([`Sessions::reload_tools`]).
     environment: String,
     listing: String,
+    /// Its session memory, and the index of memory its L1 ends with.
+    memory: SessionMemory,
+    memory_index: String,
 }
 
 impl Session {
@@ -629,6 +704,11 @@ impl Session {
     /// session lacks part of what happened.
     pub fn unsaved_records(&self) -> usize {
         self.agent.history().unsaved_records()
+    }
+
+    /// Its session memory (the Memory tool's `"scope": "session"`).
+    pub fn memory(&self) -> &SessionMemory {
+        &self.memory
     }
 
     /// Its agent: the history, the model, the todo list, the settings.

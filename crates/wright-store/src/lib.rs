@@ -14,11 +14,15 @@
 //! and then continue the session with what the other wrote. Whole sessions are listed, found by id, id prefix or
 //! name, and removed on request.
 //!
+//! It also keeps the memory that lasts across sessions ([`memory`], issue 17): one small
+//! JSON-lines file per scope, rewritten whole under a lock.
+//!
 //! This crate only stores and loads records; what they mean for the conversation (rounds,
 //! archives, summaries) is `wright-core`'s business.
 
 mod catalog;
 mod lines;
+pub mod memory;
 mod record;
 mod store;
 mod wait;

@@ -24,6 +24,11 @@ pub struct SessionMeta {
     /// kept like the environment block so that the prompt stays the same on resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agents: Option<String>,
+    /// The index of memory that ends the session's system prompt (issue 17), fixed when it
+    /// started like the environment block; `None` for a session from before wrights kept
+    /// memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     /// For a sub-agent's session (issue 14): the session whose Task call ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,

@@ -233,6 +233,7 @@ pub struct SessionStore {
     project_root: PathBuf,
     environment: Option<String>,
     agents: Option<String>,
+    memory: Option<String>,
 }
 
 /// A session read from disk.
@@ -259,6 +260,7 @@ impl SessionStore {
             project_root: project_root.to_path_buf(),
             environment: None,
             agents: None,
+            memory: None,
         };
         let legacy = sessions.join(legacy_project_key(project_root));
         if legacy.is_dir() && !store.dir.exists() {
@@ -296,6 +298,13 @@ impl SessionStore {
     /// describes (fixed when a session starts, like the environment block).
     pub fn with_agents(mut self, agents: String) -> Self {
         self.agents = Some(agents);
+        self
+    }
+
+    /// Sessions created from now on record `index`, the index of memory their system prompt
+    /// ends with (fixed when a session starts, like the environment block).
+    pub fn with_memory_index(mut self, index: String) -> Self {
+        self.memory = Some(index);
         self
     }
 
@@ -370,6 +379,7 @@ impl SessionStore {
             created_at: Utc::now(),
             environment: self.environment.clone(),
             agents: self.agents.clone(),
+            memory: self.memory.clone(),
             parent: None,
             agent: None,
             task: None,

@@ -99,6 +99,11 @@ pub struct FileConfig {
     /// file only, since a project cannot vouch for itself.
     #[serde(default)]
     pub trusted_projects: Vec<String>,
+    /// Where this project's memory is kept (issue 17), instead of under `$WRIGHT_HOME`:
+    /// `~/…` from the home directory, a relative path from the project root (e.g.
+    /// `.wright/memory` to keep it in the repository). A project's own file may set it only
+    /// when the project is trusted.
+    pub memory_dir: Option<String>,
 }
 
 /// The `[sandbox]` table of a settings file.

@@ -467,7 +467,7 @@ fn a_long_round_falls_back_to_compressed_forms_for_its_oldest_observations() {
             .command(&server, "openai")
             // Both reads whole do not fit, the oldest compressed does: a band about 1,500
             // tokens wide, which moves with the size of L1 (the tool descriptions).
-            .env("WRIGHT_CONTEXT_WINDOW", "21000")
+            .env("WRIGHT_CONTEXT_WINDOW", "21650")
             .args(["exec", "--session", SESSION, "read both"])
             .output()
             .unwrap(),
@@ -505,7 +505,7 @@ fn when_nothing_can_shrink_the_round_ends_with_a_clear_message() {
     let run = Run::from(
         project
             .command(&server, "openai")
-            .env("WRIGHT_CONTEXT_WINDOW", "5000")
+            .env("WRIGHT_CONTEXT_WINDOW", "5650")
             .args(["exec", "--json", "read it"])
             .output()
             .unwrap(),

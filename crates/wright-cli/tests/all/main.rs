@@ -26,6 +26,7 @@ mod interrupt;
 mod interrupted_step;
 mod lifetime;
 mod mcp;
+mod memory;
 mod plan;
 mod sec;
 mod sec_verify;

@@ -53,6 +53,8 @@ pub struct Agent {
     /// The session's environment block and the agent's instructions, which end L1 in either
     /// mode.
     environment: Option<String>,
+    /// The session's index of memory, after the environment block.
+    memory_index: Option<String>,
     instructions: Option<String>,
     /// Whether the agent is in plan mode ([`plan`]).
     pub(super) planning: bool,
@@ -103,7 +105,7 @@ impl Agent {
         config: AgentConfig,
         history: HistoryManager,
     ) -> Self {
-        let system = agent_system_prompt(&tools.descriptions(), None, None, false);
+        let system = agent_system_prompt(&tools.descriptions(), None, None, None, false);
         Self {
             llm,
             summary_llm,
@@ -112,6 +114,7 @@ impl Agent {
             ctx,
             system,
             environment: None,
+            memory_index: None,
             instructions: None,
             planning: false,
             config,
@@ -139,6 +142,14 @@ impl Agent {
         self
     }
 
+    /// Puts the session's index of memory ([`crate::memory`]) after the environment block,
+    /// fixed when the session started like it; `None` or an empty index adds nothing.
+    pub fn with_memory_index(mut self, index: Option<&str>) -> Self {
+        self.memory_index = index.map(str::to_string);
+        self.system = self.layer_one();
+        self
+    }
+
     /// Ends L1 with `instructions` (a named agent's, or `--system-prompt-file`'s), after the
     /// environment block; call it after [`with_environment`](Self::with_environment).
     pub fn with_instructions(mut self, instructions: Option<&str>) -> Self {
@@ -159,6 +170,7 @@ impl Agent {
         agent_system_prompt(
             &descriptions,
             self.environment.as_deref(),
+            self.memory_index.as_deref(),
             self.instructions.as_deref(),
             self.planning,
         )

@@ -5,13 +5,15 @@ use std::path::Path;
 
 use chrono::Local;
 use wright_store::LoadedSession;
+use wright_store::memory::MemoryPaths;
 use wright_tools::ToolRegistry;
 
 use crate::code_law::{self, CodeLaw, CodeLawError};
 use crate::context::ContextBuilder;
 use crate::environment::Environment;
 use crate::history::HistoryManager;
-use crate::prompt::session_system_prompt;
+use crate::memory::{MemoryTool, SessionMemory, memory_index};
+use crate::prompt::agent_system_prompt;
 use crate::subagent::{AgentCatalog, agent_listing, with_task_description};
 use crate::tiers::HistoryView;
 
@@ -29,10 +31,25 @@ pub struct SessionContext {
 
 impl SessionContext {
     /// Reads the project at `root` and replays the records of `session` (none for a session
-    /// not begun yet). L1 ends with the session's environment block, or today's for a new one.
-    /// Nothing is written and the session file is not locked.
-    pub fn load(root: &Path, session: Option<&LoadedSession>) -> Self {
-        let tools = ToolRegistry::builtin();
+    /// not begun yet). L1 ends with the session's environment block, or today's for a new one,
+    /// then, with `memory`, the Memory tool's index of memory as the session recorded it (or
+    /// as it is now). Nothing is written and the session file is not locked.
+    pub fn load(
+        root: &Path,
+        session: Option<&LoadedSession>,
+        memory: Option<&MemoryPaths>,
+    ) -> Self {
+        let mut tools = ToolRegistry::builtin();
+        if let Some(paths) = memory {
+            let masker = tools.masker().clone();
+            let tool = MemoryTool::new(paths.clone(), SessionMemory::default(), &masker);
+            tools.register(Box::new(tool));
+        }
+        let index = memory.map(|paths| {
+            session
+                .and_then(|s| s.meta.memory.clone())
+                .unwrap_or_else(|| memory_index(paths))
+        });
         // The Task tool lists the agents the session recorded; a new session (or one from
         // before sessions recorded them) the built-in ones.
         let agents = session
@@ -49,7 +66,13 @@ impl SessionContext {
             .last_todo_list()
             .and_then(|todos| wright_tools::todo_recap(&todos));
         Self {
-            system: session_system_prompt(&tools, &environment),
+            system: agent_system_prompt(
+                &tools.descriptions(),
+                Some(&environment),
+                index.as_deref(),
+                None,
+                false,
+            ),
             tool_count: tools.names().len(),
             code_law: code_law::load(root, tools.masker()),
             view: HistoryView::new(&history),

@@ -61,6 +61,10 @@ pub(crate) struct TaskRunner {
     pub allowed: Option<Vec<String>>,
     /// The calling agent's approval state, which its children share.
     pub approvals: Approvals,
+    /// The session's memory, which its children share.
+    pub memory: crate::memory::SessionMemory,
+    /// The index of memory the session fixed, which ends the children's L1 too.
+    pub memory_index: String,
 }
 
 /// The `Task` tool of one agent.
@@ -548,6 +552,8 @@ impl TaskRunner {
             depth: self.depth,
             allowed: self.allowed.as_deref(),
             approvals: Some(&self.approvals),
+            memory: &self.memory,
+            memory_index: &self.memory_index,
         };
         let built =
             self.builder

@@ -675,3 +675,58 @@ async fn tools_from_outside_join_the_session_agent_and_its_children() {
         "{child_system}"
     );
 }
+
+#[tokio::test]
+async fn a_childs_save_changes_neither_its_parents_l1_nor_its_own_and_a_new_session_sees_it() {
+    use wright_store::memory::{MemoryPaths, MemoryScope};
+    let project = Project::new();
+    let paths = MemoryPaths::new(project.home.path(), project.root.path(), None);
+    paths
+        .file(MemoryScope::Project)
+        .unwrap()
+        .add(vec!["style".into()], "No unwrap.".into())
+        .unwrap();
+    let server = serve(&[
+        "Thought: delegate\nAction: Task[{\"agent\": \"general\", \"description\": \"Note it\", \"prompt\": \"Save a note.\"}]",
+        "Thought: save\nAction: Memory[{\"action\": \"save\", \"tags\": [\"build\"], \"content\": \"Build with make.\"}]",
+        "Thought: and for the session\nAction: Memory[{\"action\": \"save\", \"scope\": \"session\", \"content\": \"Child was here.\"}]",
+        "Thought: done\nAction: Finish[saved]",
+        "Thought: look\nAction: Memory[{\"action\": \"retrieve\", \"query\": \"child\"}]",
+        "Thought: ok\nAction: Finish[done]",
+        "Action: Finish[fresh]",
+    ]);
+    let mut setup = project.setup(&server, 0);
+    setup.memory = Some(paths);
+    let sessions = Sessions::new(project.store(), AgentBuilder::new(setup).unwrap());
+    let mut session = sessions.create(None).unwrap();
+    finish(&mut session, "remember the build").await;
+
+    let requests = server.requests();
+    let (parent_first, _) = parts(&requests[0]);
+    assert!(
+        parent_first.contains("- project, 1 entry: style (1)"),
+        "{parent_first}"
+    );
+    // The child ends its L1 with the index its parent's session fixed, before and after its save.
+    let (child_first, _) = parts(&requests[1]);
+    let (child_after, _) = parts(&requests[3]);
+    assert!(child_first.contains("- project, 1 entry: style (1)"));
+    assert_eq!(child_after, child_first);
+    // The parent's L1 is the same bytes after its child saved, and it shares session memory.
+    let (parent_after, _) = parts(&requests[4]);
+    assert_eq!(parent_after, parent_first);
+    let (_, rest_after_retrieve) = parts(&requests[5]);
+    assert!(
+        rest_after_retrieve.contains("Child was here."),
+        "{rest_after_retrieve}"
+    );
+
+    // A session opened after it (what /clear does) starts with both entries in its index.
+    let mut fresh = sessions.create(None).unwrap();
+    finish(&mut fresh, "hello").await;
+    let (fresh_system, _) = parts(&server.requests()[6]);
+    assert!(
+        fresh_system.contains("- project, 2 entries: build (1), style (1)"),
+        "{fresh_system}"
+    );
+}

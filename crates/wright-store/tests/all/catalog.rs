@@ -24,6 +24,7 @@ fn meta(id: &str, name: Option<&str>, created: &str) -> SessionMeta {
         created_at: time(created),
         environment: None,
         agents: None,
+        memory: None,
         parent: None,
         agent: None,
         task: None,

@@ -1,6 +1,8 @@
 //! Slash commands: what the prompt does instead of sending a message when the input starts
 //! with `/name`.
 
+use wright_core::memory::commands::MemoryCommand;
+
 /// A command typed at the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -20,6 +22,8 @@ pub enum SlashCommand {
     Mcp,
     /// `/mcp reconnect [SERVER]`: start a server again (every one not up, without a name).
     McpReconnect(Option<String>),
+    /// `/memory [search WORDS | rm ID]`: list, search or remove memory entries (issue 17).
+    Memory(MemoryCommand),
     /// `/sessions`: this project's sessions.
     Sessions,
     /// `/resume ID|NAME`: continue another session.
@@ -64,6 +68,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "/mcp",
         "[reconnect [SERVER]]",
         "list the MCP servers and their tools; reconnect starts one again and adds its tools",
+    ),
+    (
+        "/memory",
+        "[search WORDS | rm ID]",
+        "list the memory the agent keeps across sessions; search it, or remove an entry",
     ),
     ("/sessions", "", "list this project's sessions"),
     (
@@ -149,6 +158,10 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
                 ));
             }
         },
+        "memory" => match memory_command(arg.as_deref()) {
+            Ok(command) => SlashCommand::Memory(command),
+            Err(problem) => return Some(Err(problem)),
+        },
         "sessions" => SlashCommand::Sessions,
         "resume" => match arg {
             Some(query) => SlashCommand::Resume(query),
@@ -182,6 +195,29 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         }
     };
     Some(Ok(command))
+}
+
+/// `/memory`'s argument: nothing (list), `search WORDS` or `rm ID`.
+fn memory_command(arg: Option<&str>) -> Result<MemoryCommand, String> {
+    let usage = || "/memory takes nothing, `search WORDS` or `rm ID`".to_string();
+    let Some(arg) = arg else {
+        return Ok(MemoryCommand::List { scope: None });
+    };
+    let (verb, rest) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
+    let rest = rest.trim();
+    match verb {
+        "search" if !rest.is_empty() => Ok(MemoryCommand::Search {
+            words: rest.to_string(),
+            tags: Vec::new(),
+        }),
+        "rm" if !rest.is_empty() && !rest.contains(char::is_whitespace) => {
+            Ok(MemoryCommand::Remove {
+                id: Some(rest.to_string()),
+                tags: Vec::new(),
+            })
+        }
+        _ => Err(usage()),
+    }
 }
 
 /// The commands whose names start with `prefix` (which starts with `/`).
@@ -233,6 +269,28 @@ mod tests {
         assert_eq!(parse("/diff 2"), Some(Ok(SlashCommand::Diff(Some(2)))));
         assert_eq!(parse("/undo"), Some(Ok(SlashCommand::Undo)));
         assert_eq!(parse("/jobs"), Some(Ok(SlashCommand::Jobs)));
+        assert_eq!(
+            parse("/memory"),
+            Some(Ok(SlashCommand::Memory(MemoryCommand::List {
+                scope: None
+            })))
+        );
+        assert_eq!(
+            parse("/memory search  cargo tests "),
+            Some(Ok(SlashCommand::Memory(MemoryCommand::Search {
+                words: "cargo tests".into(),
+                tags: Vec::new()
+            })))
+        );
+        assert_eq!(
+            parse("/memory rm 1a2b3c4d"),
+            Some(Ok(SlashCommand::Memory(MemoryCommand::Remove {
+                id: Some("1a2b3c4d".into()),
+                tags: Vec::new()
+            })))
+        );
+        assert!(parse("/memory rm").unwrap().is_err());
+        assert!(parse("/memory forget x").unwrap().is_err());
         assert_eq!(parse("/mcp"), Some(Ok(SlashCommand::Mcp)));
         assert_eq!(
             parse("/mcp reconnect"),

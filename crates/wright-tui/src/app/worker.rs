@@ -19,6 +19,7 @@ use wright_core::ask_user::{UserAnswer, UserQuestion};
 use wright_core::checkpoint::Checkpoints;
 use wright_core::commit::CommitOutcome;
 use wright_core::cost::{Price, session_cost};
+use wright_core::memory::commands as memory_commands;
 use wright_core::session::{AgentBuilder, AgentSetup, Session, SessionError, Sessions};
 use wright_core::undo::{UndoRequest, UndoScope};
 use wright_protocol::{ActionKind, Event, FailureCode};
@@ -414,6 +415,25 @@ impl Worker {
                 };
                 self.notice(Notice::Info(text));
             }
+            SlashCommand::Memory(command) => {
+                let notice = match self.sessions.memory_paths() {
+                    Some(paths) => {
+                        let out =
+                            memory_commands::run(paths, Some(self.session.memory()), &command);
+                        let mut text = out.text.trim_end().to_string();
+                        for problem in &out.problems {
+                            text.push_str(&format!("\n{problem}"));
+                        }
+                        if out.ok {
+                            Notice::Info(text)
+                        } else {
+                            Notice::Error(text.trim_start().to_string())
+                        }
+                    }
+                    None => Notice::Info("Memory is not kept in this session.".to_string()),
+                };
+                self.notice(notice);
+            }
             SlashCommand::Cost => {
                 let report =
                     session_cost(agent.history().usage_records(), agent.model(), &self.prices);
@@ -584,6 +604,71 @@ mod tests {
                 Notice::Info(format!("context of {id} in a window of 200000")),
                 Notice::Info(format!("1 sessions\nYou are in {id}.")),
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn memory_lists_searches_and_removes_the_entries_of_every_scope() {
+        use wright_core::memory::commands::MemoryCommand;
+        use wright_store::memory::{MemoryPaths, MemoryScope};
+        let (home, root) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let paths = MemoryPaths::new(home.path(), root.path(), None);
+        let saved = paths
+            .file(MemoryScope::Project)
+            .unwrap()
+            .add(vec!["tests".into()], "Run cargo nextest.".into())
+            .unwrap();
+        let config = WorkerConfig {
+            setup: AgentSetup {
+                memory: Some(paths.clone()),
+                ..AgentSetup::new(
+                    root.path().to_path_buf(),
+                    LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:9/v1/", "m"),
+                )
+            },
+            store: SessionStore::new(home.path(), root.path()),
+            prices: HashMap::new(),
+            reports: Box::new(Named),
+            checkpoints: None,
+            mcp: None,
+        };
+        let (reply_tx, mut replies) = mpsc::unbounded_channel();
+        let mut worker = Worker::open(config, None, reply_tx).unwrap();
+        let memory = |command| Request::Command(SlashCommand::Memory(command));
+        worker
+            .handle(memory(MemoryCommand::List { scope: None }))
+            .await;
+        worker
+            .handle(memory(MemoryCommand::Search {
+                words: "nextest".into(),
+                tags: Vec::new(),
+            }))
+            .await;
+        worker
+            .handle(memory(MemoryCommand::Remove {
+                id: Some(saved.id.clone()),
+                tags: Vec::new(),
+            }))
+            .await;
+        let notices = notices(&mut replies);
+        let [
+            Notice::Info(list),
+            Notice::Info(found),
+            Notice::Info(removed),
+        ] = &notices[..]
+        else {
+            panic!("{notices:?}");
+        };
+        assert!(
+            list.contains(&format!("  {} ", saved.id))
+                && list.contains("session (this session only): no entries"),
+            "{list}"
+        );
+        assert!(found.contains("Run cargo nextest."), "{found}");
+        assert_eq!(removed, &format!("removed {} (project)", saved.id));
+        assert_eq!(
+            paths.file(MemoryScope::Project).unwrap().load().unwrap(),
+            vec![]
         );
     }
 }
