@@ -196,7 +196,7 @@ fn at_least(scan: Scan, min: Severity) -> Scan {
 }
 
 /// Writes the reports asked for; without any, the human listing on standard output.
-fn write_outputs(scan: &Scan, target: &Path, args: &ScanArgs) -> Result<(), String> {
+pub(crate) fn write_outputs(scan: &Scan, target: &Path, args: &ScanArgs) -> Result<(), String> {
     let src_root = if target.is_dir() {
         Some(target)
     } else {

@@ -34,7 +34,9 @@ use wright_sec::Issue;
 use wright_sec::report::sarif;
 
 use crate::config::{self, Flags};
-use crate::sec_cmd::{EXIT_CLEAN, EXIT_ISSUES, EXIT_USAGE, ScanArgs, issue_line, write_report};
+use crate::sec_cmd::{
+    EXIT_CLEAN, EXIT_ISSUES, EXIT_USAGE, ScanArgs, issue_line, write_outputs, write_report,
+};
 use crate::terminal;
 
 /// Where the progress log is, under the project root.
@@ -406,6 +408,7 @@ pub async fn verify_and_report(root: &Path, target: &Path, scan: Scan, args: &Sc
         );
         return EXIT_USAGE;
     };
+    let direct = scan.clone();
     let scan = relative_to_root(scan, inside, target.is_dir());
     if scan.issues.is_empty() {
         eprintln!("wright sec: nothing to verify.");
@@ -434,8 +437,17 @@ pub async fn verify_and_report(root: &Path, target: &Path, scan: Scan, args: &Sc
     let verification = match verify(root, &scan, &options, cancel).await {
         Ok(verification) => verification,
         Err(message) => {
+            // Nothing could be verified: the direct scan's report, said to be that.
             eprintln!("wright: {message}");
-            return EXIT_USAGE;
+            eprintln!(
+                "wright sec: the findings could not be verified; the report is the direct \
+                 scan's, unverified."
+            );
+            if let Err(message) = write_outputs(&direct, target, args) {
+                eprintln!("wright: {message}");
+                return EXIT_USAGE;
+            }
+            return EXIT_ISSUES;
         }
     };
     if let Err(message) = write_verified(&verification.report, root, args) {

@@ -249,3 +249,39 @@ fn a_run_killed_mid_cluster_is_resumed_without_asking_again_for_what_finished() 
     assert_eq!(report["summary"]["confirmed"], 1);
     assert_eq!(report["issues"][0]["gid"], 5);
 }
+
+#[test]
+fn with_no_model_to_ask_the_report_is_the_direct_scans_and_says_so() {
+    let project = Project::new();
+    project.write("src/ffi.rs", UNSAFE_DEREF);
+    let run = Run::from(
+        project
+            .bare_command()
+            .args([
+                "sec",
+                "scan",
+                "--verify",
+                "--min-severity",
+                "low",
+                "--json",
+                "-",
+            ])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no model provider is configured"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("the report is the direct scan's, unverified"),
+        "{}",
+        run.stderr
+    );
+    let report = report(&run);
+    assert_eq!(report["summary"]["total"], 3);
+    assert_eq!(report["issues"].as_array().unwrap().len(), 3);
+}
