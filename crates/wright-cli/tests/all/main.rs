@@ -18,6 +18,7 @@ mod context;
 mod crash;
 mod exec;
 mod hooks;
+mod init;
 mod interactive;
 mod interactive_commit;
 mod interactive_plan;
