@@ -21,6 +21,7 @@ mod hooks;
 mod init;
 mod interactive;
 mod interactive_commit;
+mod interactive_init;
 mod interactive_plan;
 mod interactive_undo;
 mod interrupt;

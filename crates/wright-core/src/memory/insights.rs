@@ -39,23 +39,25 @@ pub struct Kept {
     pub refused: Vec<String>,
 }
 
-/// The notes worth keeping in `summary`: its decisions and learnings as one, its user
-/// preferences as another; a part that says `None` (or only repeats a placeholder) is not
-/// offered.
-pub fn insights(summary: &str) -> Vec<Insight> {
-    let Some(body) = section_body(summary, INSIGHTS_SECTION) else {
-        return Vec::new();
-    };
+/// The notes worth keeping in `summaries` (those one compaction made): their decisions and
+/// learnings as one note, their user preferences as another; a part that says `None` (or
+/// only repeats a placeholder) is not offered.
+pub fn insights<'a>(summaries: impl IntoIterator<Item = &'a str>) -> Vec<Insight> {
     let (mut decisions, mut preferences) = (Vec::new(), Vec::new());
-    for item in items(&body) {
-        if says_nothing(&item) {
+    for summary in summaries {
+        let Some(body) = section_body(summary, INSIGHTS_SECTION) else {
             continue;
-        }
-        let label = label_of(&item).to_lowercase();
-        if label.contains("preference") {
-            preferences.push(item);
-        } else {
-            decisions.push(item);
+        };
+        for item in items(&body) {
+            if says_nothing(&item) {
+                continue;
+            }
+            let label = label_of(&item).to_lowercase();
+            if label.contains("preference") {
+                preferences.push(item);
+            } else {
+                decisions.push(item);
+            }
         }
     }
     [(DECISIONS_TAG, decisions), (PREFERENCES_TAG, preferences)]
@@ -180,7 +182,7 @@ mod tests {
              wants ISO dates\n* **User Preferences**: tabs, no emoji in commits",
         );
         assert_eq!(
-            insights(&text),
+            insights([text.as_str()]),
             vec![
                 insight(
                     "decisions",
@@ -201,14 +203,14 @@ mod tests {
              Preferences**: always run clippy",
         );
         assert_eq!(
-            insights(&text),
+            insights([text.as_str()]),
             vec![insight(
                 "preferences",
                 "* **User Preferences**: always run clippy"
             )]
         );
-        assert_eq!(insights(&summary("None")), vec![]);
-        assert_eq!(insights("no template at all"), vec![]);
+        assert_eq!(insights([summary("None").as_str()]), vec![]);
+        assert_eq!(insights(["no template at all"]), vec![]);
     }
 
     #[test]
@@ -217,7 +219,7 @@ mod tests {
             "* **Decisions**: {}",
             "é".repeat(MAX_CONTENT_BYTES)
         ));
-        let found = insights(&text);
+        let found = insights([text.as_str()]);
         assert!(found[0].content.len() <= MAX_CONTENT_BYTES);
         assert!(found[0].content.ends_with(CUT));
     }
