@@ -265,6 +265,7 @@ mod tests {
     #[test]
     fn commands_and_their_arguments_are_read() {
         assert_eq!(parse("/help"), Some(Ok(SlashCommand::Help)));
+        assert_eq!(parse("/init"), Some(Ok(SlashCommand::Init)));
         assert_eq!(
             parse(" /resume  feature-x "),
             Some(Ok(SlashCommand::Resume("feature-x".into())))
