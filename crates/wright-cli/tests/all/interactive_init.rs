@@ -166,3 +166,52 @@ fn after_compact_not_now_keeps_nothing() {
         listed.stdout
     );
 }
+
+#[test]
+fn after_an_automatic_compaction_the_offer_comes_when_the_round_ends() {
+    let project = Project::new();
+    let big = wright_testkit::ScriptedResponse {
+        usage: Some(wright_testkit::ScriptedUsage {
+            prompt_tokens: 17_000,
+            completion_tokens: 10,
+            ..wright_testkit::ScriptedUsage::default()
+        }),
+        ..reply("Action: Finish[second answer]")
+    };
+    let server = serve(vec![
+        reply("Action: Finish[first answer]"),
+        big,
+        reply(&summary_with_insights()),
+        reply("Action: Finish[third answer]"),
+    ]);
+    let mut session = Session::start_with(
+        &project,
+        &server,
+        &[],
+        &[
+            ("WRIGHT_RETAIN_ROUNDS", "1"),
+            ("WRIGHT_CONTEXT_WINDOW", "20000"),
+        ],
+    );
+    session.expect("/help for commands");
+    for (input, answer) in [("one", "first answer"), ("two", "second answer")] {
+        session.type_text(input);
+        session.enter();
+        session.expect(answer);
+    }
+    session.type_text("three");
+    session.enter();
+    session.expect("third answer");
+    session.expect("Keep it as project memory?");
+    session.type_text("k");
+    session.expect("Kept as project memory:");
+    assert_eq!(server.requests().len(), 4);
+    session.ctrl_d();
+    assert_eq!(session.wait(), 0);
+    let listed = memory_list(&project);
+    assert!(
+        listed.stdout.contains("answers in French"),
+        "{}",
+        listed.stdout
+    );
+}

@@ -214,6 +214,22 @@ mod tests {
     }
 
     #[test]
+    fn the_summaries_of_one_compaction_make_one_note_per_tag() {
+        let first = summary("* **Decisions**: sqlx");
+        let second = summary("* **Decisions**: no ORM\n* **User Preferences**: tabs");
+        assert_eq!(
+            insights([first.as_str(), second.as_str()]),
+            vec![
+                insight(
+                    "decisions",
+                    "* **Decisions**: sqlx\n* **Decisions**: no ORM"
+                ),
+                insight("preferences", "* **User Preferences**: tabs"),
+            ]
+        );
+    }
+
+    #[test]
     fn a_long_note_is_cut_to_what_memory_keeps() {
         let text = summary(&format!(
             "* **Decisions**: {}",
