@@ -63,10 +63,17 @@ pub async fn run(root: &Path, args: &InitArgs) -> u8 {
     crate::exit_signals::stop_commands_on_exit_signals();
     let cancel = CancellationToken::new();
     crate::cancel_on_ctrl_c(cancel.clone());
+    eprintln!("wright: an agent that only reads studies the project to write its instructions…");
     let mut renderer = HumanRenderer::new();
-    // The answer is the file's text, shown as a diff below rather than printed.
+    // Its steps are shown; its answer, the file's text, is shown as a diff below rather than
+    // streamed or printed.
     let mut events = |event: Event| {
-        if !matches!(event, Event::RoundFinished { .. }) {
+        if !matches!(
+            event,
+            Event::RoundFinished { .. }
+                | Event::AssistantDelta { .. }
+                | Event::ReasoningDelta { .. }
+        ) {
             renderer.event(&event);
         }
     };

@@ -64,7 +64,9 @@ impl Worker {
 
     /// Runs the writer in a session of its own and makes its answer a proposal.
     async fn propose(&mut self, cancel: CancellationToken) -> Result<Proposal, String> {
-        let setup = self.setup.clone().into_reader(init::profile());
+        let mut setup = self.setup.clone().into_reader(init::profile());
+        // The model the user talks to now (`/model` may have changed it).
+        setup.llm.model = self.session.agent().model().to_string();
         let agents = AgentBuilder::new(setup).map_err(|e| e.to_string())?;
         let sessions = Sessions::new(self.sessions.store().clone(), agents);
         let task = "write the project's instructions file";
