@@ -90,7 +90,7 @@ pub async fn commit(root: &Path, args: &CommitArgs) -> u8 {
 }
 
 /// Asks `question` on stderr and reads a yes or no from stdin.
-fn confirm(question: &str) -> bool {
+pub(crate) fn confirm(question: &str) -> bool {
     eprint!("{question}");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();

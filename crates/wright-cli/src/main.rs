@@ -8,6 +8,7 @@ mod commit_cmd;
 mod config;
 mod context_cmd;
 mod exit_signals;
+mod init_cmd;
 mod interactive;
 mod mcp_cmd;
 mod mcp_setup;
@@ -128,6 +129,10 @@ enum Command {
     /// The memory the agent keeps across sessions (the Memory tool): list, search and remove
     /// entries of this project's and your global memory.
     Memory(memory_cmd::MemoryArgs),
+    /// Write the project's instructions for the agent: a first AGENTS.md (or CODE_LAW.md
+    /// updated, when the project has one) with its build and test commands, layout and
+    /// conventions, by an agent that only reads; shown as a diff, written after a yes.
+    Init(init_cmd::InitArgs),
 }
 
 #[derive(Debug, Args)]
@@ -271,6 +276,7 @@ fn main() -> ExitCode {
             Some(Command::Mcp(args)) => mcp_cmd::run(&root, &args).await,
             Some(Command::Sec(args)) => sec_cmd::run(&root, &args).await,
             Some(Command::Memory(args)) => memory_cmd::run(&root, &args),
+            Some(Command::Init(args)) => init_cmd::run(&root, &args).await,
             None => {
                 exit_signals::stop_commands_on_exit_signals();
                 let args = interactive::InteractiveArgs {

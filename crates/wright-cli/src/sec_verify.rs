@@ -91,20 +91,14 @@ pub async fn verify(
     config::learn_context_window(&mut settings).await;
     let env = |name: &str| std::env::var(name).ok();
     let home = config::wright_home(&env).map_err(|e| e.to_string())?;
-    let mut setup = settings.agent_setup(root, &home, ApprovalMode::Auto);
-    setup.profile = AgentProfile {
-        tools: Some(VERIFIER_TOOLS.map(String::from).to_vec()),
-        instructions: Some(verify::INSTRUCTIONS.to_string()),
-        read_only: true,
-        model: None,
-        max_steps: None,
-    };
     // The snapshot around the agents is taken here, once; the agents take none (they
-    // change nothing).
-    setup.checkpoints = None;
-    setup.external_tools = None;
-    // Verdicts come from the code alone, not from notes of earlier sessions.
-    setup.memory = None;
+    // change nothing), and their verdicts come from the code alone.
+    let setup = settings
+        .agent_setup(root, &home, ApprovalMode::Auto)
+        .into_reader(AgentProfile::read_only(
+            &VERIFIER_TOOLS,
+            verify::INSTRUCTIONS,
+        ));
     let builder = AgentBuilder::new(setup).map_err(|e| e.to_string())?;
     let sessions = Sessions::new(SessionStore::new(&home, root), builder);
     let parent = sessions.create(None).map_err(|e| e.to_string())?;

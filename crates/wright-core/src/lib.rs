@@ -27,6 +27,7 @@ pub mod environment;
 mod error;
 pub mod history;
 pub mod hooks;
+pub mod init;
 pub mod memory;
 pub mod mention;
 pub mod plan;

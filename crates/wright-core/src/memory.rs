@@ -9,6 +9,7 @@
 //! L1, fixed for the session like the environment block (DESIGN §9.10).
 
 pub mod commands;
+pub mod insights;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -135,17 +136,30 @@ impl MemoryTool {
     /// save what `masker` masks (and, when masking is turned off, what the built-in patterns
     /// would: `[secrets] mask = false` is about showing output, not about keeping secrets).
     pub fn new(paths: MemoryPaths, session: SessionMemory, masker: &SecretMasker) -> Self {
-        let masker = if masker.is_enabled() {
-            masker.clone()
-        } else {
-            SecretMasker::default()
-        };
         Self {
             paths,
             session,
-            masker,
+            masker: saving_masker(masker),
         }
     }
+}
+
+/// The masker whose patterns memory refuses to keep: `masker`, or the built-in one when
+/// masking is turned off (`[secrets] mask = false` is about showing output, not about
+/// keeping secrets).
+pub(crate) fn saving_masker(masker: &SecretMasker) -> SecretMasker {
+    if masker.is_enabled() {
+        masker.clone()
+    } else {
+        SecretMasker::default()
+    }
+}
+
+/// Whether a note of `content` with `tags` holds what `masker` would mask: a credential saved
+/// would reach every later session's requests.
+pub(crate) fn holds_secret(masker: &SecretMasker, tags: &[String], content: &str) -> bool {
+    let tags_text = tags.join(" ");
+    masker.mask(content) != content || masker.mask(&tags_text) != tags_text
 }
 
 /// What a call does.
@@ -296,10 +310,7 @@ impl MemoryTool {
                         content.len()
                     )));
                 }
-                let tags_text = tags.join(" ");
-                if self.masker.mask(&content) != content
-                    || self.masker.mask(&tags_text) != tags_text
-                {
+                if holds_secret(&self.masker, &tags, &content) {
                     return Err(ToolError {
                         code: ErrorCode::Refused,
                         message: "the note holds what looks like a credential (a key, token or \

@@ -108,6 +108,18 @@ impl AgentSetup {
             memory: None,
         }
     }
+
+    /// The setup of an agent of wright's own that only reads and answers (as `profile` says,
+    /// made with [`AgentProfile::read_only`]): it takes no snapshots (it changes nothing),
+    /// gets no tools from outside wright, and works from the code alone, without the notes
+    /// of earlier sessions.
+    pub fn into_reader(mut self, profile: AgentProfile) -> Self {
+        self.profile = profile;
+        self.checkpoints = None;
+        self.external_tools = None;
+        self.memory = None;
+        self
+    }
 }
 
 /// Makes the tools from outside wright for one agent (each agent owns its registry): the

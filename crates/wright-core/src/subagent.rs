@@ -33,6 +33,19 @@ pub struct AgentProfile {
 const SUBAGENT_PREAMBLE: &str = include_str!("../../../prompts/subagent.md");
 
 impl AgentProfile {
+    /// A read-only agent that may use only `tools` (Bash limited to read-only commands), its
+    /// system prompt ending with `instructions` (`wright sec scan --verify`'s verifiers,
+    /// `wright init`'s writer).
+    pub fn read_only(tools: &[&str], instructions: &str) -> Self {
+        Self {
+            tools: Some(tools.iter().map(|tool| tool.to_string()).collect()),
+            instructions: Some(instructions.to_string()),
+            read_only: true,
+            model: None,
+            max_steps: None,
+        }
+    }
+
     /// The profile of a sub-agent running as `agent`: the sub-agent preamble, then the
     /// agent's own instructions.
     pub fn of(agent: &AgentDefinition) -> Self {

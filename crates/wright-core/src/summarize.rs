@@ -8,7 +8,7 @@ mod template;
 
 use std::time::Duration;
 
-pub use template::{SECTIONS, TITLE, missing_sections, with_every_section};
+pub use template::{SECTIONS, TITLE, missing_sections, section_body, with_every_section};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use wright_llm::{ChatMessage, ChatRequest, LlmClient};

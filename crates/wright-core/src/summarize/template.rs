@@ -44,6 +44,19 @@ pub fn missing_sections(summary: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The lines under the heading of the template's section `index` (of [`SECTIONS`]) in
+/// `summary`, up to the next section's heading; `None` when it has no such heading.
+pub fn section_body(summary: &str, index: usize) -> Option<String> {
+    let mut lines = summary
+        .lines()
+        .skip_while(|line| section_of(line) != Some(index));
+    lines.next()?;
+    let body: Vec<&str> = lines
+        .take_while(|line| section_of(line).is_none())
+        .collect();
+    Some(body.join("\n").trim().to_string())
+}
+
 /// `summary` with every section of the template: the model's text kept, its sections put in
 /// the template's order, each missing one added with `None`, and the title with the archive's
 /// `start` and `cutoff` times added when the summary has none. A summary with every section
@@ -98,6 +111,16 @@ mod tests {
             text.push_str(&format!("\n\n{heading}\n* fact"));
         }
         text
+    }
+
+    #[test]
+    fn a_section_body_runs_to_the_next_heading() {
+        let text = "### Key insights\n* **Decisions**: tabs\n\n### 📂 File System State\n* a";
+        assert_eq!(
+            section_body(text, 3).as_deref(),
+            Some("* **Decisions**: tabs")
+        );
+        assert_eq!(section_body(text, 0), None);
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub enum SlashCommand {
     Commit,
     /// `/plan`: plan mode on or off for the next rounds.
     Plan,
+    /// `/init`: a read-only agent writes the project's AGENTS.md (or updates its
+    /// CODE_LAW.md), shown as a diff to approve (issue 17).
+    Init,
     /// `/exit`: leave.
     Exit,
 }
@@ -103,6 +106,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "/plan",
         "",
         "plan mode on or off: the agent only reads, then offers a plan",
+    ),
+    (
+        "/init",
+        "",
+        "write the project's AGENTS.md (or update CODE_LAW.md), shown as a diff to approve",
     ),
     ("/exit", "", "leave wright"),
 ];
@@ -187,6 +195,7 @@ pub fn parse(input: &str) -> Option<Result<SlashCommand, String>> {
         },
         "commit" => SlashCommand::Commit,
         "plan" => SlashCommand::Plan,
+        "init" => SlashCommand::Init,
         "exit" | "quit" | "q" => SlashCommand::Exit,
         _ => {
             return Some(Err(format!(
@@ -256,6 +265,7 @@ mod tests {
     #[test]
     fn commands_and_their_arguments_are_read() {
         assert_eq!(parse("/help"), Some(Ok(SlashCommand::Help)));
+        assert_eq!(parse("/init"), Some(Ok(SlashCommand::Init)));
         assert_eq!(
             parse(" /resume  feature-x "),
             Some(Ok(SlashCommand::Resume("feature-x".into())))

@@ -484,6 +484,9 @@ impl App {
                 cancel: cancel.clone(),
             },
             Some(Ok(SlashCommand::Commit)) => Request::Commit,
+            Some(Ok(SlashCommand::Init)) => Request::Init {
+                cancel: cancel.clone(),
+            },
             Some(Ok(command)) => Request::Command(command),
             _ => {
                 self.files.refresh();

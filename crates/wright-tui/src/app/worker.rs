@@ -3,6 +3,8 @@
 //! approval question and a status when each is done. The terminal stays responsive because
 //! none of this runs on its side.
 
+mod init;
+mod insights;
 mod undo;
 
 use std::collections::HashMap;
@@ -51,6 +53,11 @@ pub enum Request {
     },
     /// Commit the agent's uncommitted changes to git (`/commit`).
     Commit,
+    /// Write the project's instructions file (`/init`), after the user approves its diff.
+    Init {
+        /// Fired by Ctrl-C.
+        cancel: CancellationToken,
+    },
     /// A slash command that needs the agent or the store.
     Command(SlashCommand),
 }
@@ -150,6 +157,9 @@ impl Approver for ChannelApprover {
 
 /// Everything needed to open sessions and run them.
 pub struct Worker {
+    /// What the agents are made of (with the terminal as approver), for agents of wright's
+    /// own such as `/init`'s writer.
+    setup: AgentSetup,
     sessions: Sessions,
     session: Session,
     root: PathBuf,
@@ -192,11 +202,12 @@ impl Worker {
             replies: replies.clone(),
         }));
         let root = setup.root.clone();
-        let agents = AgentBuilder::new(setup).map_err(|e| e.to_string())?;
+        let agents = AgentBuilder::new(setup.clone()).map_err(|e| e.to_string())?;
         let sessions = Sessions::new(config.store, agents);
         let (session, opened) = open(&sessions, session).map_err(|e| e.to_string())?;
         let _ = replies.send(Reply::Opened(opened));
         Ok(Self {
+            setup,
             sessions,
             session,
             root,
@@ -241,6 +252,7 @@ impl Worker {
                 }
                 self.session.set_plan_mode(mode.plan);
                 self.session.set_approval_mode(mode.approval);
+                let summaries = self.summaries();
                 let outcome = self.session.run_round(&input, cancel, &mut events).await;
                 let interrupted = matches!(
                     outcome,
@@ -256,22 +268,13 @@ impl Worker {
                     RoundOutcome::Finished { usage, .. } => usage.total_tokens,
                     RoundOutcome::Failed { .. } => 0,
                 };
+                self.offer_insights(summaries).await;
                 Some(self.status(round_tokens))
             }
-            Request::Compact { cancel } => match self.session.compact(cancel, &mut events).await {
-                Ok(true) => Some(self.status(0)),
-                Ok(false) => {
-                    self.notice(Notice::Info(format!(
-                        "Nothing to compact: the history holds no rounds before the last {} (kept as they are).",
-                        self.session.agent().context_settings().retain_rounds
-                    )));
-                    None
-                }
-                Err(message) => {
-                    self.notice(Notice::Error(format!("Compaction failed: {message}")));
-                    None
-                }
-            },
+            Request::Compact { cancel } => {
+                let summaries = self.summaries();
+                self.compact(cancel, summaries).await
+            }
             Request::Command(SlashCommand::Undo) => {
                 self.undo(UndoRequest::Undo(None), UndoScope::Both).await;
                 None
@@ -296,8 +299,37 @@ impl Worker {
                 self.commit(true).await;
                 Some(self.status(0))
             }
+            Request::Init { cancel } => {
+                self.init(cancel).await;
+                None
+            }
             Request::Command(command) => {
                 self.command(command);
+                None
+            }
+        }
+    }
+
+    /// `/compact`: compacts now, then offers to keep what the summary says should last.
+    async fn compact(&mut self, cancel: CancellationToken, summaries: usize) -> Option<StatusInfo> {
+        let replies = self.replies.clone();
+        let mut events = move |event: Event| {
+            let _ = replies.send(Reply::Event(event));
+        };
+        match self.session.compact(cancel, &mut events).await {
+            Ok(true) => {
+                self.offer_insights(summaries).await;
+                Some(self.status(0))
+            }
+            Ok(false) => {
+                self.notice(Notice::Info(format!(
+                    "Nothing to compact: the history holds no rounds before the last {} (kept as they are).",
+                    self.session.agent().context_settings().retain_rounds
+                )));
+                None
+            }
+            Err(message) => {
+                self.notice(Notice::Error(format!("Compaction failed: {message}")));
                 None
             }
         }
@@ -470,6 +502,7 @@ impl Worker {
             | SlashCommand::Rewind
             | SlashCommand::Diff(_)
             | SlashCommand::Commit
+            | SlashCommand::Init
             | SlashCommand::Plan => {}
         }
     }

@@ -70,7 +70,7 @@ impl Worker {
     }
 
     /// Asks the user to pick one of `choice`'s options; `None` when they did not.
-    async fn ask(&mut self, choice: Choice) -> Option<usize> {
+    pub(super) async fn ask(&mut self, choice: Choice) -> Option<usize> {
         let (answer, answered) = oneshot::channel();
         self.replies.send(Reply::Choose(choice, answer)).ok()?;
         answered.await.ok().flatten()
