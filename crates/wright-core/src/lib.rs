@@ -1,7 +1,7 @@
 //! The wright agent.
 //!
 //! This crate turns a user's request into a finished round: it assembles each request with the
-//! ContextBuilder ([`context`]: L1 system prompt, L2 CODE_LAW.md, L3 history, the user's input,
+//! ContextBuilder ([`context`]: L1 system prompt, L2 CODE_LAW.md, AGENTS.md, CLAUDE.md and rules ([`instructions`], [`rules`]), L3 history, the user's input,
 //! the round's scratchpad, the todo recap), streams the model's reply through the ReAct parser,
 //! runs the tools the model asks for, and reports every step as an
 //! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round
@@ -27,6 +27,7 @@ pub mod environment;
 mod error;
 pub mod history;
 pub mod hooks;
+pub mod instructions;
 pub mod memory;
 pub mod mention;
 pub mod plan;
@@ -34,6 +35,7 @@ pub mod prompt;
 pub mod react;
 pub mod rewind;
 mod round;
+pub mod rules;
 pub mod session;
 #[cfg(test)]
 mod spec_map;
