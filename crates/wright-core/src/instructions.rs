@@ -8,7 +8,7 @@
 //!    wright works in; root first): `CODE_LAW.md`, then `AGENTS.md`, then `CLAUDE.md`, each
 //!    name matched without regard to case. When the project root is the git root, or there is
 //!    no git root above it, this is the project root alone;
-//! 3. the rules with `always_apply` (see [`crate::rules`]), by file name;
+//! 3. the rules with `always_apply` (see [`crate::rules`]): the user's, then the project's;
 //! 4. the list of the project's rules the model reads on request, by description.
 //!
 //! The project root is where wright was started (`-C DIR` or the current directory). The

@@ -94,7 +94,8 @@ pub struct RuleProblem {
 /// The rules of a project and its user, as they are now.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
-    /// The rules, sorted by file name, the project's replacing the user's of the same name.
+    /// The rules: the user's, then the project's, each by file name; a project rule replaces
+    /// the user's of the same name.
     pub rules: Vec<Rule>,
     /// The files that were skipped, with why.
     pub problems: Vec<RuleProblem>,
@@ -123,7 +124,11 @@ impl RuleSet {
             RuleScope::Project,
             masker,
         );
-        set.rules.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+        // Most general first, as in the rest of L2: the user's, then the project's.
+        set.rules.sort_by(|a, b| {
+            (a.scope == RuleScope::Project, &a.file_name)
+                .cmp(&(b.scope == RuleScope::Project, &b.file_name))
+        });
         set
     }
 
