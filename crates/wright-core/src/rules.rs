@@ -163,7 +163,14 @@ impl RuleSet {
                     parse_rule(&text, scope).map(|parsed| (parsed, truncated))
                 });
             match read {
-                Ok(((description, trigger, body), truncated)) => {
+                Ok((
+                    ParsedRule {
+                        description,
+                        trigger,
+                        body,
+                    },
+                    truncated,
+                )) => {
                     self.rules.retain(|rule| rule.file_name != file_name);
                     self.rules.push(Rule {
                         file_name,
@@ -198,7 +205,7 @@ impl RuleSet {
             .filter(|rule| matches!(rule.trigger, RuleTrigger::OnRequest))
     }
 
-    /// The glob rules matching `path` (relative to the project root), not in `sent`.
+    /// The glob rules matching `path` (relative to the project root).
     pub fn matching<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a Rule> {
         self.rules.iter().filter(move |rule| match &rule.trigger {
             RuleTrigger::Globs { matcher, .. } => matcher.is_match(path),
@@ -226,12 +233,18 @@ impl RuleSet {
     }
 }
 
-/// What a rule file says: its description, its trigger and its body; or the line and message
-/// of what is wrong.
-fn parse_rule(
-    text: &str,
-    scope: RuleScope,
-) -> Result<(Option<String>, RuleTrigger, String), (Option<usize>, String)> {
+/// What a rule file says.
+struct ParsedRule {
+    description: Option<String>,
+    trigger: RuleTrigger,
+    body: String,
+}
+
+/// What is wrong with a rule file: the line (when there is one) and the message.
+type LineProblem = (Option<usize>, String);
+
+/// What a rule file says, or what is wrong with it.
+fn parse_rule(text: &str, scope: RuleScope) -> Result<ParsedRule, LineProblem> {
     let start = text.strip_prefix('\u{feff}').unwrap_or(text);
     if start.lines().next().map(str::trim_end) != Some("---") {
         return Err((
@@ -312,7 +325,11 @@ fn parse_rule(
                 .to_string(),
         ));
     };
-    Ok((description, trigger, doc.body))
+    Ok(ParsedRule {
+        description,
+        trigger,
+        body: doc.body,
+    })
 }
 
 /// The largest rule file read whole, in bytes (the same bound as CODE_LAW.md).
