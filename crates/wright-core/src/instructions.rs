@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use wright_tools::secrets::SecretMasker;
 
-use crate::code_law::{self, CODE_LAW_FILE, CodeLaw};
+use crate::code_law::{self, CODE_LAW_FILE, CodeLaw, CodeLawError};
 use crate::rules::{RuleScope, RuleSet};
 
 /// The instruction files read in each directory, in this order, compared case-insensitively.
@@ -92,7 +92,7 @@ impl Instructions {
                     truncated: file.truncated,
                 }),
                 Ok(None) => {}
-                Err(problem) => out.problems.push(problem.to_string()),
+                Err(problem) => out.problems.push(without(&problem)),
             }
         }
         let (bound, dirs) = directories(project_root);
@@ -102,7 +102,7 @@ impl Instructions {
                 match code_law::read_named(&bound, dir, name, masker) {
                     Ok(Some(file)) => out.parts.push(file_part(&prefix, &file)),
                     Ok(None) => {}
-                    Err(problem) => out.problems.push(problem.to_string()),
+                    Err(problem) => out.problems.push(without(&problem)),
                 }
             }
         }
@@ -163,6 +163,11 @@ impl Instructions {
                 .join("\n\n")
         })
     }
+}
+
+/// The problem of an instruction file that cannot be read, as reported.
+fn without(problem: &CodeLawError) -> String {
+    format!("{problem}; the request goes without it")
 }
 
 /// The part of an instruction file read in the directory `prefix` leads to from the project

@@ -401,3 +401,28 @@ impl<'a> Round<'a> {
         RoundOutcome::Failed { code, message }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn glob_rules_see_paths_relative_to_the_project_root() {
+        let root = Path::new("/work/project");
+        assert_eq!(
+            project_relative(root, "src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            project_relative(root, "./src/./lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            project_relative(root, "/work/project/src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(project_relative(root, "/etc/passwd"), None);
+        assert_eq!(project_relative(root, "../other/lib.rs"), None);
+    }
+}

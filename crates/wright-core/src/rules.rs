@@ -5,6 +5,9 @@
 //! - `always_apply: true` — the rule joins L2, sent with every request.
 //! - `globs` — the rule is sent as a `<system-reminder>` with the observation of the first
 //!   step of a round that reads or edits a matching file (see [`RuleSet::reminders_for`]).
+//!   Patterns are matched against the path relative to the project root, and `*` also
+//!   matches `/` (`*.rs` is every Rust file). With `always_apply: true` too, the rule is
+//!   simply always sent.
 //! - only a `description` — the project's rules are listed by description (with their path)
 //!   in L2 and the model reads the one it needs with `Read`. A user-wide rule lies outside
 //!   the project, where `Read` refuses to go (and should keep refusing), so a user-wide rule

@@ -57,7 +57,7 @@ impl Round<'_> {
             self.warned_instructions = true;
             for problem in &instructions.problems {
                 self.sink.emit(Event::Warning {
-                    message: format!("{problem}; the request goes without it"),
+                    message: problem.clone(),
                 });
             }
         }
