@@ -14,7 +14,10 @@
 //!   with only a description is sent whole, as if `always_apply` were set: it is the user's
 //!   own file, bounded like every other.
 //!
-//! A rule of the project replaces a user-wide one with the same file name. The files are
+//! A rule of the project replaces a user-wide one with the same file name. Only the project
+//! root's `.wright/rules/` is read, not those of directories above it when wright starts in a
+//! subdirectory (as for `.wright/config.toml`): a rule listed for `Read` must be inside the
+//! project. The files are
 //! read like CODE_LAW.md — re-read for every request, at most [`MAX_RULE_FILES`] per
 //! directory and [`MAX_CODE_LAW_BYTES`] each (cut with a note), only regular files whose real
 //! path stays inside the directory's owner (the project, the settings directory), secrets
