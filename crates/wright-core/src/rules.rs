@@ -19,7 +19,7 @@
 //! subdirectory (as for `.wright/config.toml`): a rule listed for `Read` must be inside the
 //! project. The files are
 //! read like CODE_LAW.md — re-read for every request, at most [`MAX_RULE_FILES`] per
-//! directory and [`MAX_CODE_LAW_BYTES`] each (cut with a note), only regular files whose real
+//! directory and [`MAX_RULE_BYTES`] each (cut with a note), only regular files whose real
 //! path stays inside the directory's owner (the project, the settings directory), secrets
 //! masked. A file whose front matter cannot be read is skipped with a problem naming it.
 
@@ -39,6 +39,10 @@ pub const USER_RULES_DIR: &str = "rules";
 
 /// At most this many rule files are read from one directory (the first by name).
 pub const MAX_RULE_FILES: usize = 64;
+
+/// The largest rule file read whole, in bytes (the same bound as CODE_LAW.md); a longer one
+/// is cut with a note.
+pub const MAX_RULE_BYTES: usize = MAX_CODE_LAW_BYTES;
 
 /// Whose a rule is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,9 +341,6 @@ fn parse_rule(text: &str, scope: RuleScope) -> Result<ParsedRule, LineProblem> {
         body: doc.body,
     })
 }
-
-/// The largest rule file read whole, in bytes (the same bound as CODE_LAW.md).
-pub const MAX_RULE_BYTES: usize = MAX_CODE_LAW_BYTES;
 
 #[cfg(test)]
 mod tests {
