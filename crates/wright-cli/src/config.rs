@@ -720,6 +720,7 @@ pub fn resolve(
             .find_map(|f| f.max_steps)
             .unwrap_or(DEFAULT_MAX_STEPS),
         context: context_settings(&env, files)?,
+        user_config_dir: user_config_dir(&env),
     };
     Ok(Settings {
         llm,

@@ -18,15 +18,16 @@ use wright_store::memory::MemoryPaths;
 const NEXT_INPUT: &str = "<your next message>";
 
 /// Renders the report for `session` (or a new session when there is none), its agent having
-/// the Memory tool over `memory`.
+/// the Memory tool over `memory`, L2 read with the user's settings directory `user_config`.
 pub fn report(
     root: &Path,
     session: Option<&LoadedSession>,
     settings: &ContextSettings,
     memory: Option<&MemoryPaths>,
+    user_config: Option<&Path>,
     full: bool,
 ) -> String {
-    let next = SessionContext::load(root, session, memory);
+    let next = SessionContext::load(root, session, memory, user_config);
     let builder = next.builder(NEXT_INPUT);
     let request = builder.request();
     let total = estimate_request(&request);
@@ -73,17 +74,26 @@ pub fn report(
                 let label = format!("L1 system prompt + {} tools", next.tool_count());
                 row(&mut out, &label, tokens);
             }
-            Layer::CodeLaw(_) => {
-                let label = match next.code_law() {
-                    Ok(Some(law)) if law.truncated => {
-                        format!("L2 {} (cut at 64 KiB)", law.file_name)
-                    }
-                    Ok(Some(law)) => format!("L2 {}", law.file_name),
-                    Ok(None) => "L2 CODE_LAW.md (none)".to_string(),
-                    Err(problem) => format!("L2 CODE_LAW.md (unreadable: {problem})"),
-                };
-                let tokens = added_to_system(&layer);
-                row(&mut out, &label, tokens);
+            Layer::Instructions(_) => {
+                // One row per source, each with its own estimate; the layer's joins are
+                // counted in the total.
+                added_to_system(&layer);
+                let instructions = next.instructions();
+                if instructions.parts.is_empty() {
+                    row(&mut out, "L2 CODE_LAW.md / AGENTS.md / CLAUDE.md (none)", 0);
+                }
+                for part in &instructions.parts {
+                    let cut = if part.truncated {
+                        " (cut at 64 KiB)"
+                    } else {
+                        ""
+                    };
+                    let label = format!("L2 {}{cut}", part.label);
+                    row(&mut out, &label, estimate_tokens(&part.text));
+                }
+                for problem in &instructions.problems {
+                    let _ = writeln!(out, "  warning: {problem}");
+                }
             }
             Layer::Summaries(summaries) => {
                 let label = format!("L3 summaries ({})", summaries.len());

@@ -99,6 +99,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         prices: settings.prices,
         reports: Box::new(CliReports {
             memory: setup_memory,
+            user_config: config::user_config_dir(&config::process_env),
         }),
         plan: args.plan,
         mcp: mcp_launch,
@@ -111,9 +112,10 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
 }
 
 /// The interactive session's reports, as the subcommands print them; its agents keep memory
-/// at `memory`.
+/// at `memory`; L2 is read with the user's settings directory `user_config`.
 struct CliReports {
     memory: Option<wright_store::memory::MemoryPaths>,
+    user_config: Option<std::path::PathBuf>,
 }
 
 impl Reports for CliReports {
@@ -124,7 +126,14 @@ impl Reports for CliReports {
         session: Option<&LoadedSession>,
         settings: &ContextSettings,
     ) -> String {
-        context_cmd::report(root, session, settings, self.memory.as_ref(), false)
+        context_cmd::report(
+            root,
+            session,
+            settings,
+            self.memory.as_ref(),
+            self.user_config.as_deref(),
+            false,
+        )
     }
 
     /// `/sessions`: the `wright sessions list` table in local time.

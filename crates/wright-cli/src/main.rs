@@ -511,11 +511,13 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
         let dir = config::memory_dir(&files, root, user_home.as_deref());
         wright_store::memory::MemoryPaths::new(&home, root, dir.as_deref())
     });
+    let user_config = config::user_config_dir(&env);
     let report = context_cmd::report(
         root,
         session.as_ref(),
         &settings,
         memory.as_ref(),
+        user_config.as_deref(),
         args.full,
     );
     use std::io::Write;

@@ -41,10 +41,25 @@ pub struct CodeLawError {
 /// output. A file that cannot be read is reported as an error for the caller to show; it never
 /// stops a round.
 pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw>, CodeLawError> {
-    let Ok(entries) = std::fs::read_dir(project_root) else {
+    read_named(project_root, project_root, CODE_LAW_FILE, masker)
+}
+
+/// Reads the file named `lower_name` (compared case-insensitively) in `dir`, if there is one,
+/// as [`load`] reads CODE_LAW.md: only a regular file whose real path is inside `bound` (the
+/// project, the git root above it, or wright's user settings directory), never blocking, cut
+/// to [`MAX_CODE_LAW_BYTES`] with a visible note, secrets masked.
+pub(crate) fn read_named(
+    bound: &Path,
+    dir: &Path,
+    lower_name: &str,
+    masker: &SecretMasker,
+) -> Result<Option<CodeLaw>, CodeLawError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(None);
     };
     let mut names: Vec<String> = entries
+        // A hostile directory may hold millions of entries: look at a bounded number.
+        .take(MAX_DIR_ENTRIES)
         .filter_map(Result::ok)
         .filter(|entry| {
             // Anything but a directory: what is not a regular file inside the project is
@@ -52,7 +67,7 @@ pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw
             entry.file_type().is_ok_and(|t| !t.is_dir())
         })
         .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.eq_ignore_ascii_case(CODE_LAW_FILE))
+        .filter(|name| name.eq_ignore_ascii_case(lower_name))
         .collect();
     // Several spellings in one directory (case-sensitive file systems): take the upper-case
     // one the spec names first, for a stable choice.
@@ -60,14 +75,31 @@ pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw
     let Some(file_name) = names.into_iter().next() else {
         return Ok(None);
     };
-    let path = project_root.join(&file_name);
-    let mut bytes =
-        read_project_file(project_root, &path, MAX_CODE_LAW_BYTES as u64).map_err(|source| {
-            CodeLawError {
-                path: path.clone(),
-                source,
-            }
+    let path = dir.join(&file_name);
+    let (text, truncated) =
+        read_bounded(bound, &path, &file_name).map_err(|source| CodeLawError {
+            path: path.clone(),
+            source,
         })?;
+    Ok(Some(CodeLaw {
+        file_name,
+        text: masker.mask(&text).into_owned(),
+        truncated,
+    }))
+}
+
+/// At most this many entries of a directory are looked at for an instruction file.
+pub(crate) const MAX_DIR_ENTRIES: usize = 4096;
+
+/// The text of `path` (real path inside `bound`, a regular file), cut to
+/// [`MAX_CODE_LAW_BYTES`] with a note naming `shown_name`; whether it was cut. Secrets are
+/// not masked here.
+pub(crate) fn read_bounded(
+    bound: &Path,
+    path: &Path,
+    shown_name: &str,
+) -> Result<(String, bool), ProjectFileError> {
+    let mut bytes = read_project_file(bound, path, MAX_CODE_LAW_BYTES as u64)?;
     let truncated = bytes.len() > MAX_CODE_LAW_BYTES;
     bytes.truncate(MAX_CODE_LAW_BYTES);
     let mut text = String::from_utf8_lossy(&bytes).into_owned();
@@ -77,15 +109,11 @@ pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw
             text.pop();
         }
         text.push_str(&format!(
-            "\n\n[{file_name} is longer than {} KiB; the rest was cut.]",
+            "\n\n[{shown_name} is longer than {} KiB; the rest was cut.]",
             MAX_CODE_LAW_BYTES / 1024
         ));
     }
-    Ok(Some(CodeLaw {
-        file_name,
-        text: masker.mask(&text).into_owned(),
-        truncated,
-    }))
+    Ok((text, truncated))
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //!
 //! 1. **L1** — the system prompt with the tool descriptions, byte-identical for every request of
 //!    a session (the provider's prompt cache then covers it);
-//! 2. **L2** — the project's CODE_LAW.md, re-read for every request, appended to the system
-//!    prompt after L1 (so L1 stays the request's stable prefix) and never stored in history;
+//! 2. **L2** — the project's CODE_LAW.md, AGENTS.md, CLAUDE.md and rules
+//!    ([`crate::instructions`]), re-read for every request, appended to the system prompt
+//!    after L1 (so L1 stays the request's stable prefix) and never stored in history;
 //! 3. **L3** — the summaries of archived rounds, oldest first, then the retained history with
 //!    its compressed tool results;
 //! 4. the **current user input**, after @file preprocessing;
@@ -23,13 +24,12 @@
 use wright_llm::{ChatMessage, ChatRequest};
 use wright_protocol::{Message, Role};
 
-use crate::code_law::CodeLaw;
 use crate::compaction::estimate_tokens;
 use crate::history::SummaryEntry;
+use crate::instructions::Instructions;
 use crate::react::STOP_SEQUENCE;
 
-/// Where the project rules start inside the system prompt.
-pub const CODE_LAW_HEADER: &str = "# Project rules (CODE_LAW.md)";
+pub use crate::instructions::CODE_LAW_HEADER;
 
 /// One step of the running round.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,8 +52,8 @@ pub struct ScratchStep {
 pub struct ContextBuilder<'a> {
     /// L1.
     pub system: &'a str,
-    /// L2.
-    pub code_law: Option<&'a CodeLaw>,
+    /// L2: CODE_LAW.md, AGENTS.md, CLAUDE.md and the rules, as read for this request.
+    pub instructions: Option<&'a Instructions>,
     /// L3, first part.
     pub summaries: &'a [SummaryEntry],
     /// L3, second part: retained messages (tool messages hold compressed JSON).
@@ -77,8 +77,8 @@ pub const LAYER_COUNT: usize = 7;
 pub enum Layer<'a> {
     /// L1: the system prompt with the tools' descriptions.
     System(&'a str),
-    /// L2: the project's rules, when it has a CODE_LAW.md.
-    CodeLaw(Option<&'a CodeLaw>),
+    /// L2: the project's and the user's instructions and rules, when there are any.
+    Instructions(Option<&'a Instructions>),
     /// L3, first part: the summaries of archived rounds, oldest first.
     Summaries(&'a [SummaryEntry]),
     /// L3, second part: the retained history.
@@ -105,11 +105,7 @@ impl Layer<'_> {
                     .collect::<Vec<_>>()
                     .join("\n\n"),
             ),
-            Layer::CodeLaw(Some(law)) => Some(format!(
-                "{CODE_LAW_HEADER}\n\nThe project's own rules, from {}. They override your defaults.\n\n{}",
-                law.file_name,
-                law.text.trim_end()
-            )),
+            Layer::Instructions(Some(instructions)) => instructions.system_text(),
             _ => None,
         }
     }
@@ -120,9 +116,10 @@ impl Layer<'_> {
             Layer::History(history) => history.iter().map(history_message).collect(),
             Layer::Input(input) => vec![ChatMessage::user(*input)],
             Layer::Scratchpad(scratchpad) => scratchpad.iter().flat_map(scratch_messages).collect(),
-            Layer::System(_) | Layer::CodeLaw(_) | Layer::Summaries(_) | Layer::TodoRecap(_) => {
-                Vec::new()
-            }
+            Layer::System(_)
+            | Layer::Instructions(_)
+            | Layer::Summaries(_)
+            | Layer::TodoRecap(_) => Vec::new(),
         }
     }
 
@@ -141,7 +138,7 @@ impl<'a> ContextBuilder<'a> {
     pub fn layers(&self) -> [Layer<'a>; LAYER_COUNT] {
         [
             Layer::System(self.system),
-            Layer::CodeLaw(self.code_law),
+            Layer::Instructions(self.instructions),
             Layer::Summaries(self.summaries),
             Layer::History(self.history),
             Layer::Input(self.input),
@@ -222,6 +219,7 @@ pub fn estimate_messages(messages: &[ChatMessage]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code_law::CodeLaw;
     use pretty_assertions::assert_eq;
     use wright_llm::ChatRole;
     use wright_protocol::MessageMetadata;
@@ -229,7 +227,7 @@ mod tests {
     fn parts<'a>(history: &'a [Message], scratchpad: &'a [ScratchStep]) -> ContextBuilder<'a> {
         ContextBuilder {
             system: "L1",
-            code_law: None,
+            instructions: None,
             summaries: &[],
             history,
             input: "now this",
@@ -249,11 +247,11 @@ mod tests {
 
     #[test]
     fn layers_come_in_spec_order_with_the_recap_last() {
-        let law = CodeLaw {
+        let law = Instructions::from_code_law(&CodeLaw {
             file_name: "CODE_LAW.md".into(),
             text: "No unsafe.".into(),
             truncated: false,
-        };
+        });
         let summaries = [SummaryEntry {
             text: "## 📌 Archived Session Summary".into(),
             start_time: chrono::Utc::now(),
@@ -274,7 +272,7 @@ mod tests {
         ];
         let scratch = [step(1)];
         let request = ContextBuilder {
-            code_law: Some(&law),
+            instructions: Some(&law),
             summaries: &summaries,
             todo_recap: Some("1 todo: [>] ship it"),
             ..parts(&history, &scratch)
@@ -339,6 +337,7 @@ mod tests {
 #[cfg(test)]
 mod layer_tests {
     use super::*;
+    use crate::code_law::CodeLaw;
     use pretty_assertions::assert_eq;
     use std::mem::discriminant;
 
@@ -346,7 +345,7 @@ mod layer_tests {
     fn layers_are_yielded_in_spec_order_even_when_empty() {
         let builder = ContextBuilder {
             system: "L1",
-            code_law: None,
+            instructions: None,
             summaries: &[],
             history: &[],
             input: "now",
@@ -356,7 +355,7 @@ mod layer_tests {
         let order: Vec<_> = builder.layers().iter().map(discriminant).collect();
         let expected: Vec<_> = [
             Layer::System(""),
-            Layer::CodeLaw(None),
+            Layer::Instructions(None),
             Layer::Summaries(&[]),
             Layer::History(&[]),
             Layer::Input(""),
@@ -375,14 +374,14 @@ mod layer_tests {
 
     #[test]
     fn each_layer_says_where_its_text_goes() {
-        let law = CodeLaw {
+        let law = Instructions::from_code_law(&CodeLaw {
             file_name: "code_law.md".into(),
             text: "Tabs.\n".into(),
             truncated: false,
-        };
+        });
         let builder = ContextBuilder {
             system: "L1",
-            code_law: Some(&law),
+            instructions: Some(&law),
             summaries: &[],
             history: &[Message::user("before")],
             input: "now",

@@ -1,8 +1,9 @@
 //! The wright agent.
 //!
 //! This crate turns a user's request into a finished round: it assembles each request with the
-//! ContextBuilder ([`context`]: L1 system prompt, L2 CODE_LAW.md, L3 history, the user's input,
-//! the round's scratchpad, the todo recap), streams the model's reply through the ReAct parser,
+//! ContextBuilder ([`context`]: L1 system prompt, L2 CODE_LAW.md, AGENTS.md, CLAUDE.md and
+//! rules ([`instructions`], [`rules`]), L3 history, the user's input, the round's scratchpad,
+//! the todo recap), streams the model's reply through the ReAct parser,
 //! runs the tools the model asks for, and reports every step as an
 //! [`Event`](wright_protocol::Event). It owns the ReAct text protocol ([`react`]) and the round
 //! loop ([`Agent`]; a round that stops without an answer says why with a [`RoundError`]), asks
@@ -28,6 +29,7 @@ mod error;
 pub mod history;
 pub mod hooks;
 pub mod init;
+pub mod instructions;
 pub mod memory;
 pub mod mention;
 pub mod plan;
@@ -35,6 +37,7 @@ pub mod prompt;
 pub mod react;
 pub mod rewind;
 mod round;
+pub mod rules;
 pub mod session;
 #[cfg(test)]
 mod spec_map;

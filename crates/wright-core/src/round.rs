@@ -20,13 +20,17 @@ mod window;
 pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig};
 
+use std::path::{Component, Path};
+
 use wright_protocol::{
-    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, Usage,
+    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, ToolCall, ToolResult,
+    Usage,
 };
 use wright_store::{CheckpointKind, RoundStatus, StoreError, UsageKind};
 
 use crate::context::{ScratchStep, estimate_request};
 use crate::error::RoundError;
+use crate::instructions::Instructions;
 use crate::mention;
 use crate::react::{Action, Reply, parse_reply};
 use crate::tiers::{HistoryView, tool_message};
@@ -57,6 +61,29 @@ pub enum RoundOutcome {
         /// Why, for people.
         message: String,
     },
+}
+
+/// The tools whose `file_path` is a file they read or edit: glob rules follow them.
+const FILE_TOOLS: [&str; 4] = ["Read", "Edit", "MultiEdit", "Write"];
+
+/// `path` as the model gave it, relative to the project `root` with `/` between components,
+/// for glob rules to match; `None` for a path outside the project.
+fn project_relative(root: &Path, path: &str) -> Option<String> {
+    let path = Path::new(path);
+    let relative = if path.is_absolute() {
+        path.strip_prefix(root).ok()?
+    } else {
+        path
+    };
+    let mut parts = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => parts.push(part.to_str()?),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// Where a round reports what happens.
@@ -104,8 +131,12 @@ pub(crate) struct Round<'a> {
     scratchpad: Vec<ScratchStep>,
     /// Replies in a row that could not be read.
     malformed_in_a_row: u32,
-    /// Whether an unreadable CODE_LAW.md was already reported this round.
-    warned_code_law: bool,
+    /// Whether L2's unreadable files were already reported this round.
+    warned_instructions: bool,
+    /// L2 as the last request read it: its rules give the steps' glob reminders.
+    instructions: Instructions,
+    /// The glob rules already sent this round, by file name (once per round each).
+    rules_sent: Vec<String>,
     /// Whether a snapshot was taken before one of the round's steps (then one more is taken
     /// when it ends).
     checkpointed: bool,
@@ -130,7 +161,9 @@ impl<'a> Round<'a> {
             usage: Usage::default(),
             scratchpad: Vec::new(),
             malformed_in_a_row: 0,
-            warned_code_law: false,
+            warned_instructions: false,
+            instructions: Instructions::default(),
+            rules_sent: Vec::new(),
             checkpointed: false,
         }
     }
@@ -226,7 +259,8 @@ impl<'a> Round<'a> {
                     match result {
                         Some(mut result) if !self.agent.cancellation().is_cancelled() => {
                             jobs::tell_with_result(&mut result, self.agent.take_ended_jobs());
-                            StepRecord::tool_step(text, call, result)
+                            let reminder = self.rule_reminders(&call, &result);
+                            StepRecord::tool_step(text, call, result).with_reminder(reminder)
                         }
                         // Interrupted: what the tool returned before it was stopped (Bash's
                         // output so far, a write that finished) is kept; a call that never
@@ -274,6 +308,7 @@ impl<'a> Round<'a> {
             tool,
             malformed,
             todos,
+            reminder,
         } = record;
         if let Some(stored_text) = stored_text {
             self.store(Message::assistant(stored_text), None);
@@ -284,10 +319,14 @@ impl<'a> Round<'a> {
             ..MessageMetadata::default()
         };
         self.store_with(tool_message(&compressed), metadata);
+        // A glob rule's reminder is part of the observation this round reads, in full or
+        // compressed, but not of its history form: later rounds that touch no matching file
+        // do not carry it (one that does gets it again).
+        let reminder = reminder.unwrap_or_default();
         self.scratchpad.push(ScratchStep {
             assistant: text,
-            observation,
-            compressed,
+            observation: observation + &reminder,
+            compressed: compressed + &reminder,
             use_compressed: false,
         });
         self.malformed_in_a_row = if malformed {
@@ -295,6 +334,19 @@ impl<'a> Round<'a> {
         } else {
             0
         };
+    }
+
+    /// The `<system-reminder>`s of the glob rules matching the file a successful `Read`,
+    /// `Edit`, `MultiEdit` or `Write` step touched, each rule once per round.
+    fn rule_reminders(&mut self, call: &ToolCall, result: &ToolResult) -> Option<String> {
+        if !FILE_TOOLS.contains(&call.tool.as_str()) || !result.is_success() {
+            return None;
+        }
+        let path = call.args.get("file_path")?.as_str()?;
+        let relative = project_relative(self.agent.ctx.root(), path)?;
+        self.instructions
+            .rules
+            .reminders_for(&relative, &mut self.rules_sent)
     }
 
     /// Writes a message of this step to history; a storage failure becomes a warning.
@@ -347,5 +399,30 @@ impl<'a> Round<'a> {
             message: message.clone(),
         });
         RoundOutcome::Failed { code, message }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn glob_rules_see_paths_relative_to_the_project_root() {
+        let root = Path::new("/work/project");
+        assert_eq!(
+            project_relative(root, "src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            project_relative(root, "./src/./lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(
+            project_relative(root, "/work/project/src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
+        assert_eq!(project_relative(root, "/etc/passwd"), None);
+        assert_eq!(project_relative(root, "../other/lib.rs"), None);
     }
 }

@@ -5,7 +5,7 @@
 //! files ([`AgentCatalog`]); `wright exec --agent NAME` runs a session as one of them.
 
 mod catalog;
-mod front_matter;
+pub(crate) mod front_matter;
 mod task;
 
 pub use catalog::{AgentCatalog, AgentDefinition, AgentFileError, AgentSource, EXPLORE, GENERAL};

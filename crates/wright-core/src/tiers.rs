@@ -7,9 +7,9 @@ use wright_llm::ChatRequest;
 use wright_protocol::{HistoryResult, Message, MessageMetadata, Role, ToolResult};
 use wright_tools::CompressionLevel;
 
-use crate::code_law::CodeLaw;
 use crate::context::{ContextBuilder, ScratchStep, estimate_request};
 use crate::history::{HistoryManager, SummaryEntry};
+use crate::instructions::Instructions;
 
 /// A history `tool` message holding a compressed result.
 pub fn tool_message(compressed: &str) -> Message {
@@ -70,14 +70,14 @@ impl HistoryView {
     pub fn context<'a>(
         &'a self,
         system: &'a str,
-        code_law: Option<&'a CodeLaw>,
+        instructions: Option<&'a Instructions>,
         input: &'a str,
         scratchpad: &'a [ScratchStep],
         todo_recap: Option<&'a str>,
     ) -> ContextBuilder<'a> {
         ContextBuilder {
             system,
-            code_law,
+            instructions,
             summaries: &self.summaries,
             history: &self.messages,
             input,
@@ -90,12 +90,12 @@ impl HistoryView {
     pub fn request(
         &self,
         system: &str,
-        code_law: Option<&CodeLaw>,
+        instructions: Option<&Instructions>,
         input: &str,
         scratchpad: &[ScratchStep],
         todo_recap: Option<&str>,
     ) -> ChatRequest {
-        self.context(system, code_law, input, scratchpad, todo_recap)
+        self.context(system, instructions, input, scratchpad, todo_recap)
             .request()
     }
 

@@ -30,6 +30,7 @@ mod lifetime;
 mod mcp;
 mod memory;
 mod plan;
+mod rules;
 mod sec;
 mod sec_verify;
 mod secrets;

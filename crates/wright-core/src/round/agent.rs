@@ -30,6 +30,9 @@ pub struct AgentConfig {
     pub max_steps: u32,
     /// Window, threshold, retained rounds, summary settings.
     pub context: ContextSettings,
+    /// wright's user settings directory (`~/.config/wright`), whose `AGENTS.md` and `rules/`
+    /// join L2 ([`crate::instructions`]); `None` for none.
+    pub user_config_dir: Option<std::path::PathBuf>,
 }
 
 impl AgentConfig {

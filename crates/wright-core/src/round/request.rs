@@ -1,5 +1,6 @@
 //! Each step's request, made to fit the window (DESIGN §9.3): the ContextBuilder's layers from
-//! the round's view of L3, with L2 re-read and the todo recap taken fresh; when the estimate
+//! the round's view of L3, with L2 re-read (its files and rules, kept for the step's glob
+//! reminders) and the todo recap taken fresh; when the estimate
 //! does not fit, the oldest scratchpad observations fall back to their compressed form, then
 //! the retained history's tool results are compressed harder, and if nothing is left to
 //! shrink the round ends. The request then asks for a reply no longer than what the window
@@ -8,10 +9,10 @@
 use wright_llm::ChatRequest;
 use wright_protocol::Event;
 
-use crate::code_law;
 use crate::compaction::plan_compaction;
 use crate::context::estimate_request;
 use crate::error::RoundError;
+use crate::instructions::Instructions;
 
 use super::Round;
 
@@ -46,18 +47,21 @@ fn reply_cap(max_output_tokens: u32, context_window: u64, estimated: u64) -> u32
 impl Round<'_> {
     /// Builds the next request and makes it fit the window, with the reply limit it leaves.
     pub(super) fn fit_request(&mut self) -> Result<ChatRequest, RoundError> {
-        let code_law = match code_law::load(self.agent.ctx.root(), self.agent.tools.masker()) {
-            Ok(law) => law,
-            Err(problem) => {
-                if !self.warned_code_law {
-                    self.warned_code_law = true;
-                    self.sink.emit(Event::Warning {
-                        message: format!("{problem}; sending the request without project rules"),
-                    });
-                }
-                None
+        let instructions = Instructions::load(
+            self.agent.ctx.root(),
+            self.agent.config.user_config_dir.as_deref(),
+            self.agent.tools.masker(),
+        );
+        // L2 is re-read for every request; what cannot be read is said once per round.
+        if !self.warned_instructions {
+            self.warned_instructions = true;
+            for problem in &instructions.problems {
+                self.sink.emit(Event::Warning {
+                    message: problem.clone(),
+                });
             }
-        };
+        }
+        self.instructions = instructions;
         let recap = wright_tools::todo_recap(&self.agent.ctx.todos());
         let agent = &*self.agent;
         let settings = &agent.config.context;
@@ -78,7 +82,7 @@ impl Round<'_> {
         loop {
             let request = view.request(
                 &agent.system,
-                code_law.as_ref(),
+                Some(&self.instructions),
                 &self.input,
                 &self.scratchpad,
                 recap.as_deref(),

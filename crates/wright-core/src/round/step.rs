@@ -23,6 +23,8 @@ pub(super) struct StepRecord {
     pub(super) malformed: bool,
     /// The list a TodoWrite set, which the session file keeps beside the recap.
     pub(super) todos: Option<Vec<TodoItem>>,
+    /// The glob rules' `<system-reminder>`s sent with this observation (not stored).
+    pub(super) reminder: Option<String>,
 }
 
 impl StepRecord {
@@ -46,7 +48,13 @@ impl StepRecord {
             tool: Some(call.tool),
             malformed,
             todos,
+            reminder: None,
         }
+    }
+
+    /// This step with `reminder` sent after its observation.
+    pub(super) fn with_reminder(self, reminder: Option<String>) -> Self {
+        Self { reminder, ..self }
     }
 
     /// A reply that could not be read: the observation restates the format, and history keeps
@@ -63,6 +71,7 @@ impl StepRecord {
             tool: None,
             malformed: true,
             todos: None,
+            reminder: None,
         }
     }
 }

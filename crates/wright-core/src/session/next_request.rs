@@ -8,22 +8,22 @@ use wright_store::LoadedSession;
 use wright_store::memory::MemoryPaths;
 use wright_tools::ToolRegistry;
 
-use crate::code_law::{self, CodeLaw, CodeLawError};
 use crate::context::ContextBuilder;
 use crate::environment::Environment;
 use crate::history::HistoryManager;
+use crate::instructions::Instructions;
 use crate::memory::{MemoryTool, SessionMemory, memory_index};
 use crate::prompt::agent_system_prompt;
 use crate::subagent::{AgentCatalog, agent_listing, with_task_description};
 use crate::tiers::HistoryView;
 
 /// What the next request of a session would be built from: L1 for a session's tools, the
-/// project's CODE_LAW.md as it is now, the session's history replayed from its records, and
+/// project's L2 (CODE_LAW.md, AGENTS.md, CLAUDE.md, rules) as it is now, the session's history replayed from its records, and
 /// the todo list its last TodoWrite left.
 pub struct SessionContext {
     system: String,
     tool_count: usize,
-    code_law: Result<Option<CodeLaw>, CodeLawError>,
+    instructions: Instructions,
     history: HistoryManager,
     view: HistoryView,
     recap: Option<String>,
@@ -33,11 +33,13 @@ impl SessionContext {
     /// Reads the project at `root` and replays the records of `session` (none for a session
     /// not begun yet). L1 ends with the session's environment block, or today's for a new one,
     /// then, with `memory`, the Memory tool's index of memory as the session recorded it (or
-    /// as it is now). Nothing is written and the session file is not locked.
+    /// as it is now). L2 is read with the user's settings directory `user_config_dir`.
+    /// Nothing is written and the session file is not locked.
     pub fn load(
         root: &Path,
         session: Option<&LoadedSession>,
         memory: Option<&MemoryPaths>,
+        user_config_dir: Option<&Path>,
     ) -> Self {
         let mut tools = ToolRegistry::builtin();
         if let Some(paths) = memory {
@@ -74,7 +76,7 @@ impl SessionContext {
                 false,
             ),
             tool_count: tools.names().len(),
-            code_law: code_law::load(root, tools.masker()),
+            instructions: Instructions::load(root, user_config_dir, tools.masker()),
             view: HistoryView::new(&history),
             history,
             recap,
@@ -82,16 +84,20 @@ impl SessionContext {
     }
 
     /// The ContextBuilder of the next request, with `input` as the user's input and an empty
-    /// scratchpad. An unreadable CODE_LAW.md is left out, as a round would leave it out.
+    /// scratchpad. An unreadable file of L2 is left out, as a round would leave it out.
     pub fn builder<'a>(&'a self, input: &'a str) -> ContextBuilder<'a> {
-        let code_law = self.code_law.as_ref().ok().and_then(Option::as_ref);
-        self.view
-            .context(&self.system, code_law, input, &[], self.recap.as_deref())
+        self.view.context(
+            &self.system,
+            Some(&self.instructions),
+            input,
+            &[],
+            self.recap.as_deref(),
+        )
     }
 
-    /// The project's CODE_LAW.md: none, its rules, or why it cannot be read.
-    pub fn code_law(&self) -> Result<Option<&CodeLaw>, &CodeLawError> {
-        self.code_law.as_ref().map(Option::as_ref)
+    /// L2 as it is now: its parts, and the files that cannot be read or used.
+    pub fn instructions(&self) -> &Instructions {
+        &self.instructions
     }
 
     /// The session's history.

@@ -5,6 +5,7 @@ use serde_json::json;
 use wright_core::code_law::CodeLaw;
 use wright_core::context::{ContextBuilder, ScratchStep};
 use wright_core::history::SummaryEntry;
+use wright_core::instructions::Instructions;
 use wright_core::mention::preprocess;
 use wright_core::prompt::system_prompt;
 use wright_core::tiers::tool_message;
@@ -29,11 +30,11 @@ fn render(request: &wright_llm::ChatRequest) -> String {
 fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
     let tools = ToolRegistry::builtin();
     let system = system_prompt(&tools);
-    let law = CodeLaw {
+    let law = Instructions::from_code_law(&CodeLaw {
         file_name: "CODE_LAW.md".into(),
         text: "- Never use `unwrap()` outside tests.\n- Keep functions under 50 lines.".into(),
         truncated: false,
-    };
+    });
     let at = Utc.with_ymd_and_hms(2026, 11, 22, 8, 0, 0).unwrap();
     let summaries = [SummaryEntry {
         text: "## 📌 Archived Session Summary\n*(Contains context from 2026-11-22T08:00:00Z to 2026-11-22T09:00:00Z)*\n\n### 🎯 Objectives & Status\n* **Original Goal**: Add login".into(),
@@ -84,7 +85,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
     ]);
     let request = ContextBuilder {
         system: &system,
-        code_law: Some(&law),
+        instructions: Some(&law),
         summaries: &summaries,
         history: &history,
         input: &input,
