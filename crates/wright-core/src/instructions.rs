@@ -98,8 +98,18 @@ impl Instructions {
         let (bound, dirs) = directories(project_root);
         for dir in &dirs {
             let prefix = relative_prefix(project_root, dir);
+            // The project's own files may not lead out of the project; those of the
+            // directories above it, out of the git root.
+            let bound = if dir == project_root {
+                project_root
+            } else {
+                bound.as_path()
+            };
             for name in INSTRUCTION_FILES {
-                match code_law::read_named(&bound, dir, name, masker) {
+                if dir != project_root && !owned_by_user(&dir.join(name)) {
+                    continue;
+                }
+                match code_law::read_named(bound, dir, name, masker) {
                     Ok(Some(file)) => out.parts.push(file_part(&prefix, &file)),
                     Ok(None) => {}
                     Err(problem) => out.problems.push(without(&problem)),
@@ -107,7 +117,18 @@ impl Instructions {
             }
         }
         let rules = RuleSet::load(project_root, user_config_dir, masker);
+        let mut size: usize = out.parts.iter().map(|p| p.text.len()).sum();
         for rule in rules.always() {
+            if size + rule.text.len() > MAX_L2_BYTES {
+                out.problems.push(format!(
+                    "{}: left out: L2 would pass {} KiB with it (the instruction files and \
+                     always-apply rules together); make rules shorter or fewer",
+                    rule.label,
+                    MAX_L2_BYTES / 1024
+                ));
+                continue;
+            }
+            size += rule.text.len();
             let whose = match rule.scope {
                 RuleScope::Project => "Project rule",
                 RuleScope::User => "User-wide rule",
@@ -121,10 +142,12 @@ impl Instructions {
         let listed: Vec<String> = rules
             .on_request()
             .map(|rule| {
+                let description = rule.description.as_deref().unwrap_or_default();
+                let description: String = description.chars().take(MAX_DESCRIPTION_CHARS).collect();
                 format!(
                     "- `{}`: {}",
                     rule.label,
-                    rule.description.as_deref().unwrap_or_default()
+                    masker.mask(&description.replace(['\n', '\r'], " "))
                 )
             })
             .collect();
@@ -193,6 +216,31 @@ fn file_part(prefix: &str, file: &CodeLaw) -> Part {
     }
 }
 
+/// The most bytes of instruction files and always-apply rules L2 holds: past it, further
+/// always-apply rules are left out with a problem (a repository could otherwise send
+/// megabytes with every request).
+pub const MAX_L2_BYTES: usize = 128 * 1024;
+
+/// The most characters of a rule's description in the list of rules on request.
+const MAX_DESCRIPTION_CHARS: usize = 300;
+
+/// Whether `path` (a file or directory above the project) is the user's own, or absent: a
+/// `.git` or an instruction file another user could have put in a shared directory (say
+/// `/tmp`) is not trusted — git's `safe.directory` concern.
+#[cfg(unix)]
+fn owned_by_user(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta.uid() == nix::unistd::geteuid().as_raw(),
+        Err(_) => true,
+    }
+}
+
+#[cfg(not(unix))]
+fn owned_by_user(_: &Path) -> bool {
+    true
+}
+
 /// The root files must stay inside, and the directories whose instruction files are read,
 /// outermost first: the enclosing git root down to `project_root`, or `project_root` alone.
 fn directories(project_root: &Path) -> (PathBuf, Vec<PathBuf>) {
@@ -205,6 +253,9 @@ fn directories(project_root: &Path) -> (PathBuf, Vec<PathBuf>) {
         dirs.push(ancestor.to_path_buf());
         // `symlink_metadata`: a `.git` that is a link does not make a git root.
         if std::fs::symlink_metadata(ancestor.join(".git")).is_ok_and(|m| !m.is_symlink()) {
+            if !owned_by_user(&ancestor.join(".git")) || !owned_by_user(ancestor) {
+                return alone;
+            }
             dirs.reverse();
             return (ancestor.to_path_buf(), dirs);
         }
@@ -352,5 +403,77 @@ mod tests {
         let masker = SecretMasker::new(&wright_tools::secrets::SecretPolicy::default()).unwrap();
         let l2 = Instructions::load(&root, None, &masker);
         assert!(!l2.system_text().unwrap().contains("AKIAIOSFODNN7EXAMPLE"));
+    }
+
+    #[test]
+    fn always_rules_past_the_l2_budget_are_left_out_and_descriptions_masked() {
+        let project = tempfile::TempDir::new().unwrap();
+        let root = project.path().canonicalize().unwrap();
+        let rules = root.join(".wright/rules");
+        std::fs::create_dir_all(&rules).unwrap();
+        let body = "x".repeat(60 * 1024);
+        for name in ["a", "b", "c"] {
+            std::fs::write(
+                rules.join(format!("{name}.md")),
+                format!("---\nalways_apply: true\n---\n{body}\n"),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            rules.join("d.md"),
+            "---\ndescription: uses AKIAIOSFODNN7EXAMPLE to deploy\n---\nDeploy notes.\n",
+        )
+        .unwrap();
+        let masker = SecretMasker::new(&wright_tools::secrets::SecretPolicy::default()).unwrap();
+        let l2 = Instructions::load(&root, None, &masker);
+        let text = l2.system_text().unwrap();
+        assert!(text.len() < MAX_L2_BYTES + 4096, "{}", text.len());
+        assert!(
+            l2.problems
+                .iter()
+                .any(|p| p.contains("left out: L2 would pass 128 KiB")),
+            "{:?}",
+            l2.problems
+        );
+        assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"));
+        assert!(text.contains("to deploy"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_git_root_another_user_owns_is_not_trusted() {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: needs root to give a directory to another user");
+            return;
+        }
+        let outer = tempfile::TempDir::new().unwrap();
+        let outer_root = outer.path().canonicalize().unwrap();
+        std::fs::create_dir(outer_root.join(".git")).unwrap();
+        std::fs::write(outer_root.join("AGENTS.md"), "PLANTED BY ANOTHER USER").unwrap();
+        let project = outer_root.join("scratch");
+        std::fs::create_dir(&project).unwrap();
+        let nobody = Some(nix::unistd::Uid::from_raw(65534));
+        nix::unistd::chown(&outer_root.join(".git"), nobody, None).unwrap();
+        nix::unistd::chown(&outer_root.join("AGENTS.md"), nobody, None).unwrap();
+        let masker = SecretMasker::new(&wright_tools::secrets::SecretPolicy::default()).unwrap();
+        let l2 = Instructions::load(&project, None, &masker);
+        assert!(
+            l2.system_text()
+                .is_none_or(|text| !text.contains("PLANTED BY ANOTHER USER"))
+        );
+        // Owned by the user, the same layout is read.
+        nix::unistd::chown(&outer_root.join(".git"), Some(nix::unistd::geteuid()), None).unwrap();
+        nix::unistd::chown(
+            &outer_root.join("AGENTS.md"),
+            Some(nix::unistd::geteuid()),
+            None,
+        )
+        .unwrap();
+        let l2 = Instructions::load(&project, None, &masker);
+        assert!(
+            l2.system_text()
+                .unwrap()
+                .contains("PLANTED BY ANOTHER USER")
+        );
     }
 }
