@@ -247,7 +247,8 @@ impl Tool for MemoryTool {
 
     /// Saving or clearing project or global memory writes a file outside the project that
     /// every later session reads (its index is in their L1, its notes in their answers): it is
-    /// asked about as a file change is, and `auto-edit` lets it run. A retrieve, and a save or
+    /// asked about as a file change is, and `auto-edit` lets a project save run; one that
+    /// touches global memory is asked about in `auto-edit` too (`External`). A retrieve, and a save or
     /// clear of session memory (the agent's own state, as TodoWrite's list is), is a read:
     /// see [`Prepared::kind`] of the calls.
     fn kind(&self) -> ToolKind {
@@ -365,7 +366,20 @@ impl Prepared for MemoryRun {
                 *scope == Some(MemoryScope::Session)
             }
         };
-        session_only.then_some(ToolKind::Read)
+        if session_only {
+            return Some(ToolKind::Read);
+        }
+        // Global memory reaches every project's sessions: asked about in `auto-edit` too (as
+        // a tool from outside is), so a model steered by one repository cannot plant a note
+        // in all the others unasked.
+        let global = match &self.call {
+            MemoryCall::Retrieve { .. } => false,
+            MemoryCall::Save { scope, .. } => *scope == MemoryScope::Global,
+            MemoryCall::ClearId { scope, .. } | MemoryCall::ClearTags { scope, .. } => {
+                *scope != Some(MemoryScope::Project)
+            }
+        };
+        global.then_some(ToolKind::External)
     }
 
     /// What a lasting save or clear would change, as a diff of memory (the approval shows a

@@ -200,9 +200,18 @@ fn saves_of_lasting_memory_are_asked_about_and_the_rest_are_reads() {
         Some(ToolKind::Read)
     );
     assert_eq!(kind(json!({"action": "retrieve"})), Some(ToolKind::Read));
+    // A clear of every scope reaches global memory: asked about in auto-edit too.
     assert_eq!(
         kind(json!({"action": "clear", "tags": ["x"]})),
+        Some(ToolKind::External)
+    );
+    assert_eq!(
+        kind(json!({"action": "clear", "scope": "project", "tags": ["x"]})),
         Some(ToolKind::Edit)
+    );
+    assert_eq!(
+        kind(json!({"action": "save", "scope": "global", "content": "x"})),
+        Some(ToolKind::External)
     );
 }
 
