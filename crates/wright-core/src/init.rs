@@ -109,7 +109,11 @@ impl InitTarget {
     /// when it has one, else `AGENTS.md`; with its current text, read as wright reads project
     /// files (only inside the project, at most [`MAX_INSTRUCTIONS_BYTES`]).
     pub fn find(root: &Path) -> Result<Self, InitError> {
-        let name = code_law_name(root).unwrap_or_else(|| AGENTS_FILE.to_string());
+        // Either name in any case, as L2 reads them: an `agents.md` is updated, not shadowed
+        // by a second file.
+        let name = name_in_any_case(root, CODE_LAW_FILE)
+            .or_else(|| name_in_any_case(root, AGENTS_FILE))
+            .unwrap_or_else(|| AGENTS_FILE.to_string());
         let path = root.join(&name);
         let current = match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -120,6 +124,16 @@ impl InitTarget {
                         source,
                     },
                 )?;
+                if bytes.len() > MAX_INSTRUCTIONS_BYTES {
+                    // The diff would be against a cut text, and the write would drop the rest.
+                    return Err(InitError::Refused {
+                        name,
+                        reason: format!(
+                            "it is larger than the {MAX_INSTRUCTIONS_BYTES} bytes an instructions \
+                             file may hold; edit it by hand"
+                        ),
+                    });
+                }
                 Some(String::from_utf8_lossy(&bytes).into_owned())
             }
         };
@@ -170,6 +184,14 @@ impl InitTarget {
             name: self.name.clone(),
             reason,
         };
+        // Changed since it was read (the user edited it while the agent worked): the diff
+        // approved is not what would be written over.
+        let now = Self::find(root)?;
+        if now.name != self.name || now.current != self.current {
+            return Err(refused(
+                "it changed while the new text was being written; run /init again".to_string(),
+            ));
+        }
         let ctx = ToolContext::new(root).map_err(|e| refused(e.to_string()))?;
         let path = ctx.resolve(&self.name).map_err(|e| refused(e.message))?;
         ctx.write_file_atomically(&path, text.as_bytes().to_vec())
@@ -247,13 +269,13 @@ fn unfenced(text: &str) -> &str {
 
 /// The name of the project's `CODE_LAW.md` as spelled at `root` (the upper-case one first
 /// when there are several spellings), if it has one.
-fn code_law_name(root: &Path) -> Option<String> {
+fn name_in_any_case(root: &Path, wanted: &str) -> Option<String> {
     let mut names: Vec<String> = std::fs::read_dir(root)
         .ok()?
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_ok_and(|t| !t.is_dir()))
         .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.eq_ignore_ascii_case(CODE_LAW_FILE))
+        .filter(|name| name.eq_ignore_ascii_case(wanted))
         .collect();
     names.sort();
     names.into_iter().next()
@@ -263,6 +285,43 @@ fn code_law_name(root: &Path) -> Option<String> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn an_agents_md_in_any_case_is_updated_a_huge_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("agents.md"), "Build with make.\n").unwrap();
+        let target = InitTarget::find(dir.path()).unwrap();
+        assert_eq!(target.name, "agents.md");
+        assert_eq!(target.current.as_deref(), Some("Build with make.\n"));
+        std::fs::write(
+            dir.path().join("agents.md"),
+            "x".repeat(MAX_INSTRUCTIONS_BYTES + 10),
+        )
+        .unwrap();
+        let refused = InitTarget::find(dir.path()).unwrap_err().to_string();
+        assert!(refused.contains("edit it by hand"), "{refused}");
+    }
+
+    #[tokio::test]
+    async fn a_file_changed_while_the_agent_worked_is_not_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("AGENTS.md"), "old\n").unwrap();
+        let target = InitTarget::find(&root).unwrap();
+        std::fs::write(root.join("AGENTS.md"), "the user's edit\n").unwrap();
+        let refused = target.write(&root, "new\n").await.unwrap_err().to_string();
+        assert!(refused.contains("changed while"), "{refused}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("AGENTS.md")).unwrap(),
+            "the user's edit\n"
+        );
+        let target = InitTarget::find(&root).unwrap();
+        target.write(&root, "new\n").await.unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("AGENTS.md")).unwrap(),
+            "new\n"
+        );
+    }
 
     #[test]
     fn agents_md_is_the_target_unless_the_project_has_a_code_law() {
@@ -349,7 +408,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             target.write(dir.path(), "# B\n").await,
-            Err(InitError::Refused { .. })
+            Err(InitError::Refused { .. } | InitError::Read { .. })
         ));
         assert_eq!(
             std::fs::read_to_string(outside.path().join("AGENTS.md")).unwrap(),

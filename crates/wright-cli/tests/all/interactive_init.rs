@@ -160,8 +160,9 @@ fn after_compact_not_now_keeps_nothing() {
     session.ctrl_d();
     assert_eq!(session.wait(), 0);
     let listed = memory_list(&project);
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
     assert!(
-        !listed.stdout.contains("French") && !listed.stdout.contains("hand-written"),
+        listed.stdout.starts_with("project (") && listed.stdout.contains("): no entries\n"),
         "{}",
         listed.stdout
     );

@@ -44,7 +44,8 @@ impl Worker {
                 (Some('y'), format!("yes, write {name}")),
                 (Some('n'), "no, leave it as it is".to_string()),
             ],
-            selected: 0,
+            // "no" first, so Enter typed ahead writes nothing.
+            selected: 1,
         };
         if self.ask(choice).await != Some(0) {
             self.notice(Notice::Info(format!("{name} was left as it is.")));

@@ -7,7 +7,8 @@ use wright_core::memory::insights::{Insight, insights, keep};
 
 use super::{Choice, Notice, Worker};
 
-/// Lines of each note shown in the offer; the note kept is whole.
+/// Lines of each note shown in the offer; what is kept is what was shown, no more (the
+/// summary comes from tool output, which can hold what a hostile file planted).
 const SHOWN_LINES: usize = 8;
 
 /// Characters of a line shown in the offer.
@@ -37,6 +38,7 @@ impl Worker {
         if found.is_empty() {
             return;
         }
+        let found: Vec<Insight> = found.into_iter().map(as_shown).collect();
         let choice = offer(&found);
         if self.ask(choice).await != Some(0) {
             self.notice(Notice::Info(
@@ -65,23 +67,35 @@ impl Worker {
     }
 }
 
-/// The question: the notes as they would be kept, then keep or not now.
+/// `insight` cut to what the offer shows: its first [`SHOWN_LINES`] lines, each at most
+/// [`SHOWN_CHARS`] characters.
+fn as_shown(mut insight: Insight) -> Insight {
+    let lines: Vec<String> = insight
+        .content
+        .lines()
+        .take(SHOWN_LINES)
+        .map(|line| {
+            let mut shown: String = line.chars().take(SHOWN_CHARS).collect();
+            if line.chars().count() > SHOWN_CHARS {
+                shown.push('…');
+            }
+            shown
+        })
+        .collect();
+    insight.content = lines.join("\n");
+    insight
+}
+
+/// The question: the notes exactly as they would be kept, then keep or not now ("not now"
+/// selected, so Enter typed ahead keeps nothing).
 fn offer(found: &[Insight]) -> Choice {
     let mut title = vec![
         "The compaction's summary holds what may be worth keeping for later sessions:".to_string(),
     ];
     for insight in found {
         title.push(format!("  [{}]", insight.tags.join(", ")));
-        let lines: Vec<&str> = insight.content.lines().collect();
-        for line in lines.iter().take(SHOWN_LINES) {
-            let mut shown: String = line.chars().take(SHOWN_CHARS).collect();
-            if line.chars().count() > SHOWN_CHARS {
-                shown.push('…');
-            }
-            title.push(format!("    {shown}"));
-        }
-        if lines.len() > SHOWN_LINES {
-            title.push(format!("    … {} more lines", lines.len() - SHOWN_LINES));
+        for line in insight.content.lines() {
+            title.push(format!("    {line}"));
         }
     }
     title.push("Keep it as project memory?".to_string());
@@ -91,6 +105,6 @@ fn offer(found: &[Insight]) -> Choice {
             (Some('k'), "keep as project memory".to_string()),
             (Some('n'), "not now".to_string()),
         ],
-        selected: 0,
+        selected: 1,
     }
 }
