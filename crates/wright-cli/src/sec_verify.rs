@@ -45,8 +45,9 @@ pub const PROGRESS_LOG: &str = ".wright/sec/progress.jsonl";
 /// The agent the clusters are verified by, as its sessions name it.
 const VERIFIER: &str = "sec-verifier";
 
-/// The tools a verifier may use: reading only (Bash limited to read-only commands).
-const VERIFIER_TOOLS: [&str; 5] = ["Read", "Grep", "Glob", "LS", "Bash"];
+/// The tools a verifier may use: reading only. No Bash: where the sandbox does not confine
+/// it, a command the checker judges read-only would run unconfined, and reading needs none.
+const VERIFIER_TOOLS: [&str; 4] = ["Read", "Grep", "Glob", "LS"];
 
 /// How verification runs.
 #[derive(Debug, Clone)]
@@ -110,7 +111,7 @@ pub async fn verify(
     } else {
         Default::default()
     };
-    let log = ProgressLog::open(&log_path, options.resume)
+    let log = ProgressLog::open(root, &log_path, options.resume)
         .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
     let _ = log.append(&serde_json::json!({
         "event": "scan_start",
@@ -148,35 +149,80 @@ pub async fn verify(
         cancel: &cancel,
         total,
     };
-    let ended: Vec<Ended> = futures::stream::iter(clusters.into_iter().map(|cluster| {
-        let context = &context;
-        let done = finished.get(&cluster.key).cloned();
-        async move {
-            match done {
-                Some(record) => {
-                    eprintln!(
-                        "[{}/{total}] {}: taken from the earlier run",
-                        cluster.index, cluster.file
-                    );
-                    Some(Ended {
-                        verdicts: Some(record.verdicts),
-                        cluster,
-                        resumed: true,
-                        tokens: 0,
-                        cost_usd: Some(0.0),
-                    })
-                }
-                None => context.run(cluster).await,
+    let store = sessions.store();
+    let mut trusted_children: std::collections::HashMap<String, Vec<String>> = Default::default();
+    let mut untrusted = 0;
+    let resumable: Vec<Option<Vec<Verdict>>> = clusters
+        .iter()
+        .map(|cluster| {
+            let record = finished.get(&cluster.key)?;
+            let (Some(parent), Some(session)) = (&record.parent, &record.session) else {
+                untrusted += 1;
+                return None;
+            };
+            let children = trusted_children.entry(parent.clone()).or_insert_with(|| {
+                store
+                    .children(parent)
+                    .map(|list| list.into_iter().map(|c| c.meta.id).collect())
+                    .unwrap_or_default()
+            });
+            if !children.contains(session) {
+                untrusted += 1;
+                return None;
             }
-        }
-    }))
-    .buffer_unordered(options.jobs.max(1))
-    .filter_map(std::future::ready)
-    .collect()
-    .await;
+            record.verdicts_for(cluster)
+        })
+        .collect();
+    if untrusted > 0 {
+        eprintln!(
+            "wright: warning: {} of {} did not come from a run of yours (no such verifier \
+             session in your store); verified again",
+            plural(untrusted, "finished cluster"),
+            log_path.display()
+        );
+    }
+    let all_clusters = clusters.clone();
+    let ended: Vec<Ended> =
+        futures::stream::iter(clusters.into_iter().zip(resumable).map(|(cluster, done)| {
+            let context = &context;
+            async move {
+                match done {
+                    Some(verdicts) => {
+                        eprintln!(
+                            "[{}/{total}] {}: taken from the earlier run",
+                            cluster.index, cluster.file
+                        );
+                        Some(Ended {
+                            verdicts: Some(verdicts),
+                            cluster,
+                            resumed: true,
+                            tokens: 0,
+                            cost_usd: Some(0.0),
+                        })
+                    }
+                    None => context.run(cluster).await,
+                }
+            }
+        }))
+        .buffer_unordered(options.jobs.max(1))
+        .filter_map(std::future::ready)
+        .collect()
+        .await;
 
     let interrupted = cancel.is_cancelled();
     let mut ended = ended;
+    // Clusters Ctrl-C stopped, or never started: their findings are reported unverified.
+    for cluster in all_clusters {
+        if !ended.iter().any(|e| e.cluster.index == cluster.index) {
+            ended.push(Ended {
+                cluster,
+                verdicts: None,
+                resumed: false,
+                tokens: 0,
+                cost_usd: Some(0.0),
+            });
+        }
+    }
     ended.sort_by_key(|e| e.cluster.index);
     let resumed = ended.iter().filter(|e| e.resumed).count();
     let tokens = ended.iter().map(|e| e.tokens).sum();
@@ -257,6 +303,8 @@ impl Context<'_> {
             }
         };
         record.session = Some(session.id().to_string());
+        record.parent = Some(self.parent.to_string());
+        record.gids = cluster.gids.clone();
         let mut prompt = verify::task_prompt(&cluster, &self.scan.issues);
         let mut verdicts = None;
         let mut error = None;
@@ -308,16 +356,23 @@ impl Context<'_> {
                 )
             }
         };
-        if let Some(restored) = &record.restored
-            && restored.performed
-        {
-            eprintln!(
-                "[{}/{total}] {}: the agent changed {}; put back ({})",
-                cluster.index,
-                cluster.file,
-                plural(restored.changed_files, "file"),
-                restored.action
-            );
+        if let Some(restored) = &record.restored {
+            if restored.performed {
+                eprintln!(
+                    "[{}/{total}] {}: {} changed while the agent worked; put back ({}; \
+                     the files as they were before it: snapshot {})",
+                    cluster.index,
+                    cluster.file,
+                    plural(restored.changed_files, "file"),
+                    restored.action,
+                    restored.previous.as_deref().unwrap_or("none")
+                );
+            } else if restored.action.starts_with("could not") {
+                eprintln!(
+                    "[{}/{total}] {}: warning: {}",
+                    cluster.index, cluster.file, restored.action
+                );
+            }
         }
         let _ = self.log.append(&record);
         eprintln!("[{}/{total}] {}: {line}", cluster.index, cluster.file);
@@ -356,20 +411,24 @@ impl Context<'_> {
                 .changed_files(&before, None)?
                 .into_iter()
                 .map(|path| path.to_string_lossy().replace('\\', "/"))
-                .filter(|path| !path.starts_with(".wright/"))
+                .filter(|path| {
+                    path != PROGRESS_LOG && !path.starts_with(".wright/sec/progress.jsonl")
+                })
                 .collect();
             if changed.is_empty() {
                 return Ok::<_, wright_core::checkpoint::CheckpointFailure>(Restoration {
                     performed: false,
                     changed_files: 0,
                     action: "nothing changed".into(),
+                    previous: None,
                 });
             }
-            checkpoints.restore_only(&before, &changed)?;
+            let restored = checkpoints.restore_only(&before, &changed)?;
             Ok(Restoration {
                 performed: true,
                 changed_files: changed.len(),
                 action: "checkpoint restore".into(),
+                previous: Some(restored.previous),
             })
         })
         .await;
@@ -379,11 +438,13 @@ impl Context<'_> {
                 performed: false,
                 changed_files: 0,
                 action: format!("could not compare or restore: {e}"),
+                previous: None,
             },
             Err(e) => Restoration {
                 performed: false,
                 changed_files: 0,
                 action: format!("could not compare or restore: {e}"),
+                previous: None,
             },
         })
     }

@@ -32,6 +32,10 @@ pub struct Restoration {
     pub changed_files: usize,
     /// How: `checkpoint restore`, or why nothing could be done.
     pub action: String,
+    /// The snapshot of the tree taken just before the restore: what it put back can be
+    /// had again from it (`wright undo`'s store), should it have been the user's own edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// One line of the log about a cluster.
@@ -43,6 +47,10 @@ pub struct ClusterRecord {
     /// The cluster's key (its candidates' signatures), see [`super::Cluster::key`].
     pub key: String,
     pub status: ClusterStatus,
+    /// The cluster's gids when it ran, in its order: a resumed run's gids may differ (another
+    /// file's findings, `--min-severity`), so its verdicts are mapped by position.
+    #[serde(default)]
+    pub gids: Vec<usize>,
     #[serde(default)]
     pub attempts: u32,
     #[serde(default)]
@@ -54,6 +62,11 @@ pub struct ClusterRecord {
     /// The agent's session, to read what it did (`wright sessions show`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// The run's session, whose child the agent's session is: `--resume` trusts a record
+    /// only when the user's own store holds that child (the log is a file in the project,
+    /// which a repository could ship with forged verdicts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
     pub time: u64,
 }
 
@@ -66,13 +79,43 @@ impl ClusterRecord {
             file: file.into(),
             key: key.into(),
             status,
+            gids: Vec::new(),
             attempts: 0,
             verdicts: Vec::new(),
             restored: None,
             error: None,
             session: None,
+            parent: None,
             time: now(),
         }
+    }
+}
+
+impl ClusterRecord {
+    /// The verdicts of this finished record for `cluster` (the same key, so the same
+    /// candidates in the same order), each moved to the candidate's gid in this run and
+    /// bounded as a fresh answer is; `None` when the record does not fit the cluster (no
+    /// gids, another count, a verdict for a gid it did not have).
+    pub fn verdicts_for(&self, cluster: &super::Cluster) -> Option<Vec<Verdict>> {
+        if self.gids.len() != cluster.gids.len() {
+            return None;
+        }
+        let bound =
+            |text: &str| -> String { text.chars().take(super::verdict::MAX_FIELD_CHARS).collect() };
+        self.verdicts
+            .iter()
+            .map(|verdict| {
+                let at = self.gids.iter().position(|gid| *gid == verdict.gid)?;
+                Some(Verdict {
+                    gid: cluster.gids[at],
+                    has_risk: verdict.has_risk,
+                    preconditions: bound(&verdict.preconditions),
+                    trigger_path: bound(&verdict.trigger_path),
+                    consequences: bound(&verdict.consequences),
+                    suggestions: bound(&verdict.suggestions),
+                })
+            })
+            .collect()
     }
 }
 
@@ -91,20 +134,42 @@ pub struct ProgressLog {
 }
 
 impl ProgressLog {
-    /// The log at `path`, created with its directory if need be; a fresh run (`!resume`)
-    /// empties it.
-    pub fn open(path: &Path, resume: bool) -> std::io::Result<Self> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+    /// The log at `path` (under `root`), created with its directories if need be; a fresh
+    /// run (`!resume`) starts a new file. The log is in the project, which may be hostile:
+    /// no part of the path below `root` may be a link (one could send the write, or a
+    /// truncation, to any file the user can write), and a fresh log replaces the old file by
+    /// a rename rather than emptying whatever it points at.
+    pub fn open(root: &Path, path: &Path, resume: bool) -> std::io::Result<Self> {
+        let refuse = |what: &Path| {
+            std::io::Error::other(format!(
+                "{} is a link; wright does not follow it for its progress log",
+                what.display()
+            ))
+        };
+        let below = path.strip_prefix(root).map_err(std::io::Error::other)?;
+        let mut at = root.to_path_buf();
+        for part in below.components() {
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(meta) if meta.is_symlink() => return Err(refuse(&at)),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if at != path {
+                        std::fs::create_dir(&at)?;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .truncate(false)
-            .open(path)?;
-        if !resume {
-            file.set_len(0)?;
+        if !resume || !path.exists() {
+            let fresh = path.with_extension("jsonl.new");
+            if std::fs::symlink_metadata(&fresh).is_ok() {
+                std::fs::remove_file(&fresh)?;
+            }
+            std::fs::File::create_new(&fresh)?;
+            std::fs::rename(&fresh, path)?;
         }
+        let file = std::fs::OpenOptions::new().append(true).open(path)?;
         Ok(Self {
             path: path.to_path_buf(),
             file: Mutex::new(file),
@@ -184,7 +249,7 @@ mod tests {
     fn finished_clusters_are_read_back_and_the_rest_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(".wright/sec/progress.jsonl");
-        let log = ProgressLog::open(&path, false).unwrap();
+        let log = ProgressLog::open(dir.path(), &path, false).unwrap();
         log.append(&serde_json::json!({"event": "scan_start", "candidates": 3}))
             .unwrap();
         let mut done = ClusterRecord::new(1, "a.c", "c|a.c|1|strcpy", ClusterStatus::Done);
@@ -220,12 +285,25 @@ mod tests {
         let finished = finished_clusters(&path);
         assert_eq!(finished.len(), 1);
         assert_eq!(finished["c|a.c|1|strcpy"].verdicts[0].trigger_path, "t");
+        // Without the gids it ran with, a record fits no cluster.
+        let cluster = super::super::Cluster {
+            index: 1,
+            file: "a.c".into(),
+            gids: vec![4],
+            key: "c|a.c|1|strcpy".into(),
+        };
+        assert_eq!(finished["c|a.c|1|strcpy"].verdicts_for(&cluster), None);
+        let mut ran = finished["c|a.c|1|strcpy"].clone();
+        ran.gids = vec![1];
+        // The same candidate is gid 4 in this run.
+        let moved = ran.verdicts_for(&cluster).unwrap();
+        assert_eq!((moved[0].gid, moved[0].has_risk), (4, true));
 
         // Resuming appends; a fresh run starts the log anew.
-        let log = ProgressLog::open(&path, true).unwrap();
+        let log = ProgressLog::open(dir.path(), &path, true).unwrap();
         drop(log);
         assert_eq!(finished_clusters(&path).len(), 1);
-        let log = ProgressLog::open(&path, false).unwrap();
+        let log = ProgressLog::open(dir.path(), &path, false).unwrap();
         drop(log);
         assert!(finished_clusters(&path).is_empty());
     }
