@@ -125,6 +125,14 @@ pub enum StartEvent {
     Failed(StartProblem),
 }
 
+/// The server `entry` has up now, if any.
+fn up_server(entry: &Entry) -> Option<Arc<Server>> {
+    match &*lock(&entry.state) {
+        EntryState::Up { server, .. } => Some(server.clone()),
+        EntryState::Starting | EntryState::Failed(_) => None,
+    }
+}
+
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -174,7 +182,7 @@ impl McpServers {
     /// [`publish`](Self::publish).
     pub async fn start_all(&self, on_event: &(dyn Fn(&StartEvent) + Sync)) -> Vec<StartEvent> {
         let starts = self.entries.iter().map(|entry| async move {
-            let event = self.start_entry(entry, false).await;
+            let event = self.start_entry(entry, None).await;
             if let Some(event) = &event {
                 on_event(event);
             }
@@ -187,15 +195,31 @@ impl McpServers {
             .collect()
     }
 
-    /// Starts `entry` (again when `again`; otherwise only if it has not been started), and
-    /// says what came of it; `None` when it was left as it was.
-    async fn start_entry(&self, entry: &Entry, again: bool) -> Option<StartEvent> {
+    /// Starts `entry` if it has not been started; with `again`, also when it failed, or when
+    /// it is up with `again`'s server (the one the caller saw, gone or to be replaced) — a
+    /// server another start brought up meanwhile is left as it is. Decided once the start
+    /// already under way, if any, is over. Says what came of it; `None` when it was left.
+    async fn start_entry(
+        &self,
+        entry: &Entry,
+        again: Option<Option<Arc<Server>>>,
+    ) -> Option<StartEvent> {
         let _starting = entry.starting.lock().await;
         let old = {
             let mut state = lock(&entry.state);
+            let start = match (&*state, &again) {
+                (EntryState::Starting, _) => true,
+                (_, None) => false,
+                (EntryState::Failed(_), Some(_)) => true,
+                (EntryState::Up { server, .. }, Some(seen)) => {
+                    seen.as_ref().is_some_and(|seen| Arc::ptr_eq(seen, server))
+                }
+            };
+            if !start {
+                return None;
+            }
             match &*state {
                 EntryState::Starting => None,
-                _ if !again => return None,
                 _ => Some(std::mem::replace(&mut *state, EntryState::Starting)),
             }
         };
@@ -237,7 +261,21 @@ impl McpServers {
                     }),
                     stopped: AtomicBool::new(false),
                 });
-                *lock(&entry.state) = EntryState::Up { server, tools };
+                *lock(&entry.state) = EntryState::Up {
+                    server: server.clone(),
+                    tools,
+                };
+                // `shutdown` sets `stopped` before it looks for servers that are up: one
+                // that came up after its look sees the flag here, and stops itself.
+                if self.stopped.load(Ordering::SeqCst) {
+                    *lock(&entry.state) =
+                        EntryState::Failed("wright is stopping its MCP servers".into());
+                    server.stop().await;
+                    return Some(StartEvent::Failed(StartProblem {
+                        server: entry.name.clone(),
+                        message: "wright is stopping its MCP servers".into(),
+                    }));
+                }
                 StartEvent::Started {
                     server: entry.name.clone(),
                     tools: count,
@@ -287,9 +325,10 @@ impl McpServers {
     /// `None`), waiting for it within its startup timeout, and offers the tools of the
     /// servers up then. `Err` names an unknown server.
     pub async fn reconnect(&self, server: Option<&str>) -> Result<Vec<StartEvent>, String> {
-        let chosen: Vec<&Entry> = match server {
+        // Each chosen entry with the server seen up now (to be replaced), if any.
+        let chosen: Vec<(&Entry, Option<Arc<Server>>)> = match server {
             Some(name) => match self.entries.iter().find(|e| e.name == name) {
-                Some(entry) => vec![entry],
+                Some(entry) => vec![(entry, up_server(entry))],
                 None => {
                     return Err(format!(
                         "no MCP server `{name}` in this session (it has {})",
@@ -308,23 +347,19 @@ impl McpServers {
             None => {
                 let mut chosen = Vec::new();
                 for entry in &self.entries {
-                    let server = match &*lock(&entry.state) {
-                        EntryState::Up { server, .. } => Some(server.clone()),
-                        EntryState::Starting | EntryState::Failed(_) => None,
-                    };
-                    match server {
+                    match up_server(entry) {
                         Some(server) if server.is_healthy().await => {}
-                        _ => chosen.push(entry),
+                        seen => chosen.push((entry, seen)),
                     }
                 }
                 chosen
             }
         };
-        let events = futures::future::join_all(chosen.into_iter().map(|entry| async move {
-            // One still starting is waited for rather than started twice.
-            let again = !matches!(*lock(&entry.state), EntryState::Starting);
-            self.start_entry(entry, again).await
-        }))
+        let events = futures::future::join_all(
+            chosen
+                .into_iter()
+                .map(|(entry, seen)| self.start_entry(entry, Some(seen))),
+        )
         .await;
         self.publish();
         Ok(events.into_iter().flatten().collect())

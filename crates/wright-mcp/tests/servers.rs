@@ -769,3 +769,45 @@ async fn an_http_server_that_goes_away_is_an_error_and_is_reconnected_when_back(
     let _ = node.kill();
     let _ = node.wait();
 }
+
+#[tokio::test]
+async fn reconnect_waits_for_a_start_under_way_and_starts_again_if_it_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join("broken");
+    std::fs::write(&flag, "").unwrap();
+    std::fs::write(
+        dir.path().join("script.json"),
+        json!({"generate_tools": 1}).to_string(),
+    )
+    .unwrap();
+    // Fails a second after it starts while the flag is there when it starts.
+    let mut flaky = McpServerConfig::new(McpTransport::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            format!(
+                "test -e broken && {{ sleep 1; exit 3; }}; exec {} mcp-serve script.json",
+                wright_testkit::mcp_server::binary().display()
+            ),
+        ],
+        env: BTreeMap::new(),
+        cwd: Some(dir.path().to_path_buf()),
+    });
+    flaky.startup_timeout = Duration::from_secs(10);
+    let servers = std::sync::Arc::new(McpServers::new(vec![("flaky".into(), flaky)]));
+    let starting = servers.clone();
+    let first = tokio::spawn(async move { starting.start_all(&|_| {}).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    std::fs::remove_file(&flag).unwrap();
+    let events = servers.reconnect(Some("flaky")).await.unwrap();
+    assert_eq!(
+        events,
+        vec![StartEvent::Started {
+            server: "flaky".into(),
+            tools: 1
+        }]
+    );
+    assert!(matches!(first.await.unwrap()[0], StartEvent::Failed(_)));
+    assert_eq!(servers.tool_names_of("flaky"), ["mcp__flaky__tool_000"]);
+    servers.shutdown().await;
+}
