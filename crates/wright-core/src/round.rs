@@ -80,6 +80,10 @@ fn project_relative(root: &Path, path: &str) -> Option<String> {
         match component {
             Component::Normal(part) => parts.push(part.to_str()?),
             Component::CurDir => {}
+            // `src/../src/lib.rs` is `src/lib.rs`; a `..` out of the project is not in it.
+            Component::ParentDir => {
+                parts.pop()?;
+            }
             _ => return None,
         }
     }
@@ -424,5 +428,9 @@ mod tests {
         );
         assert_eq!(project_relative(root, "/etc/passwd"), None);
         assert_eq!(project_relative(root, "../other/lib.rs"), None);
+        assert_eq!(
+            project_relative(root, "src/../src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
     }
 }
