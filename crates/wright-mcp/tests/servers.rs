@@ -652,28 +652,38 @@ async fn reconnect_restarts_a_server_and_its_old_tools_stop() {
     servers.shutdown().await;
 }
 
+/// A scripted server (one tool) in `dir` that runs `fail` instead while the flag file
+/// `dir/broken` exists when it starts; the flag (made here) and the server.
+fn flaky(dir: &Path, fail: &str) -> (std::path::PathBuf, McpServerConfig) {
+    let flag = dir.join("broken");
+    std::fs::write(&flag, "").unwrap();
+    std::fs::write(
+        dir.join("script.json"),
+        json!({"generate_tools": 1}).to_string(),
+    )
+    .unwrap();
+    let mut config = McpServerConfig::new(McpTransport::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            format!(
+                "test -e broken && {fail}; exec {} mcp-serve script.json",
+                wright_testkit::mcp_server::binary().display()
+            ),
+        ],
+        env: BTreeMap::new(),
+        cwd: Some(dir.to_path_buf()),
+    });
+    config.startup_timeout = Duration::from_secs(10);
+    (flag, config)
+}
+
 #[tokio::test]
 async fn reconnect_starts_again_a_server_that_failed_or_is_gone_for_good() {
     let dir = tempfile::tempdir().unwrap();
     let ctx = ToolContext::new(dir.path()).unwrap();
     // A server whose start fails while a flag file exists.
-    let flag = dir.path().join("broken");
-    std::fs::write(&flag, "").unwrap();
-    let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, json!({"generate_tools": 1}).to_string()).unwrap();
-    let mut flaky = McpServerConfig::new(McpTransport::Stdio {
-        command: "sh".into(),
-        args: vec![
-            "-c".into(),
-            format!(
-                "test -e broken && exit 3; exec {} mcp-serve script.json",
-                wright_testkit::mcp_server::binary().display()
-            ),
-        ],
-        env: BTreeMap::new(),
-        cwd: Some(dir.path().to_path_buf()),
-    });
-    flaky.startup_timeout = Duration::from_secs(10);
+    let (flag, flaky) = flaky(dir.path(), "exit 3");
     let (servers, problems) = McpServers::start(vec![
         ("flaky".into(), flaky),
         ("test".into(), scripted(dir.path(), script())),
@@ -773,27 +783,8 @@ async fn an_http_server_that_goes_away_is_an_error_and_is_reconnected_when_back(
 #[tokio::test]
 async fn reconnect_waits_for_a_start_under_way_and_starts_again_if_it_failed() {
     let dir = tempfile::tempdir().unwrap();
-    let flag = dir.path().join("broken");
-    std::fs::write(&flag, "").unwrap();
-    std::fs::write(
-        dir.path().join("script.json"),
-        json!({"generate_tools": 1}).to_string(),
-    )
-    .unwrap();
     // Fails a second after it starts while the flag is there when it starts.
-    let mut flaky = McpServerConfig::new(McpTransport::Stdio {
-        command: "sh".into(),
-        args: vec![
-            "-c".into(),
-            format!(
-                "test -e broken && {{ sleep 1; exit 3; }}; exec {} mcp-serve script.json",
-                wright_testkit::mcp_server::binary().display()
-            ),
-        ],
-        env: BTreeMap::new(),
-        cwd: Some(dir.path().to_path_buf()),
-    });
-    flaky.startup_timeout = Duration::from_secs(10);
+    let (flag, flaky) = flaky(dir.path(), "{ sleep 1; exit 3; }");
     let servers = std::sync::Arc::new(McpServers::new(vec![("flaky".into(), flaky)]));
     let starting = servers.clone();
     let first = tokio::spawn(async move { starting.start_all(&|_| {}).await });
