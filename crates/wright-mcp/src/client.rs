@@ -349,6 +349,23 @@ struct ServerProcess {
     stderr: Arc<Mutex<String>>,
 }
 
+/// Whether `child` has exited, leaving it unreaped where the system can (Linux:
+/// `waitid(…, WNOWAIT)`); elsewhere it is reaped (`try_wait`).
+fn has_exited(child: &mut Child) -> bool {
+    #[cfg(target_os = "linux")]
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        return match waitid(Id::Pid(nix::unistd::Pid::from_raw(pid)), flags) {
+            Ok(WaitStatus::StillAlive) => false,
+            Ok(_) => true,
+            // Reaped already (by tokio, or never ours): gone.
+            Err(_) => true,
+        };
+    }
+    !matches!(child.try_wait(), Ok(None))
+}
+
 /// How long a dropped server gets between SIGTERM and SIGKILL: short, as a drop blocks.
 pub(crate) const DROP_GRACE: Duration = Duration::from_millis(300);
 
@@ -357,10 +374,11 @@ impl ServerProcess {
         stderr_note(&self.stderr)
     }
 
+    /// Whether the server's process has exited. It is not reaped here: until the group's
+    /// last signal has gone ([`stop_now`](Self::stop_now)), its id — the group's id — must
+    /// stay taken, or a new group could get it and be signalled instead.
     fn exited(&mut self) -> bool {
-        self.child
-            .as_mut()
-            .is_none_or(|child| !matches!(child.try_wait(), Ok(None)))
+        self.child.as_mut().is_none_or(has_exited)
     }
 
     fn stop(mut self, grace: Duration) {
@@ -374,7 +392,7 @@ impl ServerProcess {
         // A group wright's exit saw gone is forgotten, and its id never signalled again.
         self.group.terminate();
         let deadline = Instant::now() + grace;
-        while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+        while !has_exited(&mut child) && Instant::now() < deadline {
             std::thread::sleep(POLL);
         }
         // Whatever is left of the group (the leader, or children it left behind) is killed.
