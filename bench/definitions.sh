@@ -53,6 +53,8 @@ for line in open(tags, errors="replace"):
         continue
     name, f = parts[0], parts[1]
     kind = next((p[5:] for p in parts[3:] if p.startswith("kind:")), parts[3] if len(parts[3]) > 1 else "")
+    if name.startswith("__anon"):
+        continue  # an anonymous struct/union/enum: Definitions names it by its typedef
     known.add((f, name))
     if kind in KINDS or (kind == "member" and f.endswith((".py", ".pyi"))):
         theirs.add((f, name))

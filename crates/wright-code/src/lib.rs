@@ -19,6 +19,9 @@ pub const MAX_SIGNATURE_CHARS: usize = 200;
 /// A name is cut to this many characters.
 const MAX_NAME_CHARS: usize = 200;
 
+/// Rust definitions the grammar's tags query misses: functions declared without a body.
+const RUST_SIGNATURES: &str = "(foreign_mod_item body: (declaration_list (function_signature_item name: (identifier) @name) @definition.function))\n(declaration_list (function_signature_item name: (identifier) @name) @definition.method)\n";
+
 /// A language Definitions knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -86,9 +89,11 @@ impl Lang {
 
     fn grammar(self) -> (Language, String) {
         match self {
+            // The grammar's query leaves out functions without a body: those of `extern`
+            // blocks and a trait's required methods.
             Self::Rust => (
                 tree_sitter_rust::LANGUAGE.into(),
-                tree_sitter_rust::TAGS_QUERY.to_owned(),
+                format!("{}\n{RUST_SIGNATURES}", tree_sitter_rust::TAGS_QUERY),
             ),
             Self::Python => (
                 tree_sitter_python::LANGUAGE.into(),

@@ -139,3 +139,11 @@ fn signatures_are_one_bounded_line() {
     assert!(sig.chars().count() <= MAX_SIGNATURE_CHARS);
     assert!(!sig.contains('\n'));
 }
+
+#[test]
+fn rust_functions_without_a_body_are_found() {
+    let src = "extern \"C\" {\n    fn ext(x: i32) -> i32;\n}\ntrait T {\n    fn req(&self);\n}\n";
+    let got = found("a.rs", src);
+    assert!(got.contains(&d("ext", "function", 2)), "{got:?}");
+    assert!(got.contains(&d("req", "method", 5)), "{got:?}");
+}
