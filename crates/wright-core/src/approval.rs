@@ -397,6 +397,7 @@ mod tests {
                 ("LS", None),
                 ("Glob", None),
                 ("Grep", None),
+                ("Definitions", None),
                 ("TodoWrite", None),
                 ("Bash", Some(ActionKind::Command)),
                 ("BashOutput", None),

@@ -27,6 +27,7 @@ mod closest;
 mod compress;
 mod context;
 pub mod data;
+mod definitions;
 mod diff;
 mod edit;
 #[doc(hidden)]
@@ -62,6 +63,7 @@ pub use compress::{
     CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,
 };
 pub use context::{Freshness, ToolContext};
+pub use definitions::{DefinitionEntry, DefinitionsData, DefinitionsTool, Skipped};
 pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;

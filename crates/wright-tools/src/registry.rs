@@ -7,9 +7,9 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 
 use crate::secrets::SecretMasker;
 use crate::{
-    BashOutputTool, BashTool, Concern, EditTool, GlobTool, GrepTool, KillBashTool, LsTool,
-    MultiEditTool, Prepared, ReadTool, TodoWriteTool, Tool, ToolContext, ToolKind, WriteTool,
-    failure,
+    BashOutputTool, BashTool, Concern, DefinitionsTool, EditTool, GlobTool, GrepTool, KillBashTool,
+    LsTool, MultiEditTool, Prepared, ReadTool, TodoWriteTool, Tool, ToolContext, ToolKind,
+    WriteTool, failure,
 };
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
@@ -49,7 +49,7 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, TodoWrite, Bash,
+    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, Definitions, TodoWrite, Bash,
     /// BashOutput, KillBash.
     pub fn builtin() -> Self {
         let mut registry = Self::new();
@@ -60,6 +60,7 @@ impl ToolRegistry {
         registry.register(Box::new(LsTool));
         registry.register(Box::new(GlobTool));
         registry.register(Box::new(GrepTool));
+        registry.register(Box::new(DefinitionsTool));
         registry.register(Box::new(TodoWriteTool));
         registry.register(Box::new(BashTool));
         registry.register(Box::new(BashOutputTool));
@@ -480,6 +481,7 @@ mod tests {
                 "LS",
                 "Glob",
                 "Grep",
+                "Definitions",
                 "TodoWrite",
                 "Bash",
                 "BashOutput",
@@ -588,6 +590,7 @@ mod tests {
                 ("LS", true, true),
                 ("Glob", true, true),
                 ("Grep", true, true),
+                ("Definitions", true, true),
                 ("TodoWrite", true, false),
                 ("Bash", false, false),
                 ("BashOutput", true, true),
@@ -622,7 +625,7 @@ mod tests {
         assert_eq!(
             error.message,
             "there is no tool named `Raed`; the tools are: Read, Write, Edit, MultiEdit, LS, Glob, Grep, \
-             TodoWrite, Bash, BashOutput, KillBash"
+             Definitions, TodoWrite, Bash, BashOutput, KillBash"
         );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());

@@ -87,6 +87,7 @@ async fn in_plan_mode_the_request_offers_only_the_tools_that_change_nothing() {
             "LS",
             "Glob",
             "Grep",
+            "Definitions",
             "TodoWrite",
             "Bash",
             "BashOutput",

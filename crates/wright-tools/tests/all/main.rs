@@ -10,6 +10,7 @@ mod common;
 mod compress;
 mod confinement;
 mod corpus_robustness;
+mod definitions;
 mod edit;
 mod glob;
 mod grep;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Definitions (wright-code, tree-sitter tags) against ctags on the same trees: the share of
+# ctags' functions/methods/types that Definitions finds (by file and name), the share of what
+# Definitions reports that ctags knows, and the wall time of each (release build).
+#
+# Usage: bench/definitions.sh [DIR...]   (default: a Rust crate, a C crate's sources and the
+# Python stdlib found on this machine)
+#
+# Figures (2-core machine, 2026-11-26, universal-ctags 5.9.0, Definitions single-threaded):
+#   tree                      files  ctags  Defs   found of ctags'  known to ctags  Defs    ctags -R
+#   tokio-1.54.1 (Rust)        523   6018   6018  100.0%            100.0%          0.86 s  0.14 s
+#   tree-sitter-0.27.1 (C/Rs)   68   1220   1472   99.6%             99.9%          0.38 s  0.05 s
+#   python3.11/asyncio          31    917    916   99.9%            100.0%          0.15 s  0.04 s
+#   python3.11/email            28    553    553  100.0%            100.0%          0.09 s  0.02 s
+#   /usr/lib/node_modules (JS) 1063   8309   9770   71.4%             82.5%          2.43 s  0.48 s
+# Rust, C and Python meet the issue's 95% / 90%; JavaScript does not yet (ctags' functions
+# assigned to object-literal properties and prototypes vs tree-sitter-javascript's query), and
+# Definitions is 4-7x slower than ctags -R (tags queries over full parses, no parallelism yet).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p wright-code --example definitions
+BIN=target/release/examples/definitions
+REG=$(ls -d ~/.cargo/registry/src/*/ | head -1)
+if [ $# -eq 0 ]; then
+  set -- "$REG"tokio-1.* "$REG"tree-sitter-0.27.1 "$(ls -d /usr/lib/python3*/ | head -1)asyncio"
+fi
+for dir in "$@"; do
+  [ -d "$dir" ] || continue
+  dir=$(cd "$dir" && pwd)
+  t0=$(date +%s.%N); "$BIN" "$dir" > /tmp/defs.$$ ; t1=$(date +%s.%N)
+  ctags -R -f - --fields=+nK --kinds-C=+p --kinds-C++=+p "$dir" > /tmp/ctags.$$ 2>/dev/null; t2=$(date +%s.%N)
+  python3 - "$dir" /tmp/defs.$$ /tmp/ctags.$$ "$t0" "$t1" "$t2" <<'PY'
+import sys
+d, defs, tags, t0, t1, t2 = sys.argv[1:]
+# ctags' functions, methods and types (`member` is a Python method but a C struct field; Rust's
+# `implementation` is an impl block, not a definition).
+KINDS = {"function", "method", "class", "struct", "enum", "trait", "interface", "typedef",
+         "type", "union"}
+ours = set()
+for line in open(defs, errors="replace"):
+    f, _, kind, name = line.rstrip("\n").split("\t", 3)
+    if kind in {"module", "macro", "constant"}:
+        continue
+    ours.add((f, name))
+theirs = set()
+known = set()  # any ctags tag: a C prototype Definitions lists as a function is known to ctags
+for line in open(tags, errors="replace"):
+    if line.startswith("!_"):
+        continue
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) < 4:
+        continue
+    name, f = parts[0], parts[1]
+    kind = next((p[5:] for p in parts[3:] if p.startswith("kind:")), parts[3] if len(parts[3]) > 1 else "")
+    if name.startswith("__anon"):
+        continue  # an anonymous struct/union/enum: Definitions names it by its typedef
+    known.add((f, name))
+    if kind in KINDS or (kind == "member" and f.endswith((".py", ".pyi"))):
+        theirs.add((f, name))
+# Only files both know how to read (ctags has languages wright-code does not).
+files = {f for f, _ in ours} & {f for f, _ in known}
+o = {x for x in ours if x[0] in files}
+t = {x for x in theirs if x[0] in files}
+both = len(o & t)
+k = {x for x in known if x[0] in files}
+print(f"{d}: {len(files)} files; ctags {len(t)} defs, Definitions {len(o)}; "
+      f"found of ctags' {100*both/max(len(t),1):.1f}%, known to ctags {100*len(o & k)/max(len(o),1):.1f}%; "
+      f"time Definitions {float(t1)-float(t0):.2f}s, ctags -R {float(t2)-float(t1):.2f}s")
+PY
+done
+rm -f /tmp/defs.$$ /tmp/ctags.$$

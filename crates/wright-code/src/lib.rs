@@ -1,0 +1,360 @@
+//! Code intelligence for wright: the definitions in a source file, found by each grammar's
+//! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`.
+//!
+//! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
+//! name's extension. A file that does not parse cleanly still yields what tree-sitter recovered,
+//! marked `partial`. Sources are untrusted: the output is bounded (names and signatures are cut,
+//! at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use tree_sitter::Language;
+use tree_sitter_tags::{TagsConfiguration, TagsContext};
+
+/// Definitions reported from one file at most.
+pub const MAX_DEFINITIONS_PER_FILE: usize = 5_000;
+/// A signature is cut to this many characters.
+pub const MAX_SIGNATURE_CHARS: usize = 200;
+/// A name is cut to this many characters.
+const MAX_NAME_CHARS: usize = 200;
+
+/// Rust definitions the grammar's tags query misses: functions declared without a body.
+const RUST_SIGNATURES: &str = "(foreign_mod_item body: (declaration_list (function_signature_item name: (identifier) @name) @definition.function))\n(declaration_list (function_signature_item name: (identifier) @name) @definition.method)\n";
+
+/// A language Definitions knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Rust,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    C,
+    Cpp,
+    Java,
+}
+
+const ALL: [Lang; 9] = [
+    Lang::Rust,
+    Lang::Python,
+    Lang::JavaScript,
+    Lang::TypeScript,
+    Lang::Tsx,
+    Lang::Go,
+    Lang::C,
+    Lang::Cpp,
+    Lang::Java,
+];
+
+impl Lang {
+    /// The language of a file, from its extension; `None` for a language not known.
+    #[must_use]
+    pub fn of_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "rs" => Self::Rust,
+            "py" | "pyi" => Self::Python,
+            "js" | "mjs" | "cjs" | "jsx" => Self::JavaScript,
+            "ts" | "mts" | "cts" => Self::TypeScript,
+            "tsx" => Self::Tsx,
+            "go" => Self::Go,
+            "c" | "h" => Self::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Self::Cpp,
+            "java" => Self::Java,
+            _ => return None,
+        })
+    }
+
+    /// The language's name as shown to the user.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rust => "rust",
+            Self::Python => "python",
+            Self::JavaScript => "javascript",
+            Self::TypeScript => "typescript",
+            Self::Tsx => "tsx",
+            Self::Go => "go",
+            Self::C => "c",
+            Self::Cpp => "cpp",
+            Self::Java => "java",
+        }
+    }
+
+    fn index(self) -> usize {
+        ALL.iter().position(|l| *l == self).unwrap_or(0)
+    }
+
+    fn grammar(self) -> (Language, String) {
+        match self {
+            // The grammar's query leaves out functions without a body: those of `extern`
+            // blocks and a trait's required methods.
+            Self::Rust => (
+                tree_sitter_rust::LANGUAGE.into(),
+                format!("{}\n{RUST_SIGNATURES}", tree_sitter_rust::TAGS_QUERY),
+            ),
+            Self::Python => (
+                tree_sitter_python::LANGUAGE.into(),
+                tree_sitter_python::TAGS_QUERY.to_owned(),
+            ),
+            Self::JavaScript => (
+                tree_sitter_javascript::LANGUAGE.into(),
+                tree_sitter_javascript::TAGS_QUERY.to_owned(),
+            ),
+            // TypeScript's own query covers only the TypeScript-only constructs: JavaScript's
+            // goes in front of it (CRATES.md note 4).
+            Self::TypeScript => (
+                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+                format!(
+                    "{}\n{}",
+                    tree_sitter_javascript::TAGS_QUERY,
+                    tree_sitter_typescript::TAGS_QUERY
+                ),
+            ),
+            Self::Tsx => (
+                tree_sitter_typescript::LANGUAGE_TSX.into(),
+                format!(
+                    "{}\n{}",
+                    tree_sitter_javascript::TAGS_QUERY,
+                    tree_sitter_typescript::TAGS_QUERY
+                ),
+            ),
+            Self::Go => (
+                tree_sitter_go::LANGUAGE.into(),
+                tree_sitter_go::TAGS_QUERY.to_owned(),
+            ),
+            Self::C => (
+                tree_sitter_c::LANGUAGE.into(),
+                tree_sitter_c::TAGS_QUERY.to_owned(),
+            ),
+            Self::Cpp => (
+                tree_sitter_cpp::LANGUAGE.into(),
+                tree_sitter_cpp::TAGS_QUERY.to_owned(),
+            ),
+            Self::Java => (
+                tree_sitter_java::LANGUAGE.into(),
+                tree_sitter_java::TAGS_QUERY.to_owned(),
+            ),
+        }
+    }
+
+    /// The tags configuration, built once per process; `None` if the query does not compile
+    /// (which the tests rule out for every language).
+    fn config(self) -> Option<&'static TagsConfiguration> {
+        static CONFIGS: [OnceLock<Option<TagsConfiguration>>; 9] = [const { OnceLock::new() }; 9];
+        CONFIGS[self.index()]
+            .get_or_init(|| {
+                let (language, query) = self.grammar();
+                TagsConfiguration::new(language, &query, "").ok()
+            })
+            .as_ref()
+    }
+}
+
+/// One definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    /// `function`, `method`, `class`, `struct`, `enum`, `trait`, `interface`, `type`,
+    /// `module`, `macro`, `constant`, ...
+    pub kind: String,
+    /// 1-based.
+    pub line: usize,
+    /// The definition's first line, trimmed and cut before its body.
+    pub signature: String,
+}
+
+/// What a file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileDefinitions {
+    pub definitions: Vec<Definition>,
+    /// The file did not parse cleanly; the definitions are what tree-sitter recovered.
+    pub partial: bool,
+    /// More definitions than [`MAX_DEFINITIONS_PER_FILE`] were found; the rest are left out.
+    pub truncated: bool,
+}
+
+/// Reusable parsing state (one per thread).
+pub struct Extractor {
+    context: TagsContext,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Extractor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extractor").finish_non_exhaustive()
+    }
+}
+
+impl Extractor {
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            context: TagsContext::new(),
+        }
+    }
+
+    /// The definitions in `source`, written in `lang`, in source order.
+    pub fn definitions(&mut self, lang: Lang, source: &[u8]) -> FileDefinitions {
+        let mut out = FileDefinitions::default();
+        let Some(config) = lang.config() else {
+            out.partial = true;
+            return out;
+        };
+        let Ok((tags, has_error)) = self.context.generate_tags(config, source, None) else {
+            out.partial = true;
+            return out;
+        };
+        out.partial = has_error;
+        for tag in tags {
+            let Ok(tag) = tag else {
+                out.partial = true;
+                break;
+            };
+            if !tag.is_definition {
+                continue;
+            }
+            if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {
+                out.truncated = true;
+                break;
+            }
+            let name = source
+                .get(tag.name_range.clone())
+                .map(|b| cut(&String::from_utf8_lossy(b), MAX_NAME_CHARS))
+                .unwrap_or_default();
+            let line_text = source
+                .get(tag.line_range.clone())
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default();
+            let signature = signature(lang, &line_text);
+            let coarse = config.syntax_type_name(tag.syntax_type_id);
+            let kind = refine_kind(lang, coarse, &signature).to_owned();
+            out.definitions.push(Definition {
+                name,
+                kind,
+                line: tag.span.start.row + 1,
+                signature,
+            });
+        }
+        out.definitions.sort_by_key(|d| d.line);
+        out
+    }
+}
+
+/// The tag query's kind made precise where the query lumps kinds together (Rust's structs,
+/// enums and type aliases are all `class`), from the keywords of the signature.
+fn refine_kind<'a>(lang: Lang, coarse: &'a str, signature: &str) -> &'a str {
+    let words: Vec<&str> = signature
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    match (lang, coarse) {
+        (Lang::Rust, "class") => {
+            if has("struct") {
+                "struct"
+            } else if has("enum") {
+                "enum"
+            } else if has("union") {
+                "union"
+            } else if has("type") {
+                "type"
+            } else {
+                "class"
+            }
+        }
+        (Lang::Rust, "interface") => "trait",
+        (Lang::C | Lang::Cpp, "class") => {
+            if has("struct") {
+                "struct"
+            } else if has("enum") {
+                "enum"
+            } else if has("union") {
+                "union"
+            } else if has("typedef") || has("using") {
+                "type"
+            } else {
+                "class"
+            }
+        }
+        (Lang::Go, "type") => {
+            if has("struct") {
+                "struct"
+            } else if has("interface") {
+                "interface"
+            } else {
+                "type"
+            }
+        }
+        (Lang::Java | Lang::TypeScript | Lang::Tsx, "class") => {
+            if has("enum") {
+                "enum"
+            } else if has("interface") {
+                "interface"
+            } else if has("type") && !has("class") {
+                "type"
+            } else {
+                "class"
+            }
+        }
+        (Lang::TypeScript | Lang::Tsx, "type") => {
+            if has("interface") {
+                "interface"
+            } else if has("enum") {
+                "enum"
+            } else {
+                "type"
+            }
+        }
+        _ => coarse,
+    }
+}
+
+/// The definition's first line, trimmed, cut before its body (`{`, or the `:` ending a Python
+/// header) and to [`MAX_SIGNATURE_CHARS`].
+fn signature(lang: Lang, line: &str) -> String {
+    let mut s = line.trim();
+    if lang == Lang::Python {
+        if let Some(stripped) = s.strip_suffix(':') {
+            s = stripped.trim_end();
+        }
+    } else if let Some(at) = body_brace(s) {
+        s = s[..at].trim_end();
+    }
+    cut(s, MAX_SIGNATURE_CHARS)
+}
+
+/// Where a trailing body's `{` opens: the last `{` after which the brackets stay unbalanced
+/// or the line ends.
+fn body_brace(s: &str) -> Option<usize> {
+    let at = s.rfind('{')?;
+    // A `{` inside a generic bound or a type literal is followed by its `}` on the same line;
+    // a body's is not (or closes at the very end: `fn f() {}`).
+    let rest = &s[at + 1..];
+    if !rest.contains('}') || (rest.trim_end().ends_with('}') && at > 0) {
+        Some(at)
+    } else {
+        None
+    }
+}
+
+/// `s` cut to `max` characters, with `…` when cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests;

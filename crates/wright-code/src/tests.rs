@@ -1,0 +1,149 @@
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn found(path: &str, source: &str) -> Vec<(String, String, usize)> {
+    let lang = Lang::of_path(Path::new(path)).expect("known language");
+    let defs = Extractor::new().definitions(lang, source.as_bytes());
+    assert!(!defs.partial, "{path} parsed with errors");
+    defs.definitions
+        .into_iter()
+        .map(|d| (d.name, d.kind, d.line))
+        .collect()
+}
+
+fn d(name: &str, kind: &str, line: usize) -> (String, String, usize) {
+    (name.to_owned(), kind.to_owned(), line)
+}
+
+#[test]
+fn every_query_compiles() {
+    for lang in ALL {
+        assert!(lang.config().is_some(), "{}", lang.name());
+    }
+}
+
+#[test]
+fn rust() {
+    let src = "pub struct Ast;\nenum E { A }\ntype T = u8;\ntrait Tr {}\nimpl Ast {\n    fn m(&self) {}\n}\npub fn parse(input: &str) -> Result<Ast> {\n    todo!()\n}\n";
+    let got = found("a.rs", src);
+    assert!(got.contains(&d("Ast", "struct", 1)), "{got:?}");
+    assert!(got.contains(&d("E", "enum", 2)), "{got:?}");
+    assert!(got.contains(&d("T", "type", 3)), "{got:?}");
+    assert!(got.contains(&d("Tr", "trait", 4)), "{got:?}");
+    assert!(got.contains(&d("m", "method", 6)), "{got:?}");
+    assert!(got.contains(&d("parse", "function", 8)), "{got:?}");
+    let defs = Extractor::new().definitions(Lang::Rust, src.as_bytes());
+    let parse = defs
+        .definitions
+        .iter()
+        .find(|d| d.name == "parse")
+        .expect("parse");
+    assert_eq!(parse.signature, "pub fn parse(input: &str) -> Result<Ast>");
+}
+
+#[test]
+fn python() {
+    let src = "class A:\n    def m(self, x):\n        pass\n\ndef f(a, b=1):\n    return a\n";
+    let got = found("a.py", src);
+    assert_eq!(
+        got,
+        vec![
+            d("A", "class", 1),
+            d("m", "function", 2),
+            d("f", "function", 5)
+        ]
+    );
+    let defs = Extractor::new().definitions(Lang::Python, src.as_bytes());
+    assert_eq!(defs.definitions[2].signature, "def f(a, b=1)");
+}
+
+#[test]
+fn javascript() {
+    let src = "class A {\n  m() {}\n}\nfunction f(x) {\n  return x;\n}\n";
+    let got = found("a.js", src);
+    assert_eq!(
+        got,
+        vec![
+            d("A", "class", 1),
+            d("m", "method", 2),
+            d("f", "function", 4)
+        ]
+    );
+}
+
+#[test]
+fn typescript_and_tsx() {
+    let src = "interface I { x: number }\nclass A {\n  m(): void {}\n}\nfunction f(): void {}\n";
+    let got = found("a.ts", src);
+    assert!(got.contains(&d("I", "interface", 1)), "{got:?}");
+    assert!(got.contains(&d("A", "class", 2)), "{got:?}");
+    assert!(got.contains(&d("m", "method", 3)), "{got:?}");
+    assert!(got.contains(&d("f", "function", 5)), "{got:?}");
+    let got = found("a.tsx", "function C() {\n  return <div/>;\n}\n");
+    assert_eq!(got, vec![d("C", "function", 1)]);
+}
+
+#[test]
+fn go() {
+    let src =
+        "package p\n\ntype S struct{}\n\nfunc (s S) M() {}\n\nfunc F() int {\n\treturn 1\n}\n";
+    let got = found("a.go", src);
+    assert!(got.contains(&d("S", "struct", 3)), "{got:?}");
+    assert!(got.contains(&d("M", "method", 5)), "{got:?}");
+    assert!(got.contains(&d("F", "function", 7)), "{got:?}");
+}
+
+#[test]
+fn c_and_cpp() {
+    let src = "struct point { int x; };\nint add(int a, int b) {\n  return a + b;\n}\n";
+    let got = found("a.c", src);
+    assert!(got.contains(&d("point", "struct", 1)), "{got:?}");
+    assert!(got.contains(&d("add", "function", 2)), "{got:?}");
+    let src = "class K {\n public:\n  void m();\n};\nvoid K::m() {}\nint g() { return 0; }\n";
+    let got = found("a.cpp", src);
+    assert!(got.contains(&d("K", "class", 1)), "{got:?}");
+    assert!(got.iter().any(|(n, _, l)| n == "g" && *l == 6), "{got:?}");
+}
+
+#[test]
+fn java() {
+    let src = "class A {\n  void m() {}\n}\ninterface I {}\n";
+    let got = found("A.java", src);
+    assert!(got.contains(&d("A", "class", 1)), "{got:?}");
+    assert!(got.contains(&d("m", "method", 2)), "{got:?}");
+    assert!(got.contains(&d("I", "interface", 4)), "{got:?}");
+}
+
+#[test]
+fn a_broken_file_is_partial_but_reported() {
+    let src = "fn good() {}\nfn broken( {\n";
+    let defs = Extractor::new().definitions(Lang::Rust, src.as_bytes());
+    assert!(defs.partial);
+    assert!(defs.definitions.iter().any(|d| d.name == "good"));
+}
+
+#[test]
+fn unknown_extension_has_no_language() {
+    assert_eq!(Lang::of_path(Path::new("a.txt")), None);
+    assert_eq!(Lang::of_path(Path::new("Makefile")), None);
+}
+
+#[test]
+fn signatures_are_one_bounded_line() {
+    let long = format!("fn f({}) {{}}\n", "a: u8, ".repeat(100));
+    let defs = Extractor::new().definitions(Lang::Rust, long.as_bytes());
+    let sig = &defs.definitions[0].signature;
+    assert!(sig.chars().count() <= MAX_SIGNATURE_CHARS);
+    assert!(!sig.contains('\n'));
+}
+
+#[test]
+fn rust_functions_without_a_body_are_found() {
+    let src = "extern \"C\" {\n    fn ext(x: i32) -> i32;\n}\ntrait T {\n    fn req(&self);\n}\n";
+    let got = found("a.rs", src);
+    assert!(got.contains(&d("ext", "function", 2)), "{got:?}");
+    assert!(got.contains(&d("req", "method", 5)), "{got:?}");
+}
