@@ -44,6 +44,23 @@ pub fn load(project_root: &Path, masker: &SecretMasker) -> Result<Option<CodeLaw
     read_named(project_root, project_root, CODE_LAW_FILE, masker)
 }
 
+/// The name of the file called `name` in any case in `dir` (the upper-case spelling first
+/// when there are several, for a stable choice), if there is one. Directories are not it;
+/// anything else is (a FIFO or a link out is then reported by the read, not silently left
+/// out). A hostile directory may hold millions of entries: a bounded number is looked at.
+pub(crate) fn name_in_any_case(dir: &Path, name: &str) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .take(MAX_DIR_ENTRIES)
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|t| !t.is_dir()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|found| found.eq_ignore_ascii_case(name))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
 /// Reads the file named `lower_name` (compared case-insensitively) in `dir`, if there is one,
 /// as [`load`] reads CODE_LAW.md: only a regular file whose real path is inside `bound` (the
 /// project, the git root above it, or wright's user settings directory), never blocking, cut
@@ -54,25 +71,7 @@ pub(crate) fn read_named(
     lower_name: &str,
     masker: &SecretMasker,
 ) -> Result<Option<CodeLaw>, CodeLawError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(None);
-    };
-    let mut names: Vec<String> = entries
-        // A hostile directory may hold millions of entries: look at a bounded number.
-        .take(MAX_DIR_ENTRIES)
-        .filter_map(Result::ok)
-        .filter(|entry| {
-            // Anything but a directory: what is not a regular file inside the project is
-            // reported (a FIFO, a link out of it) rather than silently left out.
-            entry.file_type().is_ok_and(|t| !t.is_dir())
-        })
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.eq_ignore_ascii_case(lower_name))
-        .collect();
-    // Several spellings in one directory (case-sensitive file systems): take the upper-case
-    // one the spec names first, for a stable choice.
-    names.sort();
-    let Some(file_name) = names.into_iter().next() else {
+    let Some(file_name) = name_in_any_case(dir, lower_name) else {
         return Ok(None);
     };
     let path = dir.join(&file_name);

@@ -17,7 +17,7 @@ use wright_tools::ToolContext;
 use wright_tools::project_file::{ProjectFileError, read_project_file};
 
 use crate::RoundOutcome;
-use crate::code_law::{CODE_LAW_FILE, MAX_CODE_LAW_BYTES};
+use crate::code_law::{self, CODE_LAW_FILE, MAX_CODE_LAW_BYTES};
 use crate::session::Session;
 use crate::subagent::AgentProfile;
 
@@ -111,8 +111,8 @@ impl InitTarget {
     pub fn find(root: &Path) -> Result<Self, InitError> {
         // Either name in any case, as L2 reads them: an `agents.md` is updated, not shadowed
         // by a second file.
-        let name = name_in_any_case(root, CODE_LAW_FILE)
-            .or_else(|| name_in_any_case(root, AGENTS_FILE))
+        let name = code_law::name_in_any_case(root, CODE_LAW_FILE)
+            .or_else(|| code_law::name_in_any_case(root, AGENTS_FILE))
             .unwrap_or_else(|| AGENTS_FILE.to_string());
         let path = root.join(&name);
         let current = match std::fs::symlink_metadata(&path) {
@@ -265,20 +265,6 @@ fn unfenced(text: &str) -> &str {
         }
     }
     text
-}
-
-/// The name of the project's `CODE_LAW.md` as spelled at `root` (the upper-case one first
-/// when there are several spellings), if it has one.
-fn name_in_any_case(root: &Path, wanted: &str) -> Option<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|t| !t.is_dir()))
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.eq_ignore_ascii_case(wanted))
-        .collect();
-    names.sort();
-    names.into_iter().next()
 }
 
 #[cfg(test)]
