@@ -125,6 +125,15 @@ pub enum StartEvent {
     Failed(StartProblem),
 }
 
+/// Which start [`McpServers::start_entry`] makes.
+enum Start {
+    /// The first: only of a server not started yet.
+    First,
+    /// Again (`/mcp reconnect`): of one not started or failed, or of the one up as
+    /// `replacing` (the server the caller saw) — not of one another start brought up since.
+    Again { replacing: Option<Arc<Server>> },
+}
+
 /// The server `entry` has up now, if any.
 fn up_server(entry: &Entry) -> Option<Arc<Server>> {
     match &*lock(&entry.state) {
@@ -182,7 +191,7 @@ impl McpServers {
     /// [`publish`](Self::publish).
     pub async fn start_all(&self, on_event: &(dyn Fn(&StartEvent) + Sync)) -> Vec<StartEvent> {
         let starts = self.entries.iter().map(|entry| async move {
-            let event = self.start_entry(entry, None).await;
+            let event = self.start_entry(entry, Start::First).await;
             if let Some(event) = &event {
                 on_event(event);
             }
@@ -195,25 +204,19 @@ impl McpServers {
             .collect()
     }
 
-    /// Starts `entry` if it has not been started; with `again`, also when it failed, or when
-    /// it is up with `again`'s server (the one the caller saw, gone or to be replaced) — a
-    /// server another start brought up meanwhile is left as it is. Decided once the start
-    /// already under way, if any, is over. Says what came of it; `None` when it was left.
-    async fn start_entry(
-        &self,
-        entry: &Entry,
-        again: Option<Option<Arc<Server>>>,
-    ) -> Option<StartEvent> {
+    /// Starts `entry` as `again` says ([`Start`]), decided once the start already under way,
+    /// if any, is over. Says what came of it; `None` when it was left as it was.
+    async fn start_entry(&self, entry: &Entry, again: Start) -> Option<StartEvent> {
         let _starting = entry.starting.lock().await;
         let old = {
             let mut state = lock(&entry.state);
             let start = match (&*state, &again) {
                 (EntryState::Starting, _) => true,
-                (_, None) => false,
-                (EntryState::Failed(_), Some(_)) => true,
-                (EntryState::Up { server, .. }, Some(seen)) => {
-                    seen.as_ref().is_some_and(|seen| Arc::ptr_eq(seen, server))
-                }
+                (_, Start::First) => false,
+                (EntryState::Failed(_), Start::Again { .. }) => true,
+                (EntryState::Up { server, .. }, Start::Again { replacing }) => replacing
+                    .as_ref()
+                    .is_some_and(|seen| Arc::ptr_eq(seen, server)),
             };
             if !start {
                 return None;
@@ -358,7 +361,7 @@ impl McpServers {
         let events = futures::future::join_all(
             chosen
                 .into_iter()
-                .map(|(entry, seen)| self.start_entry(entry, Some(seen))),
+                .map(|(entry, seen)| self.start_entry(entry, Start::Again { replacing: seen })),
         )
         .await;
         self.publish();
