@@ -339,6 +339,7 @@ pub fn tool_settings(
             .map(|path| expand_path(path, project_root, home))
             .collect(),
         protected: Vec::new(),
+        code_cache: None,
     })
 }
 
@@ -1003,6 +1004,7 @@ pub fn load(project_root: &Path, flags: &Flags) -> Result<Settings, ConfigError>
     let files = load_files(project_root, &env)?;
     let mut settings = resolve(flags, &env, &files, project_root)?;
     settings.tools.protected = protected_paths(&files, project_root, &env);
+    settings.tools.code_cache = code_cache(&env);
     settings.tools.masker = std::mem::take(&mut settings.tools.masker).from_env(process_vars());
     let (agents, problems) = agent_catalog(project_root, &env, &settings.tools, &files);
     settings.agents = Arc::new(agents);
@@ -1018,7 +1020,15 @@ pub fn load_tool_settings(project_root: &Path) -> Result<ToolSettings, ConfigErr
     let files = load_files(project_root, &env)?;
     let mut settings = tool_settings(&files, project_root, home.as_deref(), process_vars())?;
     settings.protected = protected_paths(&files, project_root, &env);
+    settings.code_cache = code_cache(&env);
     Ok(settings)
+}
+
+/// Where code intelligence caches its parses: `$WRIGHT_HOME/cache/code`.
+fn code_cache(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    wright_home(env)
+        .ok()
+        .map(|home| home.join("cache").join("code"))
 }
 
 /// The state directory: `WRIGHT_HOME`, else the platform data directory.

@@ -1,10 +1,12 @@
 //! Prints the definitions under a directory, one a line: `file<TAB>line<TAB>kind<TAB>name`.
 //! Used by `bench/definitions.sh` to compare with ctags; hidden directories are skipped, files
-//! over 1 MiB too.
+//! over 1 MiB too. Files are parsed on every core, as the Definitions tool does.
 
 use std::path::{Path, PathBuf};
 
-use wright_code::{Extractor, Lang};
+use std::sync::atomic::AtomicBool;
+
+use wright_code::{Indexed, index_files};
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -28,22 +30,26 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| ".".to_owned());
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().unwrap_or_else(|| ".".to_owned());
+    // `--cache DIR`: use and update the tag cache there (a second run is then warm).
+    let cache = match (args.next().as_deref(), args.next()) {
+        (Some("--cache"), Some(cache)) => Some(PathBuf::from(cache)),
+        _ => None,
+    };
+    let root = Path::new(&dir)
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(&dir));
     let mut all = Vec::new();
-    files(Path::new(&dir), &mut all);
-    let mut extractor = Extractor::new();
+    files(&root, &mut all);
+    let stop = AtomicBool::new(false);
+    let (indexed, _) = index_files(&root, &all, cache.as_deref(), &stop);
     let mut out = String::new();
-    for path in all {
-        let Some(lang) = Lang::of_path(&path) else {
+    for (path, indexed) in all.iter().zip(indexed) {
+        let Indexed::Tags(tags) = indexed else {
             continue;
         };
-        let Ok(source) = std::fs::read(&path) else {
-            continue;
-        };
-        if source.len() > 1024 * 1024 {
-            continue;
-        }
-        for d in extractor.definitions(lang, &source).definitions {
+        for d in &tags.definitions {
             out.push_str(&format!(
                 "{}\t{}\t{}\t{}\n",
                 path.display(),

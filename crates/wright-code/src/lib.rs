@@ -1,5 +1,6 @@
 //! Code intelligence for wright: the definitions in a source file, found by each grammar's
-//! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`.
+//! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`; files indexed
+//! in parallel and cached ([`index_files`]); definitions ranked by use ([`rank`]).
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
 //! name's extension. A file that does not parse cleanly still yields what tree-sitter recovered,
@@ -11,6 +12,15 @@ use std::sync::OnceLock;
 
 use tree_sitter::Language;
 use tree_sitter_tags::{TagsConfiguration, TagsContext};
+
+mod index;
+mod rank;
+
+pub use index::{
+    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, MAX_REFERENCES_PER_FILE, index_files,
+    read_source,
+};
+pub use rank::{Focus, Ranked, rank};
 
 /// Definitions reported from one file at most.
 pub const MAX_DEFINITIONS_PER_FILE: usize = 5_000;

@@ -398,6 +398,7 @@ mod tests {
                 ("Glob", None),
                 ("Grep", None),
                 ("Definitions", None),
+                ("RepoMap", None),
                 ("TodoWrite", None),
                 ("Bash", Some(ActionKind::Command)),
                 ("BashOutput", None),

@@ -83,6 +83,7 @@ mod tests {
                 "Glob",
                 "Grep",
                 "Definitions",
+                "RepoMap",
                 "TodoWrite",
                 "Bash",
                 "BashOutput",
@@ -107,7 +108,7 @@ mod tests {
         assert_eq!(
             error.message,
             "`Write` is not available in plan mode, where nothing may be changed; the tools \
-             are: Read, LS, Glob, Grep, Definitions, TodoWrite, Bash, BashOutput, KillBash. Investigate, then finish with your plan."
+             are: Read, LS, Glob, Grep, Definitions, RepoMap, TodoWrite, Bash, BashOutput, KillBash. Investigate, then finish with your plan."
         );
         assert_eq!(refused.context, write.args);
         for tool in ["Read", "Bash", "Nope"] {

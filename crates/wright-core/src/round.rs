@@ -182,7 +182,15 @@ impl<'a> Round<'a> {
         self.sink.warn_unsaved(repaired);
         let ctx = self.agent.ctx.clone();
         let exists = |path: &str| ctx.resolve(path).is_ok_and(|abs| abs.exists());
-        self.input = mention::preprocess(input, &exists).text;
+        let preprocessed = mention::preprocess(input, &exists);
+        self.input = preprocessed.text;
+        ctx.start_round(
+            preprocessed
+                .mentioned
+                .iter()
+                .filter_map(|path| ctx.resolve(path).ok())
+                .collect(),
+        );
         let ended = self.agent.take_ended_jobs();
         jobs::tell_with_input(&mut self.input, &ended);
         if let Err(error) = self.agent.compact_if_due(&self.input, &mut self.sink).await {

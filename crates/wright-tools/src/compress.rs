@@ -22,7 +22,7 @@
 //! |---|---|---|
 //! | Read: lines of the current range | 500 | 100 |
 //! | Grep: match lines / files / counts | 5 | 3 |
-//! | Glob, LS, Definitions: entries | 10 | 5 |
+//! | Glob, LS, Definitions: entries; RepoMap: files | 10 | 5 |
 //! | Edit, MultiEdit: diff kept whole up to / else first lines | 50 / 20 | 25 / 10 |
 //! | Write: head of a created / overwritten file | 50 / 20 | 25 / 10 |
 //! | Bash: last stdout / stderr lines | 5 / 20 | 2 / 5 |
@@ -214,6 +214,7 @@ fn compress_data(tool: &str, data: &Value, limits: &Limits) -> Value {
         "Glob" => search::glob(data, limits),
         "LS" => search::ls(data, limits),
         "Definitions" => crate::definitions::compressed(data, limits.list_entries),
+        "RepoMap" => crate::repomap::compressed(data, limits.list_entries),
         "Bash" => bash::bash(data, limits),
         "BashOutput" | "KillBash" => jobs::job(data, limits),
         "TodoWrite" => crate::todo_write::compressed_recap(data),

@@ -57,7 +57,16 @@ pub struct ToolContext {
     events: Option<tokio::sync::mpsc::UnboundedSender<wright_protocol::Event>>,
     /// The session's background commands (issue 14).
     jobs: Jobs,
+    /// Where code intelligence caches what it parsed (`$WRIGHT_HOME/cache/code`); no cache
+    /// when `None`.
+    code_cache: Option<PathBuf>,
+    /// The files this round is about, most recent last: those the user's input mentions and
+    /// those read or written since (RepoMap leans towards them).
+    round_files: Arc<Mutex<Vec<PathBuf>>>,
 }
+
+/// Files [`ToolContext::round_files`] keeps at most.
+const MAX_ROUND_FILES: usize = 32;
 
 impl ToolContext {
     /// A context for the project at `project_root`, which is canonicalised (symlinks resolved)
@@ -94,7 +103,41 @@ impl ToolContext {
             read_only: false,
             events: None,
             jobs: Jobs::default(),
+            code_cache: None,
+            round_files: Arc::default(),
         })
+    }
+
+    /// Caches code intelligence's parses under `dir` (made on first use).
+    pub fn with_code_cache(mut self, dir: Option<PathBuf>) -> Self {
+        self.code_cache = dir;
+        self
+    }
+
+    /// Where code intelligence caches its parses, if anywhere.
+    pub fn code_cache(&self) -> Option<&Path> {
+        self.code_cache.as_deref()
+    }
+
+    /// Starts a round about `mentioned` (absolute paths of the files the user's input names):
+    /// forgets the files of the round before.
+    pub fn start_round(&self, mentioned: Vec<PathBuf>) {
+        let mut files = self
+            .round_files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        files.clear();
+        for path in mentioned {
+            note_round_file(&mut files, path);
+        }
+    }
+
+    /// The files this round is about, most recent last (see [`start_round`](Self::start_round)).
+    pub fn round_files(&self) -> Vec<PathBuf> {
+        self.round_files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Makes the context read-only, or not (plan mode, read-only sub-agents; issue 14): the
@@ -316,6 +359,7 @@ impl ToolContext {
             // Its background commands are its own (the parent's reminders stay the parent's),
             // and end with it.
             jobs: Jobs::default(),
+            round_files: Arc::default(),
             ..self.clone()
         }
     }
@@ -450,6 +494,13 @@ impl ToolContext {
     /// the change external (DESIGN §9.4: the agent's own writes are not external). A file that
     /// cannot be stat'ed is forgotten.
     pub fn record_mtime(&self, abs: &Path) {
+        note_round_file(
+            &mut self
+                .round_files
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            abs.to_path_buf(),
+        );
         let mut mtimes = self.mtimes.lock().unwrap_or_else(PoisonError::into_inner);
         match std::fs::metadata(abs).and_then(|m| m.modified()) {
             Ok(mtime) => {
@@ -501,6 +552,13 @@ impl ToolContext {
     /// Stores `mtime` as the last seen mtime of `abs` and says whether it differs from the one
     /// recorded before (spec A8). The first sighting of a file is not a change.
     pub(crate) fn observe_mtime(&self, abs: &Path, mtime: SystemTime) -> bool {
+        note_round_file(
+            &mut self
+                .round_files
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+            abs.to_path_buf(),
+        );
         let mut mtimes = self.mtimes.lock().unwrap_or_else(PoisonError::into_inner);
         mtimes
             .insert(abs.to_path_buf(), mtime)
@@ -670,6 +728,15 @@ fn walk(base: PathBuf, path: &Path, depth: u32) -> PathBuf {
         }
     }
     resolved
+}
+
+/// Adds `path` to the round's files as the most recent, keeping at most [`MAX_ROUND_FILES`].
+fn note_round_file(files: &mut Vec<PathBuf>, path: PathBuf) {
+    files.retain(|p| *p != path);
+    files.push(path);
+    if files.len() > MAX_ROUND_FILES {
+        files.remove(0);
+    }
 }
 
 #[cfg(test)]

@@ -5,16 +5,15 @@
 //! A directory is walked `.gitignore`-aware (the project's walker, hidden files skipped), in
 //! path order, and bounded: at most [`MAX_FILES`] source files are parsed and
 //! [`MAX_DEFINITIONS`] definitions reported, with `truncated` set when cut. Binary files, files
-//! over [`MAX_FILE_BYTES`] and files of a language not known are skipped and counted. A file
+//! over [`wright_code::MAX_FILE_BYTES`] and files of a language not known are skipped and counted. A file
 //! that does not parse cleanly is still reported, listed in `partial`.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{Extractor, Lang};
+use wright_code::{Indexed, Lang, index_files};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -26,10 +25,6 @@ use crate::{Prepared, Tool, ToolContext, ToolKind};
 pub(crate) const MAX_FILES: usize = 2_000;
 /// Definitions reported at most in one call.
 pub(crate) const MAX_DEFINITIONS: usize = 5_000;
-/// Larger files are skipped (generated code, bundles).
-pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// Bytes looked at for a NUL to tell a binary file.
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// Characters of a signature in the text form.
 const TEXT_SIGNATURE_CHARS: usize = 160;
 
@@ -120,9 +115,17 @@ async fn definitions(args: DefinitionsArgs, ctx: &ToolContext) -> Result<ToolRes
             .collect()
     });
     let is_dir = meta.is_dir();
+    let root = ctx.root().to_path_buf();
+    let cache = ctx.code_cache().map(Path::to_path_buf);
     let found = run_blocking("Definitions", ctx.cancellation(), move |stop| {
         let files = if is_dir { walk(&abs, stop) } else { vec![abs] };
-        Ok(collect(files, kinds.as_deref(), stop))
+        Ok(collect(
+            &root,
+            cache.as_deref(),
+            files,
+            kinds.as_deref(),
+            stop,
+        ))
     })
     .await?;
     let display = |p: &Path| ctx.display_path(p);
@@ -183,45 +186,56 @@ struct Found {
     truncated: bool,
 }
 
-fn collect(files: Vec<PathBuf>, kinds: Option<&[String]>, stop: &StopFlag) -> Found {
+/// Parses (or takes from the cache) the first [`MAX_FILES`] source files of `files` and
+/// gathers their definitions of `kinds`, up to [`MAX_DEFINITIONS`].
+fn collect(
+    root: &Path,
+    cache: Option<&Path>,
+    files: Vec<PathBuf>,
+    kinds: Option<&[String]>,
+    stop: &StopFlag,
+) -> Found {
     let mut found = Found::default();
-    let mut extractor = Extractor::new();
+    let mut sources = Vec::new();
     for path in files {
-        if stop.is_raised() {
-            break;
-        }
-        let Some(lang) = Lang::of_path(&path) else {
+        if Lang::of_path(&path).is_none() {
             found.skipped.unknown_language += 1;
-            continue;
-        };
-        if found.files >= MAX_FILES || found.definitions.len() >= MAX_DEFINITIONS {
+        } else if sources.len() >= MAX_FILES {
             found.truncated = true;
             break;
+        } else {
+            sources.push(path);
         }
-        let source = match read_source(&path) {
-            Source::Text(source) => source,
-            Source::Binary => {
+    }
+    let (indexed, _) = index_files(root, &sources, cache, stop.as_atomic());
+    for (path, indexed) in sources.into_iter().zip(indexed) {
+        let tags = match indexed {
+            Indexed::Tags(tags) => tags,
+            Indexed::Binary => {
                 found.skipped.binary += 1;
                 continue;
             }
-            Source::TooLarge => {
+            Indexed::TooLarge => {
                 found.skipped.too_large += 1;
                 continue;
             }
-            Source::Unreadable => {
+            Indexed::Unreadable => {
                 found.skipped.unreadable += 1;
+                continue;
+            }
+            Indexed::UnknownLanguage => {
+                found.skipped.unknown_language += 1;
                 continue;
             }
         };
         found.files += 1;
-        let defs = extractor.definitions(lang, &source);
-        if defs.partial {
+        if tags.partial {
             found.partial.push(path.clone());
         }
-        if defs.truncated {
+        if tags.truncated {
             found.truncated = true;
         }
-        for def in defs.definitions {
+        for def in &tags.definitions {
             if kinds.is_some_and(|kinds| !kinds.contains(&def.kind)) {
                 continue;
             }
@@ -229,40 +243,10 @@ fn collect(files: Vec<PathBuf>, kinds: Option<&[String]>, stop: &StopFlag) -> Fo
                 found.truncated = true;
                 break;
             }
-            found.definitions.push((path.clone(), def));
+            found.definitions.push((path.clone(), def.clone()));
         }
     }
     found
-}
-
-enum Source {
-    Text(Vec<u8>),
-    Binary,
-    TooLarge,
-    Unreadable,
-}
-
-/// A file's bytes, read no further than [`MAX_FILE_BYTES`].
-fn read_source(path: &Path) -> Source {
-    let Ok(file) = std::fs::File::open(path) else {
-        return Source::Unreadable;
-    };
-    let mut bytes = Vec::new();
-    if file
-        .take(MAX_FILE_BYTES.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .is_err()
-    {
-        return Source::Unreadable;
-    }
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Source::TooLarge;
-    }
-    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-    if sniff.contains(&0) {
-        return Source::Binary;
-    }
-    Source::Text(bytes)
 }
 
 /// The text form: a summary line, then per file its path and one line per definition

@@ -43,6 +43,7 @@ pub mod project_file;
 mod protect;
 mod read;
 mod registry;
+mod repomap;
 mod sandbox;
 pub mod secrets;
 mod settings;
@@ -75,6 +76,7 @@ pub use process_group::{
 pub use protect::ProtectedPath;
 pub use read::ReadTool;
 pub use registry::{PreparedCall, ToolRegistry};
+pub use repomap::{MapDefinition, MapFile, RepoMapData, RepoMapTool};
 pub use sandbox::{SandboxPolicy, SandboxStatus};
 pub use settings::ToolSettings;
 pub use todo_write::{TodoWriteTool, todo_recap};

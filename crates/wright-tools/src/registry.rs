@@ -8,8 +8,8 @@ use wright_protocol::{ErrorCode, ToolCall, ToolResult};
 use crate::secrets::SecretMasker;
 use crate::{
     BashOutputTool, BashTool, Concern, DefinitionsTool, EditTool, GlobTool, GrepTool, KillBashTool,
-    LsTool, MultiEditTool, Prepared, ReadTool, TodoWriteTool, Tool, ToolContext, ToolKind,
-    WriteTool, failure,
+    LsTool, MultiEditTool, Prepared, ReadTool, RepoMapTool, TodoWriteTool, Tool, ToolContext,
+    ToolKind, WriteTool, failure,
 };
 
 /// How long a cancelled tool may take to report its own `interrupted` result (Bash includes the
@@ -49,8 +49,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, Definitions, TodoWrite, Bash,
-    /// BashOutput, KillBash.
+    /// The built-in tools: Read, Write, Edit, MultiEdit, LS, Glob, Grep, Definitions, RepoMap,
+    /// TodoWrite, Bash, BashOutput, KillBash.
     pub fn builtin() -> Self {
         let mut registry = Self::new();
         registry.register(Box::new(ReadTool));
@@ -61,6 +61,7 @@ impl ToolRegistry {
         registry.register(Box::new(GlobTool));
         registry.register(Box::new(GrepTool));
         registry.register(Box::new(DefinitionsTool));
+        registry.register(Box::new(RepoMapTool));
         registry.register(Box::new(TodoWriteTool));
         registry.register(Box::new(BashTool));
         registry.register(Box::new(BashOutputTool));
@@ -482,6 +483,7 @@ mod tests {
                 "Glob",
                 "Grep",
                 "Definitions",
+                "RepoMap",
                 "TodoWrite",
                 "Bash",
                 "BashOutput",
@@ -591,6 +593,7 @@ mod tests {
                 ("Glob", true, true),
                 ("Grep", true, true),
                 ("Definitions", true, true),
+                ("RepoMap", true, true),
                 ("TodoWrite", true, false),
                 ("Bash", false, false),
                 ("BashOutput", true, true),
@@ -625,7 +628,7 @@ mod tests {
         assert_eq!(
             error.message,
             "there is no tool named `Raed`; the tools are: Read, Write, Edit, MultiEdit, LS, Glob, Grep, \
-             Definitions, TodoWrite, Bash, BashOutput, KillBash"
+             Definitions, RepoMap, TodoWrite, Bash, BashOutput, KillBash"
         );
         assert_eq!(result.context, json!({"file_path": "x"}));
         assert!(result.stats["duration_ms"].is_u64());

@@ -24,6 +24,8 @@ pub struct ToolSettings {
     /// What the tools may not change besides the project's own protected paths (issue 12):
     /// the user's settings, `$WRIGHT_HOME`, the scripts hooks run.
     pub protected: Vec<ProtectedPath>,
+    /// Where code intelligence caches its parses (`$WRIGHT_HOME/cache/code`).
+    pub code_cache: Option<PathBuf>,
 }
 
 impl ToolSettings {
@@ -34,6 +36,7 @@ impl ToolSettings {
             .with_command_policy(self.command_policy.clone())
             .with_sandbox(self.sandbox.clone())
             .with_protected(self.protected.clone())
+            .with_code_cache(self.code_cache.clone())
             .with_extra_roots(self.extra_roots.clone())
     }
 

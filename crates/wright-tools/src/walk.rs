@@ -48,6 +48,11 @@ impl StopFlag {
     pub fn is_raised(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// The flag itself, for work outside this crate.
+    pub fn as_atomic(&self) -> &AtomicBool {
+        &self.0
+    }
 }
 
 /// Raises the flag when dropped: blocking work never outlives the call that started it.

@@ -88,6 +88,7 @@ async fn in_plan_mode_the_request_offers_only_the_tools_that_change_nothing() {
             "Glob",
             "Grep",
             "Definitions",
+            "RepoMap",
             "TodoWrite",
             "Bash",
             "BashOutput",

@@ -1,0 +1,417 @@
+//! Indexing files: each file's definitions and the names it mentions, read and parsed on every
+//! core, cached on disk by (path, mtime, size) so that an unchanged tree is not parsed again.
+//!
+//! The cache is one JSON file per project under the directory the caller gives
+//! (`$WRIGHT_HOME/cache/code/`), named by a hash of the project's root. It is keyed by the
+//! file's path relative to the root and checked against the file's modification time and size;
+//! a changed file is parsed again on its own. The cache names the extraction it came from (the
+//! format and every grammar's query), so a new query invalidates it. A cache that is missing,
+//! too large or unreadable is ignored and written anew; writing it is best effort (a temporary
+//! file renamed into place, so a reader never sees half of one).
+
+use std::collections::HashMap;
+use std::hash::Hasher as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Definition, Extractor, Lang};
+
+/// Larger files are skipped (generated code, bundles).
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Bytes looked at for a NUL to tell a binary file.
+const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+/// Distinct names recorded per file at most.
+pub const MAX_REFERENCES_PER_FILE: usize = 5_000;
+/// A cache file larger than this is not read (it is written anew).
+const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
+/// Files a project's cache holds at most; past it, the files this call did not touch go.
+const MAX_CACHE_FILES: usize = 50_000;
+/// Parsing threads at most.
+const MAX_THREADS: usize = 8;
+/// Bumped when the cache's layout or the meaning of its fields changes.
+const CACHE_FORMAT: u32 = 1;
+
+/// What one source file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileTags {
+    pub lang: Lang,
+    /// In source order.
+    pub definitions: Vec<Definition>,
+    /// The file did not parse cleanly; the definitions are what tree-sitter recovered.
+    pub partial: bool,
+    /// More definitions than [`crate::MAX_DEFINITIONS_PER_FILE`] were found.
+    pub truncated: bool,
+    /// The identifiers the file mentions and how often, `name count` lines (see
+    /// [`FileTags::references`]).
+    pub(crate) references: String,
+}
+
+impl FileTags {
+    /// The identifiers the file mentions (code, comments and strings alike), each once, with
+    /// how often; at most [`MAX_REFERENCES_PER_FILE`].
+    pub fn references(&self) -> impl Iterator<Item = (&str, u32)> {
+        self.references.lines().filter_map(|line| {
+            let (name, count) = line.rsplit_once(' ')?;
+            Some((name, count.parse().ok()?))
+        })
+    }
+}
+
+/// What became of one file.
+#[derive(Debug, Clone)]
+pub enum Indexed {
+    Tags(Arc<FileTags>),
+    Binary,
+    TooLarge,
+    Unreadable,
+    UnknownLanguage,
+}
+
+/// How the files were indexed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Files parsed in this call.
+    pub parsed: usize,
+    /// Files taken from the cache.
+    pub cached: usize,
+}
+
+/// Indexes `files` (absolute paths under `root`), in order, using and updating the cache under
+/// `cache_dir` when one is given. Stops early when `stop` is raised: the files not reached are
+/// reported [`Indexed::Unreadable`].
+pub fn index_files(
+    root: &Path,
+    files: &[PathBuf],
+    cache_dir: Option<&Path>,
+    stop: &AtomicBool,
+) -> (Vec<Indexed>, IndexStats) {
+    let cache_path = cache_dir.map(|dir| dir.join(format!("{:016x}.json", hash(root))));
+    let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
+    let mut stats = IndexStats::default();
+    let mut outcomes: Vec<Option<Indexed>> = vec![None; files.len()];
+    let mut todo: Vec<(usize, Lang, Option<Stamp>)> = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        let Some(lang) = Lang::of_path(path) else {
+            outcomes[i] = Some(Indexed::UnknownLanguage);
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(path) else {
+            outcomes[i] = Some(Indexed::Unreadable);
+            continue;
+        };
+        if meta.len() > MAX_FILE_BYTES {
+            outcomes[i] = Some(Indexed::TooLarge);
+            continue;
+        }
+        let stamp = Stamp::of(&meta);
+        let cached = stamp.and_then(|stamp| {
+            let entry = cache.files.get(&key(root, path)?)?;
+            (entry.stamp == stamp && entry.lang == lang.name()).then(|| entry.tags(lang))
+        });
+        match cached {
+            Some(tags) => {
+                stats.cached += 1;
+                outcomes[i] = Some(Indexed::Tags(Arc::new(tags)));
+            }
+            None => todo.push((i, lang, stamp)),
+        }
+    }
+    let parsed = parse_all(files, &todo, stop);
+    stats.parsed = parsed.len();
+    let mut changed = false;
+    for (n, outcome) in parsed {
+        let (i, _, stamp) = todo[n];
+        if let (Indexed::Tags(tags), Some(stamp), Some(key)) =
+            (&outcome, stamp, key(root, &files[i]))
+        {
+            cache.files.insert(key, Entry::new(stamp, tags));
+            changed = true;
+        }
+        outcomes[i] = Some(outcome);
+    }
+    if cache.files.len() > MAX_CACHE_FILES {
+        let touched: std::collections::HashSet<String> =
+            files.iter().filter_map(|p| key(root, p)).collect();
+        cache.files.retain(|k, _| touched.contains(k));
+        changed = true;
+    }
+    if changed && let Some(path) = &cache_path {
+        cache.save(path);
+    }
+    let outcomes = outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Indexed::Unreadable))
+        .collect();
+    (outcomes, stats)
+}
+
+/// Parses the files `todo` names on every core; what each became, by index into `todo`.
+fn parse_all(
+    files: &[PathBuf],
+    todo: &[(usize, Lang, Option<Stamp>)],
+    stop: &AtomicBool,
+) -> Vec<(usize, Indexed)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_THREADS)
+        .min(todo.len());
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(todo.len()));
+    let work = || {
+        let mut extractor = Extractor::new();
+        let mut mine = Vec::new();
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let n = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(i, lang, _)) = todo.get(n) else {
+                break;
+            };
+            mine.push((n, parse_file(&mut extractor, lang, &files[i])));
+        }
+        done.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(mine);
+    };
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    done.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
+    let source = match read_source(path) {
+        Ok(source) => source,
+        Err(skipped) => return skipped,
+    };
+    let found = extractor.definitions(lang, &source);
+    Indexed::Tags(Arc::new(FileTags {
+        lang,
+        definitions: found.definitions,
+        partial: found.partial,
+        truncated: found.truncated,
+        references: references(&source),
+    }))
+}
+
+/// A file's bytes, read no further than [`MAX_FILE_BYTES`]; binary files (a NUL near the start)
+/// are refused.
+pub fn read_source(path: &Path) -> Result<Vec<u8>, Indexed> {
+    let file = std::fs::File::open(path).map_err(|_| Indexed::Unreadable)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| Indexed::Unreadable)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Indexed::TooLarge);
+    }
+    if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+        return Err(Indexed::Binary);
+    }
+    Ok(bytes)
+}
+
+/// The identifiers in `source` (ASCII letters, digits, `_` and `$`, not starting with a digit,
+/// at least two characters) with their counts, as `name count` lines, most frequent first.
+pub(crate) fn references(source: &[u8]) -> String {
+    let mut counts: HashMap<&[u8], u32> = HashMap::new();
+    let mut i = 0;
+    while i < source.len() {
+        let b = source[i];
+        if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
+            let start = i;
+            while i < source.len()
+                && (source[i].is_ascii_alphanumeric() || source[i] == b'_' || source[i] == b'$')
+            {
+                i += 1;
+            }
+            let word = &source[start..i];
+            if word.len() >= 2 && word.len() <= 200 {
+                *counts.entry(word).or_default() += 1;
+            }
+        } else if b.is_ascii_digit() {
+            // A number's letters (`0x1f`, `10usize`) are not a name.
+            while i < source.len() && (source[i].is_ascii_alphanumeric() || source[i] == b'_') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let mut counts: Vec<(&[u8], u32)> = counts.into_iter().collect();
+    counts.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.truncate(MAX_REFERENCES_PER_FILE);
+    let mut out = String::with_capacity(counts.len() * 12);
+    for (word, count) in counts {
+        // ASCII by construction.
+        out.push_str(&String::from_utf8_lossy(word));
+        out.push(' ');
+        out.push_str(&count.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// A file's modification time (nanoseconds since the epoch) and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    mtime_ns: u128,
+    size: u64,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+        Some(Self {
+            mtime_ns: mtime.as_nanos(),
+            size: meta.len(),
+        })
+    }
+}
+
+/// The cache key of `path`: its path relative to `root`, `/`-separated.
+fn key(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let rel = rel.to_str()?;
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.to_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+fn hash(root: &Path) -> u64 {
+    let mut hasher = fnv::FnvHasher::default();
+    hasher.write(root.as_os_str().as_encoded_bytes());
+    hasher.finish()
+}
+
+/// What the cache's contents were made by: the format and every grammar's query.
+fn cache_version() -> &'static str {
+    static VERSION: OnceLock<String> = OnceLock::new();
+    VERSION.get_or_init(|| {
+        let mut hasher = fnv::FnvHasher::default();
+        for lang in crate::ALL {
+            hasher.write(lang.grammar().1.as_bytes());
+        }
+        format!(
+            "{CACHE_FORMAT}-{}-{:016x}",
+            env!("CARGO_PKG_VERSION"),
+            hasher.finish()
+        )
+    })
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cache {
+    version: String,
+    files: HashMap<String, Entry>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    stamp: Stamp,
+    lang: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    partial: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+    /// `[name, kind, line, signature]`.
+    definitions: Vec<(String, String, usize, String)>,
+    references: String,
+}
+
+impl Entry {
+    fn new(stamp: Stamp, tags: &FileTags) -> Self {
+        Self {
+            stamp,
+            lang: tags.lang.name().to_owned(),
+            partial: tags.partial,
+            truncated: tags.truncated,
+            definitions: tags
+                .definitions
+                .iter()
+                .map(|d| (d.name.clone(), d.kind.clone(), d.line, d.signature.clone()))
+                .collect(),
+            references: tags.references.clone(),
+        }
+    }
+
+    fn tags(&self, lang: Lang) -> FileTags {
+        FileTags {
+            lang,
+            definitions: self
+                .definitions
+                .iter()
+                .map(|(name, kind, line, signature)| Definition {
+                    name: name.clone(),
+                    kind: kind.clone(),
+                    line: *line,
+                    signature: signature.clone(),
+                })
+                .collect(),
+            partial: self.partial,
+            truncated: self.truncated,
+            references: self.references.clone(),
+        }
+    }
+}
+
+impl Cache {
+    /// The cache at `path`, or an empty one when it is missing, too large, unreadable or made
+    /// by another version.
+    fn load(path: &Path) -> Self {
+        let empty = || Self {
+            version: cache_version().to_owned(),
+            files: HashMap::new(),
+        };
+        let Ok(file) = std::fs::File::open(path) else {
+            return empty();
+        };
+        if !file
+            .metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.len() <= MAX_CACHE_BYTES)
+        {
+            return empty();
+        }
+        let mut bytes = Vec::new();
+        if file.take(MAX_CACHE_BYTES).read_to_end(&mut bytes).is_err() {
+            return empty();
+        }
+        match serde_json::from_slice::<Self>(&bytes) {
+            Ok(cache) if cache.version == cache_version() => cache,
+            _ => empty(),
+        }
+    }
+
+    /// Writes the cache to `path` through a temporary file renamed into place; failures are
+    /// ignored (the next call parses again).
+    fn save(&self, path: &Path) {
+        let Some(dir) = path.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(bytes) = serde_json::to_vec(self) else {
+            return;
+        };
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,208 @@
+//! Ranking a repository's definitions by how much the rest of it uses them: a PageRank over the
+//! graph whose nodes are files and whose edges go from a file to the files defining the names it
+//! mentions (the approach of aider's repository map), personalised towards the files and names
+//! in focus. A file's rank flows along its edges to the definitions they name.
+
+use std::collections::HashMap;
+
+use crate::FileTags;
+
+const DAMPING: f64 = 0.85;
+const MAX_ITERATIONS: usize = 100;
+/// A name defined in more files than this is common (`new`, `run`) and weighs less.
+const COMMON_NAME_FILES: usize = 5;
+
+/// What the ranking leans towards.
+#[derive(Debug, Clone, Default)]
+pub struct Focus {
+    /// Files (paths relative to the root, `/`-separated) or directories (every file under
+    /// them).
+    pub paths: Vec<String>,
+    /// Names of definitions.
+    pub names: Vec<String>,
+}
+
+impl Focus {
+    fn covers(&self, file: &str) -> bool {
+        self.paths.iter().any(|p| {
+            let p = p.trim_end_matches('/');
+            p.is_empty()
+                || file == p
+                || (file.len() > p.len() && file.starts_with(p) && file.as_bytes()[p.len()] == b'/')
+        })
+    }
+
+    fn names(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.names.is_empty()
+    }
+}
+
+/// One definition's place in the ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Index into the files given to [`rank`].
+    pub file: usize,
+    /// Index into that file's definitions.
+    pub definition: usize,
+    pub score: f64,
+}
+
+/// The files' ranks and every definition ranked, best first (ties by file order, then line).
+#[must_use]
+pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked>) {
+    let n = files.len();
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (_, tags)) in files.iter().enumerate() {
+        for d in &tags.definitions {
+            let list = definers.entry(d.name.as_str()).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
+        }
+    }
+    let in_focus: Vec<bool> = files.iter().map(|(path, _)| focus.covers(path)).collect();
+
+    // Edges: from the file mentioning a name to each other file defining it.
+    let mut out: Vec<HashMap<usize, f64>> = vec![HashMap::new(); n];
+    let mut named: Vec<(usize, usize, &str, f64)> = Vec::new();
+    for (i, (_, tags)) in files.iter().enumerate() {
+        for (name, count) in tags.references() {
+            let Some(list) = definers.get(name) else {
+                continue;
+            };
+            if list.iter().all(|&j| j == i) {
+                continue;
+            }
+            let mut weight = f64::from(count).sqrt();
+            if focus.names(name) {
+                weight *= 10.0;
+            }
+            if is_distinctive(name) {
+                weight *= 10.0;
+            }
+            if name.starts_with('_') {
+                weight *= 0.1;
+            }
+            if list.len() > COMMON_NAME_FILES {
+                weight *= 0.1;
+            }
+            if in_focus[i] {
+                weight *= 50.0;
+            }
+            for &j in list.iter().filter(|&&j| j != i) {
+                *out[i].entry(j).or_default() += weight;
+                named.push((i, j, name, weight));
+            }
+        }
+    }
+
+    let mut personal: Vec<f64> = (0..n)
+        .map(|i| {
+            let defines_focus = files[i].1.definitions.iter().any(|d| focus.names(&d.name));
+            if in_focus[i] || defines_focus {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let total: f64 = personal.iter().sum();
+    if focus.is_empty() || total == 0.0 {
+        personal = vec![1.0 / n as f64; n];
+    } else {
+        for p in &mut personal {
+            *p /= total;
+        }
+    }
+    // In a fixed order, so that the sums (and the ranking) are the same on every run.
+    let out: Vec<Vec<(usize, f64)>> = out
+        .into_iter()
+        .map(|edges| {
+            let mut edges: Vec<(usize, f64)> = edges.into_iter().collect();
+            edges.sort_by_key(|e| e.0);
+            edges
+        })
+        .collect();
+    let totals: Vec<f64> = out
+        .iter()
+        .map(|edges| edges.iter().map(|e| e.1).sum())
+        .collect();
+    let ranks = pagerank(&out, &totals, &personal);
+
+    let mut flow: HashMap<(usize, &str), f64> = HashMap::new();
+    for (i, j, name, weight) in named {
+        if totals[i] > 0.0 {
+            *flow.entry((j, name)).or_default() += ranks[i] * weight / totals[i];
+        }
+    }
+    let mut ranked = Vec::new();
+    for (j, (_, tags)) in files.iter().enumerate() {
+        for (k, d) in tags.definitions.iter().enumerate() {
+            let mut score = flow.get(&(j, d.name.as_str())).copied().unwrap_or(0.0);
+            // Unused definitions of an important file before those of an unimportant one.
+            score += ranks[j] * 1e-3;
+            if focus.names(&d.name) {
+                score += 1.0;
+            }
+            ranked.push(Ranked {
+                file: j,
+                definition: k,
+                score,
+            });
+        }
+    }
+    ranked.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.file.cmp(&b.file))
+            .then(a.definition.cmp(&b.definition))
+    });
+    (ranks, ranked)
+}
+
+/// A name long and specific enough that a mention is most likely a use of its definition:
+/// `snake_case` or `camelCase` of eight characters or more.
+fn is_distinctive(name: &str) -> bool {
+    name.len() >= 8
+        && (name.contains('_')
+            || (name.bytes().any(|b| b.is_ascii_lowercase())
+                && name.bytes().skip(1).any(|b| b.is_ascii_uppercase())))
+}
+
+/// PageRank by power iteration, teleporting (and spreading dangling files' rank) by `personal`.
+fn pagerank(out: &[Vec<(usize, f64)>], totals: &[f64], personal: &[f64]) -> Vec<f64> {
+    let n = out.len();
+    let mut ranks = personal.to_vec();
+    for _ in 0..MAX_ITERATIONS {
+        let dangling: f64 = (0..n).filter(|&i| totals[i] <= 0.0).map(|i| ranks[i]).sum();
+        let mut next: Vec<f64> = personal
+            .iter()
+            .map(|p| (1.0 - DAMPING) * p + DAMPING * dangling * p)
+            .collect();
+        for (i, edges) in out.iter().enumerate() {
+            if totals[i] <= 0.0 {
+                continue;
+            }
+            let share = DAMPING * ranks[i] / totals[i];
+            for &(j, w) in edges {
+                next[j] += share * w;
+            }
+        }
+        let change: f64 = next.iter().zip(&ranks).map(|(a, b)| (a - b).abs()).sum();
+        ranks = next;
+        if change < 1e-9 {
+            break;
+        }
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests;

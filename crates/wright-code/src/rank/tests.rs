@@ -1,0 +1,109 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::{Extractor, Lang};
+
+/// `(path, source)` pairs as the index would give them.
+fn tags(files: &[(&str, &str)]) -> Vec<(String, FileTags)> {
+    files
+        .iter()
+        .map(|(path, source)| {
+            let lang = Lang::of_path(std::path::Path::new(path)).unwrap();
+            let found = Extractor::new().definitions(lang, source.as_bytes());
+            let tags = FileTags {
+                lang,
+                definitions: found.definitions,
+                partial: found.partial,
+                truncated: found.truncated,
+                references: crate::index::references(source.as_bytes()),
+            };
+            ((*path).to_owned(), tags)
+        })
+        .collect()
+}
+
+/// The names of the definitions, best first.
+fn order(files: &[(String, FileTags)], focus: &Focus) -> Vec<String> {
+    let view: Vec<(&str, &FileTags)> = files.iter().map(|(p, t)| (p.as_str(), t)).collect();
+    let (_, ranked) = rank(&view, focus);
+    ranked
+        .iter()
+        .map(|r| view[r.file].1.definitions[r.definition].name.clone())
+        .collect()
+}
+
+fn project() -> Vec<(String, FileTags)> {
+    tags(&[
+        (
+            "core.rs",
+            "pub fn widely_used() {}\npub fn unused_here() {}\n",
+        ),
+        ("a.rs", "fn a() { widely_used(); }\n"),
+        ("b.rs", "fn b() { widely_used(); widely_used(); }\n"),
+        ("c.rs", "fn c() { widely_used(); }\n"),
+        ("special.rs", "pub fn special_helper() {}\n"),
+        ("x.rs", "fn x() { special_helper(); }\n"),
+    ])
+}
+
+#[test]
+fn what_many_files_use_ranks_first_and_the_unused_last() {
+    let files = project();
+    let got = order(&files, &Focus::default());
+    assert_eq!(got[0], "widely_used");
+    assert_eq!(got[1], "special_helper");
+    // Nothing mentions these: they come after every definition something uses.
+    let unused = ["unused_here", "a", "b", "c", "x"];
+    assert!(
+        got[2..].iter().all(|n| unused.contains(&n.as_str())),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_focus_file_lifts_what_it_uses() {
+    let files = project();
+    let focus = Focus {
+        paths: vec!["x.rs".into()],
+        names: Vec::new(),
+    };
+    let got = order(&files, &focus);
+    assert_eq!(got[0], "special_helper", "{got:?}");
+}
+
+#[test]
+fn a_focus_directory_covers_the_files_under_it_only() {
+    let focus = Focus {
+        paths: vec!["src/".into()],
+        names: Vec::new(),
+    };
+    assert!(focus.covers("src/a.rs"));
+    assert!(focus.covers("src/deep/b.rs"));
+    assert!(!focus.covers("srcx/a.rs"));
+    assert!(!focus.covers("a.rs"));
+}
+
+#[test]
+fn a_focus_name_comes_first() {
+    let files = project();
+    let focus = Focus {
+        paths: Vec::new(),
+        names: vec!["unused_here".into()],
+    };
+    assert_eq!(order(&files, &focus)[0], "unused_here");
+}
+
+#[test]
+fn the_ranking_is_the_same_every_time() {
+    let files = project();
+    let first = order(&files, &Focus::default());
+    for _ in 0..5 {
+        assert_eq!(order(&files, &Focus::default()), first);
+    }
+}
+
+#[test]
+fn an_empty_project_ranks_nothing() {
+    let (ranks, ranked) = rank(&[], &Focus::default());
+    assert!(ranks.is_empty() && ranked.is_empty());
+}

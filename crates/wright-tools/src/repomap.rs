@@ -1,0 +1,417 @@
+//! The RepoMap tool: the project's most important definitions, ranked by a PageRank over which
+//! files use the names which files define ([`wright_code::rank`]), personalised towards the
+//! paths and names the model asks about and the files of this round, and rendered as file
+//! headers with the key signatures within a token budget.
+//!
+//! The whole project is walked `.gitignore`-aware (hidden files skipped), at most
+//! [`MAX_FILES`] source files, parsed on every core and cached under `$WRIGHT_HOME` by path,
+//! mtime and size ([`wright_code::index_files`]), so a second map of an unchanged tree parses
+//! nothing. The map is a tool result, never part of the system prompt: the stable prefix (L1)
+//! stays byte-identical.
+
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wright_code::{FileTags, Focus, Indexed, Lang, index_files, rank};
+use wright_protocol::{ToolError, ToolResult};
+
+use crate::args::{Typed, schema_of};
+use crate::data::{read_object, to_value};
+use crate::definitions::Skipped;
+use crate::walk::{StopFlag, project_walker, run_blocking};
+use crate::{Prepared, Tool, ToolContext, ToolKind};
+
+/// Source files mapped at most.
+pub(crate) const MAX_FILES: usize = 5_000;
+/// The budget when none is given, and its bounds.
+const DEFAULT_TOKENS: usize = 2_000;
+const MIN_TOKENS: usize = 1_000;
+const MAX_TOKENS: usize = 8_000;
+/// Spec A6: a token is three characters.
+const CHARS_PER_TOKEN: usize = 3;
+/// Characters of a signature in the map.
+const SIGNATURE_CHARS: usize = 120;
+/// Names kept per file in the history form.
+const HISTORY_NAMES: usize = 10;
+/// Focus entries taken at most.
+const MAX_FOCUS: usize = 50;
+
+const SHAPE: &str = r#"{"max_tokens"?: integer, "focus"?: [string]}"#;
+
+/// Maps the repository's most important definitions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RepoMapTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct RepoMapArgs {
+    /// The map's size in tokens, 1000 to 8000 (default 2000).
+    max_tokens: Option<usize>,
+    /// Paths (files or directories) or names of functions/types to lean the ranking towards.
+    focus: Option<Vec<String>>,
+}
+
+/// One file of the map with its definitions shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapFile {
+    pub file: String,
+    pub definitions: Vec<MapDefinition>,
+}
+
+/// One definition shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapDefinition {
+    pub name: String,
+    pub kind: String,
+    /// 1-based.
+    pub line: usize,
+    pub signature: String,
+}
+
+/// The data of a RepoMap result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoMapData {
+    /// The files shown, most important first, each with its definitions in line order.
+    pub map: Vec<MapFile>,
+    /// Definitions shown.
+    pub shown: usize,
+    /// Definitions found in the project.
+    pub total: usize,
+    /// Source files read.
+    pub files: usize,
+    /// Of those, taken from the cache rather than parsed.
+    pub cached: usize,
+    /// The budget the map was fitted to.
+    pub max_tokens: usize,
+    /// What the ranking leaned towards: the focus given and the files of this round.
+    pub focus: Vec<String>,
+    /// Focus entries that are neither a path in the project nor a defined name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_focus: Vec<String>,
+    /// Files that did not parse cleanly.
+    pub partial: usize,
+    pub skipped: Skipped,
+    /// Whether source files past [`MAX_FILES`] were left out.
+    pub truncated: bool,
+}
+
+impl Tool for RepoMapTool {
+    fn name(&self) -> &'static str {
+        "RepoMap"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn description(&self) -> &'static str {
+        include_str!("../../../prompts/tools/repo_map.md")
+    }
+
+    fn schema(&self) -> Value {
+        schema_of::<RepoMapArgs>()
+    }
+
+    fn prepare(&self, args: Value, _: &ToolContext) -> Result<Box<dyn Prepared>, ToolError> {
+        Typed::prepare("RepoMap", args, SHAPE, |args, ctx| {
+            Box::pin(repo_map(args, ctx))
+        })
+    }
+}
+
+async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, ToolError> {
+    let max_tokens = args
+        .max_tokens
+        .unwrap_or(DEFAULT_TOKENS)
+        .clamp(MIN_TOKENS, MAX_TOKENS);
+    let root = ctx.root().to_path_buf();
+    // A focus entry naming a path in the project leans towards that file or directory; any
+    // other is taken for a name. Paths outside the project are not followed.
+    let mut focus = Focus::default();
+    let mut shown_focus = Vec::new();
+    for entry in args.focus.unwrap_or_default().into_iter().take(MAX_FOCUS) {
+        let entry = entry.trim().to_owned();
+        if entry.is_empty() {
+            continue;
+        }
+        match ctx.resolve(&entry).ok().filter(|abs| abs.exists()) {
+            Some(abs) => match relative(&root, &abs) {
+                Some(rel) => focus.paths.push(rel),
+                None => continue,
+            },
+            None => focus.names.push(entry.clone()),
+        }
+        shown_focus.push(entry);
+    }
+    for abs in ctx.round_files() {
+        if let Some(rel) = relative(&root, &abs)
+            && !focus.paths.contains(&rel)
+        {
+            shown_focus.push(rel.clone());
+            focus.paths.push(rel);
+        }
+    }
+    let cache = ctx.code_cache().map(Path::to_path_buf);
+    let data = run_blocking("RepoMap", ctx.cancellation(), move |stop| {
+        Ok(build(
+            &root,
+            cache.as_deref(),
+            &focus,
+            shown_focus,
+            max_tokens,
+            stop,
+        ))
+    })
+    .await?;
+    Ok(ToolResult::success(render(&data), to_value(&data)))
+}
+
+/// `abs` relative to `root`, `/`-separated; `None` outside it.
+fn relative(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?.to_str()?;
+    Some(rel.replace(std::path::MAIN_SEPARATOR, "/"))
+}
+
+/// The project's source files in path order, at most one past [`MAX_FILES`], and how many
+/// other files there were.
+fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize) {
+    let mut builder = project_walker(root, false);
+    builder.sort_by_file_name(|a, b| a.cmp(b));
+    let mut files = Vec::new();
+    let mut other = 0usize;
+    for entry in builder.build() {
+        if stop.is_raised() {
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            continue;
+        }
+        if Lang::of_path(entry.path()).is_none() {
+            other += 1;
+            continue;
+        }
+        files.push(entry.into_path());
+        if files.len() > MAX_FILES {
+            break;
+        }
+    }
+    (files, other)
+}
+
+fn build(
+    root: &Path,
+    cache: Option<&Path>,
+    focus: &Focus,
+    shown_focus: Vec<String>,
+    max_tokens: usize,
+    stop: &StopFlag,
+) -> RepoMapData {
+    let (mut sources, other) = walk(root, stop);
+    let truncated = sources.len() > MAX_FILES;
+    sources.truncate(MAX_FILES);
+    let (indexed, stats) = index_files(root, &sources, cache, stop.as_atomic());
+    let mut skipped = Skipped {
+        unknown_language: other,
+        ..Skipped::default()
+    };
+    let mut files: Vec<(String, std::sync::Arc<FileTags>)> = Vec::new();
+    for (path, indexed) in sources.iter().zip(indexed) {
+        match indexed {
+            Indexed::Tags(tags) => {
+                if let Some(rel) = relative(root, path) {
+                    files.push((rel, tags));
+                }
+            }
+            Indexed::Binary => skipped.binary += 1,
+            Indexed::TooLarge => skipped.too_large += 1,
+            Indexed::Unreadable => skipped.unreadable += 1,
+            Indexed::UnknownLanguage => skipped.unknown_language += 1,
+        }
+    }
+    let view: Vec<(&str, &FileTags)> = files
+        .iter()
+        .map(|(rel, tags)| (rel.as_str(), tags.as_ref()))
+        .collect();
+    let (_, ranked) = rank(&view, focus);
+    let defined = |name: &str| {
+        view.iter()
+            .any(|(_, tags)| tags.definitions.iter().any(|d| d.name == name))
+    };
+    let unknown_focus = focus
+        .names
+        .iter()
+        .filter(|name| !defined(name))
+        .cloned()
+        .collect();
+    let mut data = RepoMapData {
+        map: Vec::new(),
+        shown: 0,
+        total: ranked.len(),
+        files: files.len(),
+        cached: stats.cached,
+        max_tokens,
+        focus: shown_focus,
+        unknown_focus,
+        partial: files.iter().filter(|(_, tags)| tags.partial).count(),
+        skipped,
+        truncated,
+    };
+    // The most definitions whose rendering fits the budget (a binary search over how many of
+    // the best are shown).
+    let budget = max_tokens.saturating_mul(CHARS_PER_TOKEN);
+    let (mut low, mut high) = (0usize, ranked.len());
+    while low < high {
+        let mid = (low + high).div_ceil(2);
+        data.map = select(&view, &ranked[..mid]);
+        data.shown = mid;
+        if render(&data).chars().count() <= budget {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    data.map = select(&view, &ranked[..low]);
+    data.shown = low;
+    data
+}
+
+/// The definitions `best` names, grouped by file: files in the order of their best definition,
+/// definitions in line order.
+fn select(files: &[(&str, &FileTags)], best: &[wright_code::Ranked]) -> Vec<MapFile> {
+    let mut order: Vec<usize> = Vec::new();
+    let mut chosen: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    for r in best {
+        let list = chosen.entry(r.file).or_default();
+        if list.is_empty() {
+            order.push(r.file);
+        }
+        list.push(r.definition);
+    }
+    order
+        .into_iter()
+        .map(|file| {
+            let (rel, tags) = files[file];
+            let mut defs = chosen.remove(&file).unwrap_or_default();
+            defs.sort_unstable();
+            MapFile {
+                file: rel.to_owned(),
+                definitions: defs
+                    .into_iter()
+                    .filter_map(|k| tags.definitions.get(k))
+                    .map(|d| MapDefinition {
+                        name: d.name.clone(),
+                        kind: d.kind.clone(),
+                        line: d.line,
+                        signature: cut(&d.signature, SIGNATURE_CHARS),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The text form: a summary line, then per file its path and one line per definition.
+fn render(data: &RepoMapData) -> String {
+    let mut out = format!(
+        "Repository map: {} of {} definitions in {} files, ranked by how much the project uses them",
+        data.shown, data.total, data.files
+    );
+    if !data.focus.is_empty() {
+        out.push_str(&format!(", leaning towards {}", data.focus.join(", ")));
+    }
+    let mut notes = Vec::new();
+    if !data.unknown_focus.is_empty() {
+        notes.push(format!("not found: {}", data.unknown_focus.join(", ")));
+    }
+    let s = &data.skipped;
+    for (count, what) in [
+        (s.binary, "binary"),
+        (s.too_large, "over 1 MiB"),
+        (s.unreadable, "unreadable"),
+    ] {
+        if count > 0 {
+            notes.push(format!("skipped {count} {what}"));
+        }
+    }
+    if data.partial > 0 {
+        notes.push(format!("{} partial", data.partial));
+    }
+    if data.truncated {
+        notes.push(format!("only the first {MAX_FILES} source files"));
+    }
+    if !notes.is_empty() {
+        out.push_str(&format!(" ({})", notes.join("; ")));
+    }
+    out.push('\n');
+    for file in &data.map {
+        out.push_str(&file.file);
+        out.push('\n');
+        for d in &file.definitions {
+            if d.signature.is_empty() {
+                out.push_str(&format!("{:>5} {} {}\n", d.line, d.kind, d.name));
+            } else {
+                out.push_str(&format!("{:>5} {}\n", d.line, d.signature));
+            }
+        }
+    }
+    if data.total > data.shown {
+        out.push_str(&format!(
+            "({} more not shown: raise max_tokens, give a focus, or use Definitions on a path)\n",
+            data.total - data.shown
+        ));
+    }
+    out
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The history form (spec A3): the counts and the first `max` files as `file: name, name, …`,
+/// with `more` counting the files left out. Reads what the tool returned and what an earlier
+/// compression kept, so compressing again changes nothing.
+pub(crate) fn compressed(data: &Value, max: usize) -> Option<Value> {
+    #[derive(Deserialize, Serialize)]
+    struct Form {
+        shown: Option<usize>,
+        total: Option<usize>,
+        files: Option<usize>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        focus: Option<Vec<String>>,
+        map: Vec<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        more: Option<usize>,
+    }
+    let mut form: Form = read_object(data)?;
+    let files_shown = form.map.len() + form.more.unwrap_or(0);
+    let kept: Vec<Value> = std::mem::take(&mut form.map)
+        .into_iter()
+        .take(max)
+        .map(|item| match read_object::<MapFile>(&item) {
+            Some(file) => {
+                let mut names: Vec<&str> = file
+                    .definitions
+                    .iter()
+                    .take(HISTORY_NAMES)
+                    .map(|d| d.name.as_str())
+                    .collect();
+                if file.definitions.len() > HISTORY_NAMES {
+                    names.push("…");
+                }
+                Value::String(format!("{}: {}", file.file, names.join(", ")))
+            }
+            None => item,
+        })
+        .collect();
+    let more = files_shown.saturating_sub(kept.len());
+    form.map = kept;
+    form.more = (more > 0).then_some(more);
+    Some(to_value(&form))
+}
