@@ -9,6 +9,8 @@ use crate::FileTags;
 
 const DAMPING: f64 = 0.85;
 const MAX_ITERATIONS: usize = 100;
+/// The share of the teleport that goes to every file alike when there is a focus.
+const BACKGROUND: f64 = 0.1;
 /// A name defined in more files than this is common (`new`, `run`) and weighs less.
 const COMMON_NAME_FILES: usize = 5;
 
@@ -114,11 +116,14 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
         })
         .collect();
     let total: f64 = personal.iter().sum();
+    let uniform = 1.0 / n as f64;
     if focus.is_empty() || total == 0.0 {
-        personal = vec![1.0 / n as f64; n];
+        personal = vec![uniform; n];
     } else {
+        // Mostly towards the focus, a little everywhere: what the whole project leans on
+        // still outranks the focus files' own unused definitions.
         for p in &mut personal {
-            *p /= total;
+            *p = (1.0 - BACKGROUND) * *p / total + BACKGROUND * uniform;
         }
     }
     // In a fixed order, so that the sums (and the ranking) are the same on every run.

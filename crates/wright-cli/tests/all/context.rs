@@ -505,7 +505,7 @@ fn when_nothing_can_shrink_the_round_ends_with_a_clear_message() {
     let run = Run::from(
         project
             .command(&server, "openai")
-            .env("WRIGHT_CONTEXT_WINDOW", "5650")
+            .env("WRIGHT_CONTEXT_WINDOW", "5950")
             .args(["exec", "--json", "read it"])
             .output()
             .unwrap(),

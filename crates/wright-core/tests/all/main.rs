@@ -12,5 +12,6 @@ mod cost;
 mod plan_mode;
 mod react_roundtrip;
 mod rendered_request;
+mod repo_map;
 mod subagents;
 mod window;

@@ -22,6 +22,7 @@ mod protected;
 mod read;
 mod read_only;
 mod registry;
+mod repomap;
 mod sandbox;
 mod todo_write;
 mod write;
