@@ -80,7 +80,8 @@ enum SessionsCommand {
         #[arg(long)]
         all: bool,
     },
-    /// Show a session's transcript: each round's message, steps, tool results, and the usage.
+    /// Show a session's transcript: each round's message, steps, tool results, and the usage
+    /// (prompt-cache reads and writes included) with its cost.
     Show {
         /// Print the session's records as JSON lines instead.
         #[arg(long)]
