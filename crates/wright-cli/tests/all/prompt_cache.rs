@@ -99,10 +99,11 @@ fn anthropic_cache_reads_and_writes_reach_the_usage_events_and_sessions_show_pri
         &["--json"],
         "cache",
     );
-    let usage: Vec<Value> = run
-        .events()
-        .into_iter()
+    let events = run.events();
+    let usage: Vec<Value> = events
+        .iter()
         .filter(|event| event["type"] == "usage")
+        .cloned()
         .collect();
     assert_eq!(
         usage,
@@ -114,6 +115,11 @@ fn anthropic_cache_reads_and_writes_reach_the_usage_events_and_sessions_show_pri
                    "total_tokens": 14_400, "cached_prompt_tokens": 12_000,
                    "cache_creation_tokens": 0, "call": "step"}),
         ]
+    );
+    assert_eq!(
+        events.last().unwrap()["usage"],
+        json!({"prompt_tokens": 27_000, "completion_tokens": 900, "total_tokens": 27_900,
+               "cached_prompt_tokens": 22_000, "cache_creation_tokens": 2_000})
     );
     // Sonnet 4.5 per million: $3 input, $0.30 cache read, $3.75 cache write, $15 output.
     // 1000×3 + 10000×0.3 + 2000×3.75 + 500×15 = 21000, then 2000×3 + 12000×0.3 + 400×15 = 15600.
