@@ -572,7 +572,7 @@ pub enum ConfigError {
     },
     /// A `[pricing."model"]` table holds a negative or non-finite price.
     #[error(
-        "invalid `[pricing.\"{model}\"]`: expected prices in USD per million tokens, 0 or more, e.g. input = 3.0, output = 15.0, cached_input = 0.3"
+        "invalid `[pricing.\"{model}\"]`: expected prices in USD per million tokens, 0 or more, e.g. input = 3.0, output = 15.0, cached_input = 0.3, cache_write = 3.75"
     )]
     Price {
         /// The model whose price is wrong.

@@ -9,6 +9,7 @@ use wright_core::compaction::{
     CHARS_PER_TOKEN, ContextSettings, check_trigger, estimate_tokens, round_starts,
 };
 use wright_core::context::{Layer, TOKENS_PER_MESSAGE, estimate_messages, estimate_request};
+use wright_core::cost::cache_note;
 use wright_core::session::SessionContext;
 use wright_llm::ChatRole;
 use wright_store::LoadedSession;
@@ -140,9 +141,8 @@ pub fn report(
     );
     let last_total = match history.last_usage() {
         Some(usage) => {
-            let cached = usage
-                .cached_prompt_tokens
-                .map(|n| format!(", {n} cached"))
+            let cached = cache_note(usage, |n| n.to_string())
+                .map(|note| format!(", {note}"))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,

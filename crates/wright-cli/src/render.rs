@@ -3,7 +3,7 @@
 
 use std::io::{self, IsTerminal, Write};
 
-use wright_core::cost::{CostReport, format_usd};
+use wright_core::cost::{CostReport, cache_note, format_usd};
 use wright_core::summarize::{SUMMARY_TIMEOUT_MESSAGE, summary_failed_message};
 use wright_protocol::{ActionKind, ApprovalVerdict, Event, ToolStatus, Usage};
 
@@ -371,11 +371,10 @@ fn indented_preview(preview: &str, max_lines: usize) -> String {
     lines.join("\n")
 }
 
-/// `tokens: 1200 in (1000 cached), 85 out`.
+/// `tokens: 1200 in (1000 cached, 100 written to cache), 85 out`.
 fn usage_line(usage: &Usage) -> String {
-    let cached = usage
-        .cached_prompt_tokens
-        .map(|n| format!(" ({n} cached)"))
+    let cached = cache_note(usage, |n| n.to_string())
+        .map(|note| format!(" ({note})"))
         .unwrap_or_default();
     format!(
         "tokens: {} in{cached}, {} out",
@@ -392,7 +391,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn usage_line_mentions_cached_tokens_only_when_known() {
+    fn usage_line_mentions_cache_reads_and_writes_only_when_known() {
         let mut usage = Usage {
             prompt_tokens: 1200,
             completion_tokens: 85,
@@ -402,6 +401,11 @@ mod tests {
         assert_eq!(usage_line(&usage), "tokens: 1200 in, 85 out");
         usage.cached_prompt_tokens = Some(1000);
         assert_eq!(usage_line(&usage), "tokens: 1200 in (1000 cached), 85 out");
+        usage.cache_creation_tokens = Some(100);
+        assert_eq!(
+            usage_line(&usage),
+            "tokens: 1200 in (1000 cached, 100 written to cache), 85 out"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, TimeZone, Utc};
 use serde_json::Value;
+use wright_core::cost::{cache_note, format_usd};
 use wright_core::rewind::round_states;
 use wright_core::stored::rounds;
 use wright_protocol::text::{self, first_line, plural};
@@ -96,17 +97,19 @@ pub fn transcript<Tz: TimeZone>(session: &LoadedSession, tz: &Tz) -> String
 where
     Tz::Offset: std::fmt::Display,
 {
-    transcript_with_files(session, tz, &|_, _| None)
+    transcript_with_files(session, tz, &|_, _| None, None)
 }
 
 /// [`transcript`] with, under each round that changed files, the paths it added, modified
 /// and deleted: `files(first, end)` says what changed between the round's first checkpoint
 /// and its end one (`+new ~changed -deleted`), `None` when that cannot be told. Rounds that
-/// `wright undo` undid are marked.
+/// `wright undo` undid are marked. `cost_usd` is what the session's calls cost, shown with
+/// the usage when known (see `wright_core::cost::session_cost`).
 pub fn transcript_with_files<Tz: TimeZone>(
     session: &LoadedSession,
     tz: &Tz,
     files: &dyn Fn(&str, &str) -> Option<String>,
+    cost_usd: Option<f64>,
 ) -> String
 where
     Tz::Offset: std::fmt::Display,
@@ -192,7 +195,7 @@ where
         out.push_str(UNENDED_ROUND);
     }
     out.push('\n');
-    out.push_str(&usage_line(&usage, calls));
+    out.push_str(&usage_line(&usage, calls, cost_usd));
     out
 }
 
@@ -232,17 +235,20 @@ where
 /// Marks a round with no end record: wright stopped (or is still running) mid-round.
 const UNENDED_ROUND: &str = "(the round did not end: wright stopped before it finished)\n";
 
-/// `Usage: 3 model calls, 1,234 tokens (1,000 in, 200 cached; 234 out)`.
-fn usage_line(usage: &Usage, calls: usize) -> String {
+/// `Usage: 3 model calls, 1,234 tokens (1,000 in, 200 cached, 100 written to cache; 234 out),
+/// cost $0.0042`: the cache counts when the provider reported them, the cost when known.
+fn usage_line(usage: &Usage, calls: usize, cost_usd: Option<f64>) -> String {
     if calls == 0 {
         return "Usage: none reported\n".to_string();
     }
-    let cached = usage
-        .cached_prompt_tokens
-        .map(|n| format!(", {} cached", thousands(n)))
+    let cached = cache_note(usage, thousands)
+        .map(|note| format!(", {note}"))
+        .unwrap_or_default();
+    let cost = cost_usd
+        .map(|cost| format!(", cost {}", format_usd(cost)))
         .unwrap_or_default();
     format!(
-        "Usage: {}, {} tokens ({} in{cached}; {} out)\n",
+        "Usage: {}, {} tokens ({} in{cached}; {} out){cost}\n",
         plural(calls, "model call"),
         thousands(usage.total_tokens),
         thousands(usage.prompt_tokens),
@@ -484,6 +490,31 @@ Usage: 2 model calls, 2,135 tokens (2,100 in, 20 cached; 35 out)
         assert!(
             text.ends_with("0 rounds, last activity 2026-11-22 08:00:00\n\nUsage: none reported\n"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn the_usage_line_adds_cache_writes_and_the_cost_when_known() {
+        let usage = Usage {
+            prompt_tokens: 1_300,
+            completion_tokens: 50,
+            total_tokens: 1_350,
+            cached_prompt_tokens: Some(1_000),
+            cache_creation_tokens: Some(200),
+        };
+        assert_eq!(
+            usage_line(&usage, 2, Some(0.0021)),
+            "Usage: 2 model calls, 1,350 tokens (1,300 in, 1,000 cached, 200 written to cache; \
+             50 out), cost $0.0021\n"
+        );
+        let plain = Usage {
+            cached_prompt_tokens: None,
+            cache_creation_tokens: None,
+            ..usage
+        };
+        assert_eq!(
+            usage_line(&plain, 1, None),
+            "Usage: 1 model call, 1,350 tokens (1,300 in; 50 out)\n"
         );
     }
 

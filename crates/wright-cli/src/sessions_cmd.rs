@@ -10,6 +10,8 @@ use wright_store::{
     DamagedSession, LoadedSession, Record, SessionStore, SessionSummary, StoreError,
 };
 
+use wright_core::cost::session_cost;
+
 use crate::config;
 use crate::session;
 use wright_protocol::text::plural;
@@ -45,6 +47,19 @@ fn remove_unneeded_checkpoints(home: &Path, root: &Path, store: &SessionStore) {
     }
 }
 
+/// What `session`'s model calls cost at the configured (else built-in) prices of the settings
+/// `files`; `None` when a call's model has no price or the prices cannot be read. Records from
+/// before they named their model count as calls to the configured model.
+fn cost_usd(root: &Path, session: &LoadedSession, files: &[config::FileConfig]) -> Option<f64> {
+    let prices = config::prices(files).ok()?;
+    let model = config::resolve(&config::Flags::default(), &config::process_env, files, root)
+        .map(|settings| settings.llm.model)
+        .unwrap_or_default();
+    session_cost(&session.records, &model, &prices)
+        .total
+        .cost_usd
+}
+
 /// Exit code: the session asked for does not exist, or the query is ambiguous.
 const EXIT_USAGE: u8 = 2;
 /// Exit code: the sessions could not be read or removed.
@@ -65,7 +80,8 @@ enum SessionsCommand {
         #[arg(long)]
         all: bool,
     },
-    /// Show a session's transcript: each round's message, steps, tool results, and the usage.
+    /// Show a session's transcript: each round's message, steps, tool results, and the usage
+    /// (prompt-cache reads and writes included) with its cost.
     Show {
         /// Print the session's records as JSON lines instead.
         #[arg(long)]
@@ -108,13 +124,19 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
             if *json {
                 print(&records_json(&found));
             } else {
+                // Defaults when the settings cannot be read: the transcript shows regardless.
+                let settings_files =
+                    config::load_files(root, &config::process_env).unwrap_or_default();
                 let children = store.children(&found.meta.id).unwrap_or_default();
                 let checkpointed = found
                     .records
                     .iter()
                     .any(|r| matches!(r, Record::Checkpoint(_)));
                 let store = checkpointed
-                    .then(|| checkpoints::open(&home, root, &checkpoint_config(root)).ok())
+                    .then(|| {
+                        checkpoints::open(&home, root, &config::checkpoint_config(&settings_files))
+                            .ok()
+                    })
                     .flatten();
                 let files = |from: &str, to: &str| {
                     let store = store.as_ref()?;
@@ -139,7 +161,8 @@ pub fn run(root: &Path, args: &SessionsArgs) -> u8 {
                         found.meta.task.as_deref().unwrap_or("")
                     ));
                 }
-                print(&transcript_with_files(&found, &Local, &files));
+                let cost_usd = cost_usd(root, &found, &settings_files);
+                print(&transcript_with_files(&found, &Local, &files, cost_usd));
                 print(&children_list(&children));
             }
         }),

@@ -15,7 +15,7 @@ const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 /// What a model charges, in US dollars per million tokens.
 ///
 /// In a settings file: `[pricing."model-name"]` with `input = 3.0`, `output = 15.0` and
-/// optionally `cached_input = 0.3`.
+/// optionally `cached_input = 0.3` and `cache_write = 3.75`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
@@ -26,21 +26,42 @@ pub struct Price {
     /// Prompt tokens read from the provider's cache; `None` bills them at `input`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
+    /// Prompt tokens written to the provider's cache (Anthropic bills them above `input`);
+    /// `None` bills them at `input`, as providers without a surcharge do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
 }
 
 impl Price {
     /// Whether every price is a finite number of at least 0.
     pub fn is_valid(&self) -> bool {
         let valid = |p: f64| p.is_finite() && p >= 0.0;
-        valid(self.input) && valid(self.output) && self.cached_input.is_none_or(valid)
+        valid(self.input)
+            && valid(self.output)
+            && self.cached_input.is_none_or(valid)
+            && self.cache_write.is_none_or(valid)
     }
 }
 
+/// A price whose cache writes cost what plain input does (OpenAI, DeepSeek: no surcharge).
 const fn price(input: f64, cached_input: f64, output: f64) -> Price {
     Price {
         input,
         output,
         cached_input: Some(cached_input),
+        cache_write: None,
+    }
+}
+
+/// A price with a surcharge on cache writes. Anthropic bills a write to its 5-minute prompt
+/// cache (the `ephemeral` cache wright asks for) at 1.25 × `input` and a read from it at
+/// 0.1 × `input`; the figures are written out so that they are exact.
+const fn cache_write_price(input: f64, cached_input: f64, cache_write: f64, output: f64) -> Price {
+    Price {
+        input,
+        output,
+        cached_input: Some(cached_input),
+        cache_write: Some(cache_write),
     }
 }
 
@@ -56,9 +77,9 @@ pub fn builtin_prices() -> Vec<(&'static str, Price)> {
         ("gpt-4o", price(2.5, 1.25, 10.0)),
         ("gpt-4o-mini", price(0.15, 0.075, 0.6)),
         ("o3", price(2.0, 0.5, 8.0)),
-        ("claude-sonnet-4-5", price(3.0, 0.3, 15.0)),
-        ("claude-opus-4-1", price(15.0, 1.5, 75.0)),
-        ("claude-haiku-4-5", price(1.0, 0.1, 5.0)),
+        ("claude-sonnet-4-5", cache_write_price(3.0, 0.3, 3.75, 15.0)),
+        ("claude-opus-4-1", cache_write_price(15.0, 1.5, 18.75, 75.0)),
+        ("claude-haiku-4-5", cache_write_price(1.0, 0.1, 1.25, 5.0)),
         ("deepseek-chat", price(0.28, 0.028, 0.42)),
         ("deepseek-reasoner", price(0.28, 0.028, 0.42)),
     ]
@@ -94,17 +115,25 @@ fn is_snapshot_suffix(rest: &str) -> bool {
     }
 }
 
-/// What `usage` costs at `price`, in US dollars. Cached prompt tokens are billed at
-/// `cached_input` when the price has one; tokens written to the cache (Anthropic) at `input`.
+/// What `usage` costs at `price`, in US dollars. `prompt_tokens` holds the cache reads and
+/// writes too (see [`Usage`]): reads are billed at `cached_input`, writes at `cache_write`,
+/// the rest at `input` (a missing price bills its tokens at `input`). Counts a provider got
+/// wrong, reads and writes past the prompt, are cut to what the prompt holds.
 pub fn usage_cost(usage: &Usage, price: &Price) -> f64 {
-    let cached = usage
+    let read = usage
         .cached_prompt_tokens
         .unwrap_or(0)
         .min(usage.prompt_tokens);
-    let uncached = usage.prompt_tokens - cached;
-    let cached_price = price.cached_input.unwrap_or(price.input);
+    let written = usage
+        .cache_creation_tokens
+        .unwrap_or(0)
+        .min(usage.prompt_tokens - read);
+    let uncached = usage.prompt_tokens - read - written;
+    let read_price = price.cached_input.unwrap_or(price.input);
+    let write_price = price.cache_write.unwrap_or(price.input);
     (uncached as f64 * price.input
-        + cached as f64 * cached_price
+        + read as f64 * read_price
+        + written as f64 * write_price
         + usage.completion_tokens as f64 * price.output)
         / TOKENS_PER_PRICE_UNIT
 }
@@ -188,22 +217,34 @@ pub fn session_cost(
     report
 }
 
+/// What `usage` says of the provider's prompt cache, each count written by `number`:
+/// `1000 cached, 200 written to cache`, either part alone, or `None` when the provider
+/// reported neither. The one wording for cache counts wherever usage is shown.
+pub fn cache_note(usage: &Usage, number: impl Fn(u64) -> String) -> Option<String> {
+    let read = usage
+        .cached_prompt_tokens
+        .map(|n| format!("{} cached", number(n)));
+    let written = usage
+        .cache_creation_tokens
+        .map(|n| format!("{} written to cache", number(n)));
+    let parts: Vec<String> = read.into_iter().chain(written).collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 /// `$0.0123`: four decimals, as the costs of single calls are fractions of a cent.
 pub fn format_usd(cost: f64) -> String {
     format!("${cost:.4}")
 }
 
 impl fmt::Display for KindCost {
-    /// `3 calls, 1200 in (1000 cached), 85 out, $0.0042`.
+    /// `3 calls, 1200 in (1000 cached, 100 written to cache), 85 out, $0.0042`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let calls = match self.calls {
             1 => "1 call".to_string(),
             n => format!("{n} calls"),
         };
-        let cached = self
-            .usage
-            .cached_prompt_tokens
-            .map(|n| format!(" ({n} cached)"))
+        let cached = cache_note(&self.usage, |n| n.to_string())
+            .map(|note| format!(" ({note})"))
             .unwrap_or_default();
         let cost = self
             .cost_usd
@@ -256,6 +297,14 @@ mod tests {
         }
     }
 
+    /// An Anthropic-style usage: `prompt` counts the reads and writes too.
+    fn cached_usage(prompt: u64, read: u64, written: u64, completion: u64) -> Usage {
+        Usage {
+            cache_creation_tokens: Some(written),
+            ..usage(prompt, Some(read), completion)
+        }
+    }
+
     fn record(kind: UsageKind, model: Option<&str>, usage: Usage) -> Record {
         Record::Usage {
             at: Utc::now(),
@@ -272,6 +321,7 @@ mod tests {
             input: 1.0,
             output: 1.0,
             cached_input: None,
+            cache_write: None,
         };
         let configured = HashMap::from([("gpt-4.1".to_string(), mine)]);
         assert_eq!(price_for("gpt-4.1", &configured), Some(mine));
@@ -294,7 +344,7 @@ mod tests {
         );
         assert_eq!(
             price_for("claude-sonnet-4-5-20250929", &none),
-            Some(price(3.0, 0.3, 15.0))
+            Some(cache_write_price(3.0, 0.3, 3.75, 15.0))
         );
         assert_eq!(
             price_for("openai/gpt-4o-mini", &none),
@@ -319,6 +369,7 @@ mod tests {
         );
         let no_cache_price = Price {
             cached_input: None,
+            cache_write: None,
             ..price
         };
         assert_eq!(
@@ -328,16 +379,122 @@ mod tests {
     }
 
     #[test]
+    fn cache_writes_are_billed_at_the_cache_write_price_and_reads_at_the_cached_price() {
+        // Binary fractions, so that the sums are exact.
+        let price = cache_write_price(4.0, 0.5, 5.0, 16.0);
+        // 1M prompt tokens: 250k fresh, 500k read from the cache, 250k written to it.
+        assert_eq!(
+            usage_cost(&cached_usage(1_000_000, 500_000, 250_000, 125_000), &price),
+            1.0 + 0.25 + 1.25 + 2.0
+        );
+    }
+
+    #[test]
+    fn without_a_cache_write_price_writes_are_billed_as_plain_input() {
+        let price = price(4.0, 0.5, 16.0);
+        assert_eq!(
+            usage_cost(&cached_usage(1_000_000, 500_000, 250_000, 0), &price),
+            1.0 + 0.25 + 1.0
+        );
+    }
+
+    #[test]
+    fn cache_counts_past_the_prompt_are_cut_to_it() {
+        let price = cache_write_price(4.0, 0.5, 8.0, 16.0);
+        // Reads fill the prompt; the writes have no tokens left to be.
+        assert_eq!(
+            usage_cost(&cached_usage(1_000_000, 2_000_000, 500_000, 0), &price),
+            0.5
+        );
+        // Writes fill what the reads leave.
+        assert_eq!(
+            usage_cost(&cached_usage(1_000_000, 500_000, 900_000, 0), &price),
+            0.25 + 4.0
+        );
+    }
+
+    #[test]
+    fn builtin_anthropic_prices_bill_cache_writes_at_a_quarter_more_than_input() {
+        let none = HashMap::new();
+        for model in ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"] {
+            let price = price_for(model, &none).unwrap();
+            assert_eq!(price.cache_write, Some(price.input * 1.25), "{model}");
+            let read = price.cached_input.unwrap();
+            assert!((read - price.input * 0.1).abs() < 1e-12, "{model}");
+        }
+        for model in ["gpt-4.1", "gpt-4o-mini", "o3", "deepseek-chat"] {
+            assert_eq!(
+                price_for(model, &none).unwrap().cache_write,
+                None,
+                "{model}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_claude_call_that_reads_and_writes_the_cache_costs_the_list_price() {
+        // Sonnet 4.5: $3 input, $0.30 cache read, $3.75 cache write, $15 output.
+        let price = price_for("claude-sonnet-4-5-20250929", &HashMap::new()).unwrap();
+        let usage = cached_usage(1_300, 1_000, 200, 50);
+        // 100 × 3 + 1000 × 0.3 + 200 × 3.75 + 50 × 15 = 300 + 300 + 750 + 750 per million.
+        assert_eq!(
+            format!("{:.10}", usage_cost(&usage, &price)),
+            "0.0021000000"
+        );
+    }
+
+    #[test]
+    fn the_cache_note_names_reads_and_writes_only_when_reported() {
+        let plain = |n: u64| n.to_string();
+        assert_eq!(cache_note(&usage(10, None, 1), plain), None);
+        assert_eq!(
+            cache_note(&usage(10, Some(4), 1), plain).as_deref(),
+            Some("4 cached")
+        );
+        assert_eq!(
+            cache_note(&cached_usage(10, 4, 3, 1), plain).as_deref(),
+            Some("4 cached, 3 written to cache")
+        );
+        let written_only = Usage {
+            cache_creation_tokens: Some(3),
+            ..usage(10, None, 1)
+        };
+        assert_eq!(
+            cache_note(&written_only, plain).as_deref(),
+            Some("3 written to cache")
+        );
+    }
+
+    #[test]
+    fn the_report_shows_cache_writes_and_prices_them() {
+        let records = [record(
+            UsageKind::Step,
+            Some("claude-haiku-4-5"),
+            cached_usage(1_000_000, 600_000, 400_000, 0),
+        )];
+        let report = session_cost(&records, "claude-haiku-4-5", &HashMap::new());
+        // 600k × $0.10 + 400k × $1.25 per million.
+        assert_eq!(
+            report.to_string(),
+            "steps:     1 call, 1000000 in (600000 cached, 400000 written to cache), 0 out, $0.5600\n\
+             summaries: 0 calls, 0 in, 0 out, $0.0000\n\
+             total:     1 call, 1000000 in (600000 cached, 400000 written to cache), 0 out, $0.5600\n"
+        );
+    }
+
+    #[test]
     fn session_cost_adds_up_each_kind_with_its_own_model() {
         let big = Price {
             input: 4.0,
             output: 8.0,
             cached_input: None,
+            cache_write: None,
         };
         let small = Price {
             input: 1.0,
             output: 2.0,
             cached_input: None,
+            cache_write: None,
         };
         let configured = HashMap::from([("big".to_string(), big), ("small".to_string(), small)]);
         let records = [
@@ -436,5 +593,8 @@ mod tests {
         assert!(price(1.0, 0.0, 2.0).is_valid());
         assert!(!price(-1.0, 0.0, 2.0).is_valid());
         assert!(!price(1.0, f64::NAN, 2.0).is_valid());
+        assert!(cache_write_price(1.0, 0.1, 1.25, 2.0).is_valid());
+        assert!(!cache_write_price(1.0, 0.1, -1.25, 2.0).is_valid());
+        assert!(!cache_write_price(1.0, 0.1, f64::INFINITY, 2.0).is_valid());
     }
 }

@@ -177,6 +177,9 @@ struct WireUsage {
 #[serde(default)]
 struct WirePromptDetails {
     cached_tokens: Option<u64>,
+    /// OpenRouter's count of prompt tokens written to the cache (Anthropic models behind it);
+    /// like `cached_tokens`, part of `prompt_tokens`.
+    cache_write_tokens: Option<u64>,
 }
 
 impl WireUsage {
@@ -198,7 +201,10 @@ impl WireUsage {
                 .as_ref()
                 .and_then(|details| details.cached_tokens)
                 .or(self.prompt_cache_hit_tokens),
-            cache_creation_tokens: None,
+            cache_creation_tokens: self
+                .prompt_tokens_details
+                .as_ref()
+                .and_then(|details| details.cache_write_tokens),
         })
     }
 }

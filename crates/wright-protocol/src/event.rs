@@ -208,6 +208,9 @@ pub enum Event {
         /// Prompt tokens served from the provider's cache, where reported.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cached_prompt_tokens: Option<u64>,
+        /// Prompt tokens written to the provider's cache, where reported (Anthropic).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache_creation_tokens: Option<u64>,
         /// What the call was for: `step` (a ReAct step) or `summary` (compaction).
         #[serde(default)]
         call: UsageCall,
@@ -289,6 +292,7 @@ impl Event {
             completion_tokens: usage.completion_tokens,
             total_tokens: usage.total_tokens,
             cached_prompt_tokens: usage.cached_prompt_tokens,
+            cache_creation_tokens: usage.cache_creation_tokens,
             call,
         }
     }
@@ -354,6 +358,33 @@ mod tests {
             line,
             r#"{"type":"error","code":"max_steps","message":"stopped after 50 steps"}"#
         );
+        assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), event);
+    }
+
+    #[test]
+    fn usage_events_carry_cache_reads_and_writes_only_when_reported() {
+        let mut usage = Usage {
+            prompt_tokens: 130,
+            completion_tokens: 12,
+            total_tokens: 142,
+            cached_prompt_tokens: None,
+            cache_creation_tokens: None,
+        };
+        assert_eq!(
+            serde_json::to_value(Event::usage(&usage)).unwrap(),
+            json!({"type": "usage", "prompt_tokens": 130, "completion_tokens": 12,
+                   "total_tokens": 142, "call": "step"})
+        );
+        usage.cached_prompt_tokens = Some(100);
+        usage.cache_creation_tokens = Some(20);
+        let event = Event::usage_of(&usage, UsageCall::Summary);
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "usage", "prompt_tokens": 130, "completion_tokens": 12,
+                   "total_tokens": 142, "cached_prompt_tokens": 100,
+                   "cache_creation_tokens": 20, "call": "summary"})
+        );
+        let line = serde_json::to_string(&event).unwrap();
         assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), event);
     }
 }

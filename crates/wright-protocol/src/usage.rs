@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 /// `cached_prompt_tokens` counts prompt tokens served from the provider's cache (OpenAI
 /// `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`);
 /// `cache_creation_tokens` counts prompt tokens written to it (Anthropic
-/// `cache_creation_input_tokens`). Both are `None` when the provider says nothing.
+/// `cache_creation_input_tokens`, OpenRouter `prompt_tokens_details.cache_write_tokens`).
+/// Both are `None` when the provider says nothing, and both are part of `prompt_tokens`:
+/// Anthropic's `input_tokens` leaves them out, so wright adds them back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Tokens of the request, including any cached ones.

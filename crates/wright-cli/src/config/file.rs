@@ -57,7 +57,8 @@ pub struct FileConfig {
     /// --approval` wins over it; unset, `exec` uses `auto`.
     pub approval: Option<ApprovalMode>,
     /// Prices per model in USD per million tokens, as `[pricing."model-name"]` tables with
-    /// `input`, `output` and optionally `cached_input`; they win over the built-in prices.
+    /// `input`, `output` and optionally `cached_input` (cache reads) and `cache_write` (cache
+    /// writes); they win over the built-in prices.
     #[serde(default)]
     pub pricing: HashMap<String, Price>,
     /// `[bash]`: what the dangerous-command checker refuses or lets through beyond its builtin

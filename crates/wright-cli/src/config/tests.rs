@@ -100,6 +100,7 @@ fn approval_and_pricing_read_into_the_whole_struct() {
         input = 3.0
         output = 15.0
         cached_input = 0.3
+        cache_write = 3.75
 
         [pricing.cheap]
         input = 0.1
@@ -117,6 +118,7 @@ fn approval_and_pricing_read_into_the_whole_struct() {
                         input: 3.0,
                         output: 15.0,
                         cached_input: Some(0.3),
+                        cache_write: Some(3.75),
                     }
                 ),
                 (
@@ -125,6 +127,7 @@ fn approval_and_pricing_read_into_the_whole_struct() {
                         input: 0.1,
                         output: 0.2,
                         cached_input: None,
+                        cache_write: None,
                     }
                 ),
             ]),
@@ -156,6 +159,7 @@ fn a_project_price_wins_over_the_user_price_of_the_same_model() {
                     input: 1.0,
                     output: 2.0,
                     cached_input: None,
+                    cache_write: None,
                 }
             ),
             (
@@ -164,6 +168,7 @@ fn a_project_price_wins_over_the_user_price_of_the_same_model() {
                     input: 4.0,
                     output: 5.0,
                     cached_input: None,
+                    cache_write: None,
                 }
             ),
         ])
@@ -174,6 +179,11 @@ fn a_project_price_wins_over_the_user_price_of_the_same_model() {
 fn bad_prices_and_modes_are_named() {
     let error = prices(&[file("[pricing.m]\ninput = -1.0\noutput = 2.0")]).unwrap_err();
     assert!(error.to_string().contains("[pricing.\"m\"]"), "{error}");
+    let error = prices(&[file(
+        "[pricing.m]\ninput = 1.0\noutput = 2.0\ncache_write = -1.0",
+    )])
+    .unwrap_err();
+    assert!(error.to_string().contains("cache_write"), "{error}");
     let error = toml::from_str::<FileConfig>("[pricing.m]\ninput = 1.0").unwrap_err();
     assert!(error.to_string().contains("output"), "{error}");
     let error = toml::from_str::<FileConfig>("approval = \"yolo\"").unwrap_err();

@@ -30,6 +30,7 @@ mod lifetime;
 mod mcp;
 mod memory;
 mod plan;
+mod prompt_cache;
 mod rules;
 mod sec;
 mod sec_verify;

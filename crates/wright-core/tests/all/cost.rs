@@ -103,6 +103,7 @@ async fn the_summary_call_is_recorded_as_a_summary_and_is_not_the_last_usage() {
             input: 1.0,
             output: 2.0,
             cached_input: None,
+            cache_write: None,
         },
     )]);
     let report = session_cost(agent.history().usage_records(), "m", &prices);
@@ -153,6 +154,7 @@ async fn a_continued_reply_leaves_the_last_calls_usage_for_the_trigger() {
             input: 1.0,
             output: 2.0,
             cached_input: None,
+            cache_write: None,
         },
     )]);
     let report = session_cost(agent.history().usage_records(), "m", &prices);

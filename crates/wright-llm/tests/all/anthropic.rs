@@ -236,6 +236,131 @@ async fn crlf_lines_and_multibyte_text_are_read() {
     );
 }
 
+/// An SSE body of `events`, each named by its `type`.
+fn sse(events: &[serde_json::Value]) -> String {
+    events
+        .iter()
+        .map(|data| {
+            format!(
+                "event: {}\ndata: {data}\n\n",
+                data["type"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// A streamed text reply "ok" whose `message_start` and `message_delta` carry `start` and
+/// `delta` as their usage.
+fn reply_with_usages(start: serde_json::Value, delta: serde_json::Value) -> String {
+    sse(&[
+        json!({"type": "message_start", "message": {"id": "m", "content": [], "usage": start}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": delta}),
+        json!({"type": "message_stop"}),
+    ])
+}
+
+/// Anthropic's `message_delta` usage is cumulative: counts it repeats from `message_start`
+/// replace them (never add to them), and the prompt is input + cache reads + cache writes.
+#[tokio::test]
+async fn cumulative_message_delta_usage_replaces_the_message_start_counts() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::raw_sse(
+        reply_with_usages(
+            json!({"input_tokens": 10, "output_tokens": 1,
+                   "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20}),
+            json!({"input_tokens": 10, "output_tokens": 12,
+                   "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20}),
+        ),
+    )]))
+    .unwrap();
+    let (result, _) = complete(config(ProviderKind::Anthropic, &server), &request()).await;
+    assert_eq!(
+        result.unwrap().usage,
+        Some(Usage {
+            prompt_tokens: 130,
+            completion_tokens: 12,
+            total_tokens: 142,
+            cached_prompt_tokens: Some(100),
+            cache_creation_tokens: Some(20),
+        })
+    );
+}
+
+/// Gateways that learn the counts only at the end send zeros in `message_start` and the real
+/// input and cache counts in `message_delta`.
+#[tokio::test]
+async fn input_and_cache_counts_that_arrive_only_in_message_delta_are_used() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::raw_sse(
+        reply_with_usages(
+            json!({"input_tokens": 0, "output_tokens": 0}),
+            json!({"input_tokens": 7, "output_tokens": 3,
+                   "cache_read_input_tokens": 900, "cache_creation_input_tokens": 50}),
+        ),
+    )]))
+    .unwrap();
+    let (result, _) = complete(config(ProviderKind::Anthropic, &server), &request()).await;
+    assert_eq!(
+        result.unwrap().usage,
+        Some(Usage {
+            prompt_tokens: 957,
+            completion_tokens: 3,
+            total_tokens: 960,
+            cached_prompt_tokens: Some(900),
+            cache_creation_tokens: Some(50),
+        })
+    );
+}
+
+/// Counts `message_delta` leaves out (or sends as `null`) keep their `message_start` values.
+#[tokio::test]
+async fn cache_counts_missing_from_message_delta_keep_their_message_start_values() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::raw_sse(
+        reply_with_usages(
+            json!({"input_tokens": 5, "output_tokens": 1,
+                   "cache_read_input_tokens": 0, "cache_creation_input_tokens": 400}),
+            json!({"output_tokens": 9, "input_tokens": null, "cache_creation_input_tokens": null}),
+        ),
+    )]))
+    .unwrap();
+    let (result, _) = complete(config(ProviderKind::Anthropic, &server), &request()).await;
+    assert_eq!(
+        result.unwrap().usage,
+        Some(Usage {
+            prompt_tokens: 405,
+            completion_tokens: 9,
+            total_tokens: 414,
+            cached_prompt_tokens: Some(0),
+            cache_creation_tokens: Some(400),
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_plain_message_counts_cache_reads_and_writes_in_the_prompt() {
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::text(REPLY)
+            .with_usage(10, 4)
+            .with_cached_tokens(600)
+            .with_cache_creation_tokens(300),
+    ]))
+    .unwrap();
+    let mut config = config(ProviderKind::Anthropic, &server);
+    config.stream = false;
+    let (result, _) = complete(config, &request()).await;
+    let usage = Usage {
+        prompt_tokens: 910,
+        completion_tokens: 4,
+        total_tokens: 914,
+        cached_prompt_tokens: Some(600),
+        cache_creation_tokens: Some(300),
+    };
+    let completion = result.unwrap();
+    assert_eq!(completion.usage, Some(usage));
+    assert_eq!(completion.calls, vec![usage]);
+}
+
 #[tokio::test]
 async fn a_requests_own_reply_limit_is_sent_as_max_tokens() {
     let server = TestServer::start(Script::new(vec![ScriptedResponse::text("Hello.")])).unwrap();

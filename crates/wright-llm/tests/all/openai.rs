@@ -45,6 +45,36 @@ async fn a_streamed_reply_gives_text_usage_and_cached_tokens() {
     assert!(text_deltas(&events) > 1, "{events:?}");
 }
 
+/// OpenRouter reports the cache writes of the Anthropic models behind it beside the reads;
+/// both are part of `prompt_tokens`, as OpenAI counts them.
+#[tokio::test]
+async fn cache_writes_reported_beside_the_reads_are_kept() {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": null}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 194, "completion_tokens": 2,
+            "total_tokens": 196,
+            "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 100}}}),
+    ];
+    let sse: String = chunks
+        .iter()
+        .map(|chunk| format!("data: {chunk}\n\n"))
+        .chain(["data: [DONE]\n\n".to_string()])
+        .collect();
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::raw_sse(sse)])).unwrap();
+    let (result, _) = complete(config(ProviderKind::OpenAi, &server), &request()).await;
+    assert_eq!(
+        result.unwrap().usage,
+        Some(Usage {
+            prompt_tokens: 194,
+            completion_tokens: 2,
+            total_tokens: 196,
+            cached_prompt_tokens: Some(0),
+            cache_creation_tokens: Some(100),
+        })
+    );
+}
+
 #[tokio::test]
 async fn the_request_has_the_documented_shape() {
     let server = TestServer::start(Script::new(vec![ScriptedResponse::text("ok")])).unwrap();
