@@ -72,8 +72,10 @@ Comparison with Codex CLI and Claude Code (time-boxed to 35 minutes):
     largest request                161,300
   Its prompt is append-only: every request extends the previous one, its summary call is the
   main request with the last message replaced by the summary instruction (so 99% cached), and
-  the request after a compaction keeps tools, system prompt and first messages cached
-  (15.8k-17.7k tokens). Its observation is 62 KB a round (all 800 lines, numbered).
+  the request after a compaction keeps the tool definitions cached (after the first
+  compaction, 71 bytes into the system prompt; after the later ones, also the system prompt
+  and the first messages): 15.8k-17.7k tokens cached, about 16-18k billed in full. Its
+  observation is 62 KB a round (all 800 lines, numbered). The run takes about 6 minutes.
   wright / Claude Code: total prompt 1.24x, cache-weighted 1.87x, largest request 1.04x.
   (Without CLAUDE_CODE_AUTO_COMPACT_WINDOW Claude Code never compacts: 80 requests, total
   26,501,901, cache-weighted 3,229,426, largest 643,595 -- beyond a 200k model's window;
