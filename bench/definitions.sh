@@ -32,15 +32,31 @@ for dir in "$@"; do
   python3 - "$dir" /tmp/defs.$$ /tmp/ctags.$$ "$t0" "$t1" "$t2" <<'PY'
 import sys
 d, defs, tags, t0, t1, t2 = sys.argv[1:]
+import re
 # ctags' functions, methods and types (`member` is a Python method but a C struct field; Rust's
-# `implementation` is an impl block, not a definition).
+# `implementation` is an impl block, not a definition). Other languages name them otherwise:
+# Go's `func`, `talias` (type alias) and `methodSpec` (an interface's method); JavaScript's
+# `generator`, `getter` and `setter`; TypeScript's `alias`; Java's `annotation` (a type).
 KINDS = {"function", "method", "class", "struct", "enum", "trait", "interface", "typedef",
-         "type", "union"}
+         "type", "union", "func", "talias", "methodSpec", "generator", "getter", "setter",
+         "alias", "annotation"}
+JS = (".js", ".mjs", ".cjs", ".jsx")
+
+
+def minified(f):
+    # A minified bundle is one line of generated code: neither tool's list of it means anything
+    # to a reader, and each guesses differently at its names.
+    return ".min." in f
+
+
 ours = set()
 for line in open(defs, errors="replace"):
     f, _, kind, name = line.rstrip("\n").split("\t", 3)
-    if kind in {"module", "macro", "constant"}:
+    if kind in {"module", "macro", "constant"} or minified(f):
         continue
+    # ctags drops the `#` of a JavaScript private name (`#m() {}` is its `m`).
+    if f.endswith(JS + (".ts", ".tsx")):
+        name = name.lstrip("#")
     ours.add((f, name))
 theirs = set()
 known = set()  # any ctags tag: a C prototype Definitions lists as a function is known to ctags
@@ -48,13 +64,18 @@ for line in open(tags, errors="replace"):
     if line.startswith("!_"):
         continue
     parts = line.rstrip("\n").split("\t")
-    if len(parts) < 4:
+    # The pattern (third field) may hold tabs: the extension fields follow the part ending `;"`.
+    end = next((i for i in range(2, len(parts)) if parts[i].endswith(';"')), None)
+    if end is None or end + 1 >= len(parts):
         continue
-    name, f = parts[0], parts[1]
-    kind = next((p[5:] for p in parts[3:] if p.startswith("kind:")), parts[3] if len(parts[3]) > 1 else "")
-    if name.startswith("__anon"):
-        continue  # an anonymous struct/union/enum: Definitions names it by its typedef
+    name, f, kind = parts[0], parts[1], parts[end + 1]
+    if name.startswith(("__anon", "AnonymousFunction")):
+        continue  # ctags' made-up name for an anonymous struct/union/enum or function
     known.add((f, name))
+    if kind == "class" and f.endswith(JS) and not re.search(r"\bclass\b", "\t".join(parts[2:end + 1])):
+        # ctags 5.9 calls `class` any JavaScript object literal (`const opts = { a: 1 }`) and any
+        # name with a `.prototype`: a class only when the line declares one.
+        continue
     if kind in KINDS or (kind == "member" and f.endswith((".py", ".pyi"))):
         theirs.add((f, name))
 # Only files both know how to read (ctags has languages wright-code does not).

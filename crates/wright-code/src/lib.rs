@@ -22,6 +22,12 @@ const MAX_NAME_CHARS: usize = 200;
 /// Rust definitions the grammar's tags query misses: functions declared without a body.
 const RUST_SIGNATURES: &str = "(foreign_mod_item body: (declaration_list (function_signature_item name: (identifier) @name) @definition.function))\n(declaration_list (function_signature_item name: (identifier) @name) @definition.method)\n";
 
+/// JavaScript definitions the grammar's tags query misses (constructors, private and computed
+/// method names, class expressions bound to a name); TypeScript and TSX take them too.
+const JAVASCRIPT_EXTRA: &str = include_str!("../queries/javascript-extra.scm");
+/// JavaScript class fields holding a function (a node TypeScript's grammar names otherwise).
+const JAVASCRIPT_FIELDS: &str = include_str!("../queries/javascript-fields.scm");
+
 /// A language Definitions knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -101,14 +107,17 @@ impl Lang {
             ),
             Self::JavaScript => (
                 tree_sitter_javascript::LANGUAGE.into(),
-                tree_sitter_javascript::TAGS_QUERY.to_owned(),
+                format!(
+                    "{}\n{JAVASCRIPT_EXTRA}\n{JAVASCRIPT_FIELDS}",
+                    tree_sitter_javascript::TAGS_QUERY
+                ),
             ),
             // TypeScript's own query covers only the TypeScript-only constructs: JavaScript's
             // goes in front of it (CRATES.md note 4).
             Self::TypeScript => (
                 tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
                 format!(
-                    "{}\n{}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
@@ -116,7 +125,7 @@ impl Lang {
             Self::Tsx => (
                 tree_sitter_typescript::LANGUAGE_TSX.into(),
                 format!(
-                    "{}\n{}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
@@ -147,9 +156,24 @@ impl Lang {
         CONFIGS[self.index()]
             .get_or_init(|| {
                 let (language, query) = self.grammar();
-                TagsConfiguration::new(language, &query, "").ok()
+                let mut config = TagsConfiguration::new(language, &query, "").ok()?;
+                drop_references(&mut config, &query);
+                Some(config)
             })
             .as_ref()
+    }
+}
+
+/// Turns off the query's patterns that only tag references (calls, uses of a type): Definitions
+/// drops those tags, and matching them costs as much as matching the definitions.
+fn drop_references(config: &mut TagsConfiguration, query: &str) {
+    for i in 0..config.query.pattern_count() {
+        let start = config.query.start_byte_for_pattern(i);
+        let end = config.query.end_byte_for_pattern(i);
+        let text = query.get(start..end).unwrap_or_default();
+        if !text.contains("@definition.") {
+            config.query.disable_pattern(i);
+        }
     }
 }
 
@@ -272,6 +296,10 @@ fn refine_kind<'a>(lang: Lang, coarse: &'a str, signature: &str) -> &'a str {
             }
         }
         (Lang::Rust, "interface") => "trait",
+        // `A.prototype.m = function () {}`: a method of A's instances.
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "function") if has("prototype") => {
+            "method"
+        }
         (Lang::C | Lang::Cpp, "class") => {
             if has("struct") {
                 "struct"

@@ -75,6 +75,40 @@ fn javascript() {
 }
 
 #[test]
+fn javascript_functions_held_by_objects_and_prototypes() {
+    let src = "var obj = { f() {}, g: function () {}, 'q': () => 1 };\nA.prototype.m = function () {};\nexports.e = function () {};\n";
+    let got = found("a.js", src);
+    assert_eq!(
+        got,
+        vec![
+            d("f", "method", 1),
+            d("g", "function", 1),
+            d("q", "function", 1),
+            d("m", "method", 2),
+            d("e", "function", 3)
+        ]
+    );
+}
+
+#[test]
+fn javascript_class_members_beyond_plain_methods() {
+    let src = "class C {\n  constructor(a) {}\n  #priv() {}\n  [Symbol.iterator]() {}\n  handler = () => {};\n  #hidden = function () {};\n  count = 0;\n}\nvar W = class {};\n";
+    let got = found("a.js", src);
+    assert_eq!(
+        got,
+        vec![
+            d("C", "class", 1),
+            d("constructor", "method", 2),
+            d("#priv", "method", 3),
+            d("[Symbol.iterator]", "method", 4),
+            d("handler", "method", 5),
+            d("#hidden", "method", 6),
+            d("W", "class", 9)
+        ]
+    );
+}
+
+#[test]
 fn typescript_and_tsx() {
     let src = "interface I { x: number }\nclass A {\n  m(): void {}\n}\nfunction f(): void {}\n";
     let got = found("a.ts", src);
