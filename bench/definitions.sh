@@ -43,6 +43,11 @@ KINDS = {"function", "method", "class", "struct", "enum", "trait", "interface", 
 JS = (".js", ".mjs", ".cjs", ".jsx")
 
 
+def spelled(name):
+    # ctags writes a C++ operator `operator ++`, tree-sitter as the source has it (`operator++`).
+    return re.sub(r"\s+", "", name) if name.startswith("operator") else name
+
+
 def minified(f):
     # A minified bundle is one line of generated code: neither tool's list of it means anything
     # to a reader, and each guesses differently at its names.
@@ -57,7 +62,7 @@ for line in open(defs, errors="replace"):
     # ctags drops the `#` of a JavaScript private name (`#m() {}` is its `m`).
     if f.endswith(JS + (".ts", ".tsx")):
         name = name.lstrip("#")
-    ours.add((f, name))
+    ours.add((f, spelled(name)))
 theirs = set()
 known = set()  # any ctags tag: a C prototype Definitions lists as a function is known to ctags
 for line in open(tags, errors="replace"):
@@ -68,7 +73,7 @@ for line in open(tags, errors="replace"):
     end = next((i for i in range(2, len(parts)) if parts[i].endswith(';"')), None)
     if end is None or end + 1 >= len(parts):
         continue
-    name, f, kind = parts[0], parts[1], parts[end + 1]
+    name, f, kind = spelled(parts[0]), parts[1], parts[end + 1]
     if name.startswith(("__anon", "AnonymousFunction")):
         continue  # ctags' made-up name for an anonymous struct/union/enum or function
     known.add((f, name))

@@ -2,7 +2,8 @@
 //! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`.
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
-//! name's extension. A file that does not parse cleanly still yields what tree-sitter recovered,
+//! name's extension (a `.h` header is read as C++). Where a grammar's query misses definitions,
+//! the queries under `queries/` add to it (C++'s replaces it). A file that does not parse cleanly still yields what tree-sitter recovered,
 //! marked `partial`. Sources are untrusted: the output is bounded (names and signatures are cut,
 //! at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
 
@@ -27,6 +28,22 @@ const RUST_SIGNATURES: &str = "(foreign_mod_item body: (declaration_list (functi
 const JAVASCRIPT_EXTRA: &str = include_str!("../queries/javascript-extra.scm");
 /// JavaScript class fields holding a function (a node TypeScript's grammar names otherwise).
 const JAVASCRIPT_FIELDS: &str = include_str!("../queries/javascript-fields.scm");
+
+/// TypeScript definitions the JavaScript and TypeScript queries both miss (type aliases, enums,
+/// construct signatures, class fields holding a function); TSX takes them too.
+const TYPESCRIPT_EXTRA: &str = include_str!("../queries/typescript-extra.scm");
+
+/// Go definitions the grammar's query misses: type aliases and an interface's methods.
+const GO_EXTRA: &str = include_str!("../queries/go-extra.scm");
+
+/// Java definitions the grammar's query misses: enums, records, annotation types and
+/// constructors.
+const JAVA_EXTRA: &str = include_str!("../queries/java-extra.scm");
+
+/// C++ definitions, in place of the grammar's query (which takes a variable built by a
+/// constructor in a function body, `T x(a);`, for a function, and misses aliases, destructors
+/// and operators).
+const CPP_DEFINITIONS: &str = include_str!("../queries/cpp.scm");
 
 /// A language Definitions knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,8 +83,10 @@ impl Lang {
             "ts" | "mts" | "cts" => Self::TypeScript,
             "tsx" => Self::Tsx,
             "go" => Self::Go,
-            "c" | "h" => Self::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Self::Cpp,
+            "c" => Self::C,
+            // A header may be C or C++; C++'s grammar reads both, C's not C++ (ctags does the
+            // same).
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Self::Cpp,
             "java" => Self::Java,
             _ => return None,
         })
@@ -117,7 +136,7 @@ impl Lang {
             Self::TypeScript => (
                 tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
                 format!(
-                    "{}\n{}\n{JAVASCRIPT_EXTRA}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}\n{TYPESCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
@@ -125,26 +144,23 @@ impl Lang {
             Self::Tsx => (
                 tree_sitter_typescript::LANGUAGE_TSX.into(),
                 format!(
-                    "{}\n{}\n{JAVASCRIPT_EXTRA}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}\n{TYPESCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
             ),
             Self::Go => (
                 tree_sitter_go::LANGUAGE.into(),
-                tree_sitter_go::TAGS_QUERY.to_owned(),
+                format!("{}\n{GO_EXTRA}", tree_sitter_go::TAGS_QUERY),
             ),
             Self::C => (
                 tree_sitter_c::LANGUAGE.into(),
                 tree_sitter_c::TAGS_QUERY.to_owned(),
             ),
-            Self::Cpp => (
-                tree_sitter_cpp::LANGUAGE.into(),
-                tree_sitter_cpp::TAGS_QUERY.to_owned(),
-            ),
+            Self::Cpp => (tree_sitter_cpp::LANGUAGE.into(), CPP_DEFINITIONS.to_owned()),
             Self::Java => (
                 tree_sitter_java::LANGUAGE.into(),
-                tree_sitter_java::TAGS_QUERY.to_owned(),
+                format!("{}\n{JAVA_EXTRA}", tree_sitter_java::TAGS_QUERY),
             ),
         }
     }
@@ -165,13 +181,13 @@ impl Lang {
 }
 
 /// Turns off the query's patterns that only tag references (calls, uses of a type): Definitions
-/// drops those tags, and matching them costs as much as matching the definitions.
+/// drops those tags, and matching them costs time.
 fn drop_references(config: &mut TagsConfiguration, query: &str) {
     for i in 0..config.query.pattern_count() {
         let start = config.query.start_byte_for_pattern(i);
         let end = config.query.end_byte_for_pattern(i);
         let text = query.get(start..end).unwrap_or_default();
-        if !text.contains("@definition.") {
+        if text.contains("@reference.") && !text.contains("@definition.") {
             config.query.disable_pattern(i);
         }
     }

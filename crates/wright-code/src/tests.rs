@@ -152,6 +152,97 @@ fn java() {
 }
 
 #[test]
+fn typescript_aliases_enums_abstract_members_and_signatures() {
+    let src = "type Id = string;\nenum Kind { A, B }\nabstract class Shape {\n  abstract area(): number;\n  private onTick = () => {};\n}\ninterface Ctor {\n  new (msg: string): Error;\n  size(): number;\n}\n";
+    let got = found("a.ts", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Id", "type", 1),
+            d("Kind", "enum", 2),
+            d("Shape", "class", 3),
+            d("area", "method", 4),
+            d("onTick", "method", 5),
+            d("Ctor", "interface", 7),
+            d("new", "method", 8),
+            d("size", "method", 9)
+        ]
+    );
+}
+
+#[test]
+fn go_type_aliases_and_interface_methods() {
+    let src = "package p\n\ntype Handler = func(int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nfunc (h *T) Serve() {}\n";
+    let got = found("a.go", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Handler", "type", 3),
+            d("Reader", "interface", 5),
+            d("Read", "method", 6),
+            d("Serve", "method", 9)
+        ]
+    );
+}
+
+#[test]
+fn java_enums_records_annotations_and_constructors() {
+    let src = "enum Color { RED; Color() {} }\nrecord Point(int x, int y) {\n  Point {\n  }\n  int sum() { return x + y; }\n}\n@interface Ann {\n  String value();\n}\nclass K {\n  K(int a) {}\n}\n";
+    let got = found("A.java", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Color", "enum", 1),
+            d("Color", "method", 1),
+            d("Point", "class", 2),
+            d("Point", "method", 3),
+            d("sum", "method", 5),
+            d("Ann", "interface", 7),
+            d("value", "method", 8),
+            d("K", "class", 10),
+            d("K", "method", 11)
+        ]
+    );
+}
+
+#[test]
+fn cpp_methods_operators_aliases_and_specialisations() {
+    let src = "namespace n {\nclass A {\n public:\n  void m();\n  ~A();\n  bool operator==(const A&) const;\n};\nvoid A::m() {}\nA::~A() {}\nusing Id = int;\ntemplate <> struct S<int> {};\nenum class Color { Red };\n}\n";
+    let got = found("a.cpp", src);
+    assert_eq!(
+        got,
+        vec![
+            d("A", "class", 2),
+            d("m", "method", 4),
+            d("~A", "method", 5),
+            d("operator==", "function", 6),
+            d("m", "method", 8),
+            d("~A", "method", 9),
+            d("Id", "type", 10),
+            d("S", "struct", 11),
+            d("Color", "enum", 12)
+        ]
+    );
+}
+
+#[test]
+fn cpp_variable_built_in_a_function_body_is_not_a_function() {
+    let src = "int f(int a);\nint g() {\n  json j(a);\n  return 0;\n}\n";
+    let got = found("a.cpp", src);
+    assert_eq!(got, vec![d("f", "function", 1), d("g", "function", 2)]);
+}
+
+#[test]
+fn a_header_is_read_as_cpp() {
+    assert_eq!(Lang::of_path(Path::new("gtest.h")), Some(Lang::Cpp));
+    let got = found(
+        "a.h",
+        "template <typename T> class Box {\n  T get() const;\n};\n",
+    );
+    assert_eq!(got, vec![d("Box", "class", 1), d("get", "method", 2)]);
+}
+
+#[test]
 fn a_broken_file_is_partial_but_reported() {
     let src = "fn good() {}\nfn broken( {\n";
     let defs = Extractor::new().definitions(Lang::Rust, src.as_bytes());
