@@ -27,10 +27,11 @@
   name: (type_identifier) @name
   body: (_)) @definition.class
 
-;; `typedef ... T;`, `typedef ... *T;`, `typedef int (*F)(int);` and `using T = ...;`.
+;; `typedef ... T;`, `typedef ... *T;`, `typedef ... T[4];`, `typedef int (*F)(int);` and `using T = ...;`.
 (type_definition
   declarator: [(type_identifier) @name
     (pointer_declarator declarator: (type_identifier) @name)
+    (array_declarator declarator: (type_identifier) @name)
     (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))]) @definition.type
 (alias_declaration
   name: (type_identifier) @name) @definition.type

@@ -45,6 +45,9 @@ const JAVA_EXTRA: &str = include_str!("../queries/java-extra.scm");
 /// and operators).
 const CPP_DEFINITIONS: &str = include_str!("../queries/cpp.scm");
 
+/// C typedefs the grammar's query misses: those naming a pointer, array or function pointer.
+const C_EXTRA: &str = include_str!("../queries/c-extra.scm");
+
 /// A language Definitions knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -155,7 +158,7 @@ impl Lang {
             ),
             Self::C => (
                 tree_sitter_c::LANGUAGE.into(),
-                tree_sitter_c::TAGS_QUERY.to_owned(),
+                format!("{}\n{C_EXTRA}", tree_sitter_c::TAGS_QUERY),
             ),
             Self::Cpp => (tree_sitter_cpp::LANGUAGE.into(), CPP_DEFINITIONS.to_owned()),
             Self::Java => (

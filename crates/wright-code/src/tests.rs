@@ -243,6 +243,20 @@ fn a_header_is_read_as_cpp() {
 }
 
 #[test]
+fn c_typedefs_of_pointers_arrays_and_function_pointers() {
+    let src = "typedef struct node *Link;\ntypedef unsigned Limbs[4];\ntypedef int (*Callback)(void *);\n";
+    let got = found("a.c", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Link", "type", 1),
+            d("Limbs", "type", 2),
+            d("Callback", "type", 3)
+        ]
+    );
+}
+
+#[test]
 fn a_broken_file_is_partial_but_reported() {
     let src = "fn good() {}\nfn broken( {\n";
     let defs = Extractor::new().definitions(Lang::Rust, src.as_bytes());
