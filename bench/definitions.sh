@@ -29,9 +29,10 @@ for dir in "$@"; do
   dir=$(cd "$dir" && pwd)
   t0=$(date +%s.%N); "$BIN" "$dir" > /tmp/defs.$$ ; t1=$(date +%s.%N)
   ctags -R -f - --fields=+nK --kinds-C=+p --kinds-C++=+p "$dir" > /tmp/ctags.$$ 2>/dev/null; t2=$(date +%s.%N)
-  # A second opinion on JavaScript (untimed): ctags 5.9's JavaScript parser loses its place in
-  # a class for good after a method named `get`, `set` or `delete` and drops the rest of the
-  # file's methods; its TypeScript parser (TypeScript is JavaScript with types) reads on.
+  # A second opinion on JavaScript (untimed): ctags 5.9's JavaScript parser takes a method named
+  # `get` or `set` for an accessor's keyword, drops it, and after `get (key) {...}` drops the
+  # rest of the class's methods too; its TypeScript parser (TypeScript is JavaScript with types)
+  # reads them. Its tags count for `known` only.
   ctags -R -f - --fields=+nK --languages=TypeScript --langmap=TypeScript:+.js.mjs.cjs.jsx "$dir" > /tmp/ctags-js.$$ 2>/dev/null
   python3 - "$dir" /tmp/defs.$$ /tmp/ctags.$$ "$t0" "$t1" "$t2" /tmp/ctags-js.$$ <<'PY'
 import sys
