@@ -3,9 +3,10 @@
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
 //! name's extension (a `.h` header is read as C++). Where a grammar's query misses definitions,
-//! the queries under `queries/` add to it (C++'s replaces it). A file that does not parse cleanly still yields what tree-sitter recovered,
-//! marked `partial`. Sources are untrusted: the output is bounded (names and signatures are cut,
-//! at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
+//! the queries under `queries/` add to it (C++'s replaces it); its patterns that only tag
+//! references are turned off. A file that does not parse cleanly still yields what tree-sitter
+//! recovered, marked `partial`. Sources are untrusted: the output is bounded (names and
+//! signatures are cut, at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
 
 use std::path::Path;
 use std::sync::OnceLock;
