@@ -317,7 +317,9 @@ fn refine_kind<'a>(lang: Lang, coarse: &'a str, signature: &str) -> &'a str {
         }
         (Lang::Rust, "interface") => "trait",
         // `A.prototype.m = function () {}`: a method of A's instances.
-        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "function") if has("prototype") => {
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "function")
+            if signature.contains(".prototype.") =>
+        {
             "method"
         }
         (Lang::C | Lang::Cpp, "class") => {

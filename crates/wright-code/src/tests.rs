@@ -76,7 +76,7 @@ fn javascript() {
 
 #[test]
 fn javascript_functions_held_by_objects_and_prototypes() {
-    let src = "var obj = { f() {}, g: function () {}, 'q': () => 1 };\nA.prototype.m = function () {};\nexports.e = function () {};\n";
+    let src = "var obj = { f() {}, g: function () {}, 'q': () => 1 };\nA.prototype.m = function () {};\nexports.e = function (prototype) {};\n";
     let got = found("a.js", src);
     assert_eq!(
         got,
