@@ -3,8 +3,8 @@
 # ctags' functions/methods/types that Definitions finds (by file and name), the share of what
 # Definitions reports that ctags knows, and the wall time of each (release build).
 #
-# Usage: bench/definitions.sh [DIR...]   (default: a Rust crate, a C crate's sources and the
-# Python stdlib found on this machine)
+# Usage: bench/definitions.sh [DIR...]   (default: a Rust crate, a C crate's sources, the
+# Python stdlib's asyncio and the global node_modules found on this machine)
 #
 # Figures (2-core machine shared with other builds, 2026-11-27, universal-ctags 5.9.0,
 # Definitions single-threaded; "before" is the previous queries under this script's rules):
@@ -43,7 +43,8 @@ cargo build --release -q -p wright-code --example definitions
 BIN=target/release/examples/definitions
 REG=$(ls -d ~/.cargo/registry/src/*/ | head -1)
 if [ $# -eq 0 ]; then
-  set -- "$REG"tokio-1.* "$REG"tree-sitter-0.27.1 "$(ls -d /usr/lib/python3*/ | head -1)asyncio"
+  set -- "$REG"tokio-1.* "$REG"tree-sitter-0.27.1 "$(ls -d /usr/lib/python3*/ | head -1)asyncio" \
+    /usr/lib/node_modules
 fi
 for dir in "$@"; do
   [ -d "$dir" ] || continue
