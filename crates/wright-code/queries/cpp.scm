@@ -27,7 +27,8 @@
   name: (type_identifier) @name
   body: (_)) @definition.class
 
-;; `typedef ... T;`, `typedef ... *T;`, `typedef ... T[4];`, `typedef int (*F)(int);` and `using T = ...;`.
+;; `typedef ... T;`, `typedef ... *T;`, `typedef ... T[4];`, `typedef int (*F)(int);` and
+;; `using T = ...;`.
 (type_definition
   declarator: [(type_identifier) @name
     (pointer_declarator declarator: (type_identifier) @name)
@@ -36,9 +37,7 @@
 (alias_declaration
   name: (type_identifier) @name) @definition.type
 
-
-
-;; Functions and methods, defined or declared.
+;; Functions and methods, defined or declared (a prototype, a method declared in its class).
 (function_declarator
   declarator: [(identifier) (operator_name)] @name) @definition.function
 (function_declarator
