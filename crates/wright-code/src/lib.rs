@@ -3,9 +3,11 @@
 //! in parallel and cached ([`index_files`]); definitions ranked by use ([`rank`]).
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
-//! name's extension. A file that does not parse cleanly still yields what tree-sitter recovered,
-//! marked `partial`. Sources are untrusted: the output is bounded (names and signatures are cut,
-//! at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
+//! name's extension (a `.h` header is read as C++). Where a grammar's query misses definitions,
+//! the queries under `queries/` add to it (C++'s replaces it); its patterns that only tag
+//! references are turned off. A file that does not parse cleanly still yields what tree-sitter
+//! recovered, marked `partial`. Sources are untrusted: the output is bounded (names and
+//! signatures are cut, at most [`MAX_DEFINITIONS_PER_FILE`] definitions a file).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -31,6 +33,31 @@ const MAX_NAME_CHARS: usize = 200;
 
 /// Rust definitions the grammar's tags query misses: functions declared without a body.
 const RUST_SIGNATURES: &str = "(foreign_mod_item body: (declaration_list (function_signature_item name: (identifier) @name) @definition.function))\n(declaration_list (function_signature_item name: (identifier) @name) @definition.method)\n";
+
+/// JavaScript definitions the grammar's tags query misses (constructors, private and computed
+/// method names, class expressions bound to a name); TypeScript and TSX take them too.
+const JAVASCRIPT_EXTRA: &str = include_str!("../queries/javascript-extra.scm");
+/// JavaScript class fields holding a function (a node TypeScript's grammar names otherwise).
+const JAVASCRIPT_FIELDS: &str = include_str!("../queries/javascript-fields.scm");
+
+/// TypeScript definitions the JavaScript and TypeScript queries both miss (type aliases, enums,
+/// construct signatures, class fields holding a function); TSX takes them too.
+const TYPESCRIPT_EXTRA: &str = include_str!("../queries/typescript-extra.scm");
+
+/// Go definitions the grammar's query misses: type aliases and an interface's methods.
+const GO_EXTRA: &str = include_str!("../queries/go-extra.scm");
+
+/// Java definitions the grammar's query misses: enums, records, annotation types and
+/// constructors.
+const JAVA_EXTRA: &str = include_str!("../queries/java-extra.scm");
+
+/// C++ definitions, in place of the grammar's query (which takes a variable built by a
+/// constructor in a function body, `T x(a);`, for a function, and misses aliases, destructors
+/// and operators).
+const CPP_DEFINITIONS: &str = include_str!("../queries/cpp.scm");
+
+/// C typedefs the grammar's query misses: those naming a pointer, array or function pointer.
+const C_EXTRA: &str = include_str!("../queries/c-extra.scm");
 
 /// A language Definitions knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,8 +97,10 @@ impl Lang {
             "ts" | "mts" | "cts" => Self::TypeScript,
             "tsx" => Self::Tsx,
             "go" => Self::Go,
-            "c" | "h" => Self::C,
-            "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Self::Cpp,
+            "c" => Self::C,
+            // A header may be C or C++; C++'s grammar reads both, C's not C++ (ctags does the
+            // same).
+            "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" | "h++" | "ipp" => Self::Cpp,
             "java" => Self::Java,
             _ => return None,
         })
@@ -111,14 +140,17 @@ impl Lang {
             ),
             Self::JavaScript => (
                 tree_sitter_javascript::LANGUAGE.into(),
-                tree_sitter_javascript::TAGS_QUERY.to_owned(),
+                format!(
+                    "{}\n{JAVASCRIPT_EXTRA}\n{JAVASCRIPT_FIELDS}",
+                    tree_sitter_javascript::TAGS_QUERY
+                ),
             ),
             // TypeScript's own query covers only the TypeScript-only constructs: JavaScript's
             // goes in front of it (CRATES.md note 4).
             Self::TypeScript => (
                 tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
                 format!(
-                    "{}\n{}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}\n{TYPESCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
@@ -126,26 +158,23 @@ impl Lang {
             Self::Tsx => (
                 tree_sitter_typescript::LANGUAGE_TSX.into(),
                 format!(
-                    "{}\n{}",
+                    "{}\n{}\n{JAVASCRIPT_EXTRA}\n{TYPESCRIPT_EXTRA}",
                     tree_sitter_javascript::TAGS_QUERY,
                     tree_sitter_typescript::TAGS_QUERY
                 ),
             ),
             Self::Go => (
                 tree_sitter_go::LANGUAGE.into(),
-                tree_sitter_go::TAGS_QUERY.to_owned(),
+                format!("{}\n{GO_EXTRA}", tree_sitter_go::TAGS_QUERY),
             ),
             Self::C => (
                 tree_sitter_c::LANGUAGE.into(),
-                tree_sitter_c::TAGS_QUERY.to_owned(),
+                format!("{}\n{C_EXTRA}", tree_sitter_c::TAGS_QUERY),
             ),
-            Self::Cpp => (
-                tree_sitter_cpp::LANGUAGE.into(),
-                tree_sitter_cpp::TAGS_QUERY.to_owned(),
-            ),
+            Self::Cpp => (tree_sitter_cpp::LANGUAGE.into(), CPP_DEFINITIONS.to_owned()),
             Self::Java => (
                 tree_sitter_java::LANGUAGE.into(),
-                tree_sitter_java::TAGS_QUERY.to_owned(),
+                format!("{}\n{JAVA_EXTRA}", tree_sitter_java::TAGS_QUERY),
             ),
         }
     }
@@ -157,9 +186,24 @@ impl Lang {
         CONFIGS[self.index()]
             .get_or_init(|| {
                 let (language, query) = self.grammar();
-                TagsConfiguration::new(language, &query, "").ok()
+                let mut config = TagsConfiguration::new(language, &query, "").ok()?;
+                drop_references(&mut config, &query);
+                Some(config)
             })
             .as_ref()
+    }
+}
+
+/// Turns off the query's patterns that only tag references (calls, uses of a type): Definitions
+/// drops those tags, and matching them costs time.
+fn drop_references(config: &mut TagsConfiguration, query: &str) {
+    for i in 0..config.query.pattern_count() {
+        let start = config.query.start_byte_for_pattern(i);
+        let end = config.query.end_byte_for_pattern(i);
+        let text = query.get(start..end).unwrap_or_default();
+        if text.contains("@reference.") && !text.contains("@definition.") {
+            config.query.disable_pattern(i);
+        }
     }
 }
 
@@ -282,6 +326,12 @@ fn refine_kind<'a>(lang: Lang, coarse: &'a str, signature: &str) -> &'a str {
             }
         }
         (Lang::Rust, "interface") => "trait",
+        // `A.prototype.m = function () {}`: a method of A's instances.
+        (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "function")
+            if signature.contains(".prototype.") =>
+        {
+            "method"
+        }
         (Lang::C | Lang::Cpp, "class") => {
             if has("struct") {
                 "struct"

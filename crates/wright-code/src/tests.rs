@@ -75,6 +75,40 @@ fn javascript() {
 }
 
 #[test]
+fn javascript_functions_held_by_objects_and_prototypes() {
+    let src = "var obj = { f() {}, g: function () {}, 'q': () => 1 };\nA.prototype.m = function () {};\nexports.e = function (prototype) {};\n";
+    let got = found("a.js", src);
+    assert_eq!(
+        got,
+        vec![
+            d("f", "method", 1),
+            d("g", "function", 1),
+            d("q", "function", 1),
+            d("m", "method", 2),
+            d("e", "function", 3)
+        ]
+    );
+}
+
+#[test]
+fn javascript_class_members_beyond_plain_methods() {
+    let src = "class C {\n  constructor(a) {}\n  #priv() {}\n  [Symbol.iterator]() {}\n  handler = () => {};\n  #hidden = function () {};\n  count = 0;\n}\nvar W = class {};\n";
+    let got = found("a.js", src);
+    assert_eq!(
+        got,
+        vec![
+            d("C", "class", 1),
+            d("constructor", "method", 2),
+            d("#priv", "method", 3),
+            d("[Symbol.iterator]", "method", 4),
+            d("handler", "method", 5),
+            d("#hidden", "method", 6),
+            d("W", "class", 9)
+        ]
+    );
+}
+
+#[test]
 fn typescript_and_tsx() {
     let src = "interface I { x: number }\nclass A {\n  m(): void {}\n}\nfunction f(): void {}\n";
     let got = found("a.ts", src);
@@ -115,6 +149,111 @@ fn java() {
     assert!(got.contains(&d("A", "class", 1)), "{got:?}");
     assert!(got.contains(&d("m", "method", 2)), "{got:?}");
     assert!(got.contains(&d("I", "interface", 4)), "{got:?}");
+}
+
+#[test]
+fn typescript_aliases_enums_abstract_members_and_signatures() {
+    let src = "type Id = string;\nenum Kind { A, B }\nabstract class Shape {\n  abstract area(): number;\n  private onTick = () => {};\n}\ninterface Ctor {\n  new (msg: string): Error;\n  size(): number;\n}\n";
+    let got = found("a.ts", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Id", "type", 1),
+            d("Kind", "enum", 2),
+            d("Shape", "class", 3),
+            d("area", "method", 4),
+            d("onTick", "method", 5),
+            d("Ctor", "interface", 7),
+            d("new", "method", 8),
+            d("size", "method", 9)
+        ]
+    );
+}
+
+#[test]
+fn go_type_aliases_and_interface_methods() {
+    let src = "package p\n\ntype Handler = func(int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nfunc (h *T) Serve() {}\n";
+    let got = found("a.go", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Handler", "type", 3),
+            d("Reader", "interface", 5),
+            d("Read", "method", 6),
+            d("Serve", "method", 9)
+        ]
+    );
+}
+
+#[test]
+fn java_enums_records_annotations_and_constructors() {
+    let src = "enum Color { RED; Color() {} }\nrecord Point(int x, int y) {\n  Point {\n  }\n  int sum() { return x + y; }\n}\n@interface Ann {\n  String value();\n}\nclass K {\n  K(int a) {}\n}\n";
+    let got = found("A.java", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Color", "enum", 1),
+            d("Color", "method", 1),
+            d("Point", "class", 2),
+            d("Point", "method", 3),
+            d("sum", "method", 5),
+            d("Ann", "interface", 7),
+            d("value", "method", 8),
+            d("K", "class", 10),
+            d("K", "method", 11)
+        ]
+    );
+}
+
+#[test]
+fn cpp_methods_operators_aliases_and_specialisations() {
+    let src = "namespace n {\nclass A {\n public:\n  void m();\n  ~A();\n  bool operator==(const A&) const;\n};\nvoid A::m() {}\nA::~A() {}\nusing Id = int;\ntemplate <> struct S<int> {};\nenum class Color { Red };\n}\n";
+    let got = found("a.cpp", src);
+    assert_eq!(
+        got,
+        vec![
+            d("A", "class", 2),
+            d("m", "method", 4),
+            d("~A", "method", 5),
+            d("operator==", "function", 6),
+            d("m", "method", 8),
+            d("~A", "method", 9),
+            d("Id", "type", 10),
+            d("S", "struct", 11),
+            d("Color", "enum", 12)
+        ]
+    );
+}
+
+#[test]
+fn cpp_variable_built_in_a_function_body_is_not_a_function() {
+    let src = "int f(int a);\nint g() {\n  json j(a);\n  return 0;\n}\n";
+    let got = found("a.cpp", src);
+    assert_eq!(got, vec![d("f", "function", 1), d("g", "function", 2)]);
+}
+
+#[test]
+fn a_header_is_read_as_cpp() {
+    assert_eq!(Lang::of_path(Path::new("gtest.h")), Some(Lang::Cpp));
+    let got = found(
+        "a.h",
+        "template <typename T> class Box {\n  T get() const;\n};\n",
+    );
+    assert_eq!(got, vec![d("Box", "class", 1), d("get", "method", 2)]);
+}
+
+#[test]
+fn c_typedefs_of_pointers_arrays_and_function_pointers() {
+    let src = "typedef struct node *Link;\ntypedef unsigned Limbs[4];\ntypedef int (*Callback)(void *);\n";
+    let got = found("a.c", src);
+    assert_eq!(
+        got,
+        vec![
+            d("Link", "type", 1),
+            d("Limbs", "type", 2),
+            d("Callback", "type", 3)
+        ]
+    );
 }
 
 #[test]
