@@ -226,7 +226,7 @@ pub fn read_source(path: &Path) -> Result<Vec<u8>, Indexed> {
 /// The identifiers in `source` (ASCII letters, digits, `_` and `$`, not starting with a digit,
 /// at least two characters) with their counts, as `name count` lines, most frequent first.
 pub(crate) fn references(source: &[u8]) -> String {
-    let mut counts: HashMap<&[u8], u32> = HashMap::new();
+    let mut counts: fnv::FnvHashMap<&[u8], u32> = fnv::FnvHashMap::default();
     let mut i = 0;
     while i < source.len() {
         let b = source[i];

@@ -188,6 +188,9 @@ impl Lang {
                 let (language, query) = self.grammar();
                 let mut config = TagsConfiguration::new(language, &query, "").ok()?;
                 drop_references(&mut config, &query);
+                // Doc comments are not reported: capturing them (and joining and stripping
+                // each definition's) is work for nothing.
+                config.query.disable_capture("doc");
                 Some(config)
             })
             .as_ref()

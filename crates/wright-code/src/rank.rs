@@ -3,7 +3,7 @@
 //! mentions (the approach of aider's repository map), personalised towards the files and names
 //! in focus. A file's rank flows along its edges to the definitions they name.
 
-use std::collections::HashMap;
+use fnv::FnvHashMap;
 
 use crate::FileTags;
 
@@ -13,6 +13,10 @@ const MAX_ITERATIONS: usize = 100;
 const BACKGROUND: f64 = 0.1;
 /// A name defined in more files than this is common (`new`, `run`) and weighs less.
 const COMMON_NAME_FILES: usize = 5;
+/// A name defined in more files than this (`new`, `fmt`, `default` in a Rust workspace) says
+/// nothing about which of them a mention means: it makes no edges (there would be one to every
+/// definer from every file mentioning it).
+const UBIQUITOUS_NAME_FILES: usize = 32;
 
 /// What the ranking leans towards.
 #[derive(Debug, Clone, Default)]
@@ -60,26 +64,31 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
     if n == 0 {
         return (Vec::new(), Vec::new());
     }
-    let mut definers: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Each defined name once, by id, with the files defining it.
+    let mut ids: FnvHashMap<&str, usize> = FnvHashMap::default();
+    let mut definers: Vec<Vec<usize>> = Vec::new();
     for (i, (_, tags)) in files.iter().enumerate() {
         for d in &tags.definitions {
-            let list = definers.entry(d.name.as_str()).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
+            let id = *ids.entry(d.name.as_str()).or_insert_with(|| {
+                definers.push(Vec::new());
+                definers.len() - 1
+            });
+            if definers[id].last() != Some(&i) {
+                definers[id].push(i);
             }
         }
     }
     let in_focus: Vec<bool> = files.iter().map(|(path, _)| focus.covers(path)).collect();
 
-    // Edges: from the file mentioning a name to each other file defining it.
-    let mut out: Vec<HashMap<usize, f64>> = vec![HashMap::new(); n];
-    let mut named: Vec<(usize, usize, &str, f64)> = Vec::new();
+    // Each file's mentions of names other files define, with their weight, by id.
+    let mut mentions: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     for (i, (_, tags)) in files.iter().enumerate() {
         for (name, count) in tags.references() {
-            let Some(list) = definers.get(name) else {
+            let Some(&id) = ids.get(name) else {
                 continue;
             };
-            if list.iter().all(|&j| j == i) {
+            let list = &definers[id];
+            if list.len() > UBIQUITOUS_NAME_FILES || list.iter().all(|&j| j == i) {
                 continue;
             }
             let mut weight = f64::from(count).sqrt();
@@ -98,11 +107,32 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             if in_focus[i] {
                 weight *= 50.0;
             }
-            for &j in list.iter().filter(|&&j| j != i) {
-                *out[i].entry(j).or_default() += weight;
-                named.push((i, j, name, weight));
+            mentions[i].push((id, weight));
+        }
+        mentions[i].sort_unstable_by_key(|m| m.0);
+    }
+
+    // Edges: from the file mentioning a name to each other file defining it, summed per pair
+    // (in file order, so that the sums, and the ranking, are the same on every run).
+    let mut out: Vec<Vec<(usize, f64)>> = Vec::with_capacity(n);
+    let mut scratch = vec![0.0f64; n];
+    let mut touched: Vec<usize> = Vec::new();
+    for (i, list) in mentions.iter().enumerate() {
+        for &(id, weight) in list {
+            for &j in definers[id].iter().filter(|&&j| j != i) {
+                if scratch[j] == 0.0 {
+                    touched.push(j);
+                }
+                scratch[j] += weight;
             }
         }
+        touched.sort_unstable();
+        out.push(
+            touched
+                .drain(..)
+                .map(|j| (j, std::mem::take(&mut scratch[j])))
+                .collect(),
+        );
     }
 
     let mut personal: Vec<f64> = (0..n)
@@ -126,31 +156,40 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             *p = (1.0 - BACKGROUND) * *p / total + BACKGROUND * uniform;
         }
     }
-    // In a fixed order, so that the sums (and the ranking) are the same on every run.
-    let out: Vec<Vec<(usize, f64)>> = out
-        .into_iter()
-        .map(|edges| {
-            let mut edges: Vec<(usize, f64)> = edges.into_iter().collect();
-            edges.sort_by_key(|e| e.0);
-            edges
-        })
-        .collect();
     let totals: Vec<f64> = out
         .iter()
         .map(|edges| edges.iter().map(|e| e.1).sum())
         .collect();
     let ranks = pagerank(&out, &totals, &personal);
 
-    let mut flow: HashMap<(usize, &str), f64> = HashMap::new();
-    for (i, j, name, weight) in named {
+    // What flows to a name from every file mentioning it; a definition gets it less what its
+    // own file sends (a file has no edge to itself).
+    let share = |i: usize, weight: f64| {
         if totals[i] > 0.0 {
-            *flow.entry((j, name)).or_default() += ranks[i] * weight / totals[i];
+            ranks[i] * weight / totals[i]
+        } else {
+            0.0
+        }
+    };
+    let mut inflow = vec![0.0f64; definers.len()];
+    for (i, list) in mentions.iter().enumerate() {
+        for &(id, weight) in list {
+            inflow[id] += share(i, weight);
         }
     }
+    let flow = |j: usize, name: &str| {
+        let Some(&id) = ids.get(name) else {
+            return 0.0;
+        };
+        let own = mentions[j]
+            .binary_search_by_key(&id, |m| m.0)
+            .map_or(0.0, |k| share(j, mentions[j][k].1));
+        (inflow[id] - own).max(0.0)
+    };
     let mut ranked = Vec::new();
     for (j, (_, tags)) in files.iter().enumerate() {
         for (k, d) in tags.definitions.iter().enumerate() {
-            let mut score = flow.get(&(j, d.name.as_str())).copied().unwrap_or(0.0);
+            let mut score = flow(j, &d.name);
             // Unused definitions of an important file before those of an unimportant one.
             score += ranks[j] * 1e-3;
             if focus.names(&d.name) {
@@ -202,7 +241,8 @@ fn pagerank(out: &[Vec<(usize, f64)>], totals: &[f64], personal: &[f64]) -> Vec<
         }
         let change: f64 = next.iter().zip(&ranks).map(|(a, b)| (a - b).abs()).sum();
         ranks = next;
-        if change < 1e-9 {
+        // networkx's test: the total change under `n × 1e-6`.
+        if change < n as f64 * 1e-6 {
             break;
         }
     }
