@@ -340,6 +340,10 @@ pub fn tool_settings(
             .collect(),
         protected: Vec::new(),
         code_cache: None,
+        index_code_on_start: files
+            .iter()
+            .find_map(|f| f.index_code_on_start)
+            .unwrap_or(true),
     })
 }
 

@@ -31,6 +31,8 @@ pub const MAX_REFERENCES_PER_FILE: usize = 5_000;
 const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// Files a project's cache holds at most; past it, the files this call did not touch go.
 const MAX_CACHE_FILES: usize = 50_000;
+/// Calls over more files than this wait for each other (see [`index_files`]).
+const SMALL_CALL_FILES: usize = 64;
 /// Parsing threads at most.
 const MAX_THREADS: usize = 8;
 /// Bumped when the cache's layout or the meaning of its fields changes.
@@ -90,6 +92,11 @@ pub fn index_files(
     cache_dir: Option<&Path>,
     stop: &AtomicBool,
 ) -> (Vec<Indexed>, IndexStats) {
+    // One tree at a time: a map asked for while the start-up indexing runs waits for it and
+    // then finds the cache warm, rather than parsing the same files beside it.
+    static TREES: Mutex<()> = Mutex::new(());
+    let _tree = (files.len() > SMALL_CALL_FILES)
+        .then(|| TREES.lock().unwrap_or_else(PoisonError::into_inner));
     let cache_path = cache_dir.map(|dir| dir.join(format!("{:016x}.json", hash(root))));
     let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
     let mut stats = IndexStats::default();

@@ -191,6 +191,12 @@ impl<'a> Round<'a> {
                 .filter_map(|path| ctx.resolve(path).ok())
                 .collect(),
         );
+        if ["RepoMap", "Definitions"]
+            .iter()
+            .any(|tool| self.agent.tools.get(tool).is_some())
+        {
+            wright_tools::warm_code_index(&ctx);
+        }
         let ended = self.agent.take_ended_jobs();
         jobs::tell_with_input(&mut self.input, &ended);
         if let Err(error) = self.agent.compact_if_due(&self.input, &mut self.sink).await {

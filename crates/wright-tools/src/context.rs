@@ -60,6 +60,8 @@ pub struct ToolContext {
     /// Where code intelligence caches what it parsed (`$WRIGHT_HOME/cache/code`); no cache
     /// when `None`.
     code_cache: Option<PathBuf>,
+    /// Whether [`crate::warm_code_index`] may index the project in the background.
+    code_warm_up: bool,
     /// The files this round is about, most recent last: those the user's input mentions and
     /// those read or written since (RepoMap leans towards them).
     round_files: Arc<Mutex<Vec<PathBuf>>>,
@@ -104,6 +106,7 @@ impl ToolContext {
             events: None,
             jobs: Jobs::default(),
             code_cache: None,
+            code_warm_up: false,
             round_files: Arc::default(),
         })
     }
@@ -112,6 +115,17 @@ impl ToolContext {
     pub fn with_code_cache(mut self, dir: Option<PathBuf>) -> Self {
         self.code_cache = dir;
         self
+    }
+
+    /// Lets [`crate::warm_code_index`] index the project in the background, or not.
+    pub fn with_code_warm_up(mut self, warm_up: bool) -> Self {
+        self.code_warm_up = warm_up;
+        self
+    }
+
+    /// Whether the project's code may be indexed in the background.
+    pub fn code_warm_up(&self) -> bool {
+        self.code_warm_up && self.code_cache.is_some()
     }
 
     /// Where code intelligence caches its parses, if anywhere.

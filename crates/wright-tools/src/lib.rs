@@ -76,7 +76,7 @@ pub use process_group::{
 pub use protect::ProtectedPath;
 pub use read::ReadTool;
 pub use registry::{PreparedCall, ToolRegistry};
-pub use repomap::{MapDefinition, MapFile, RepoMapData, RepoMapTool};
+pub use repomap::{MapDefinition, MapFile, RepoMapData, RepoMapTool, warm_code_index};
 pub use sandbox::{SandboxPolicy, SandboxStatus};
 pub use settings::ToolSettings;
 pub use todo_write::{TodoWriteTool, todo_recap};

@@ -167,6 +167,38 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
     Ok(ToolResult::success(render(&data), to_value(&data)))
 }
 
+/// Indexes the project's source files on a background thread, once per process and project,
+/// so that the model's first RepoMap or Definitions call finds the tag cache warm (aider
+/// builds its map at start-up for the same reason). Nothing happens when the context has no
+/// cache or the settings turned it off (`index_code_on_start = false`); an unchanged tree
+/// costs a walk and a stat per file. What it finds is only written to the cache.
+pub fn warm_code_index(ctx: &ToolContext) {
+    static WARMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let Some(cache) = ctx.code_cache().filter(|_| ctx.code_warm_up()) else {
+        return;
+    };
+    let root = ctx.root().to_path_buf();
+    {
+        let mut warmed = WARMED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if warmed.contains(&root) {
+            return;
+        }
+        warmed.push(root.clone());
+    }
+    let cache = cache.to_path_buf();
+    // Best effort: a thread that cannot be started leaves the first call to parse.
+    let _ = std::thread::Builder::new()
+        .name("wright-code-index".into())
+        .spawn(move || {
+            let stop = StopFlag::default();
+            let (mut files, _) = walk(&root, &stop);
+            files.truncate(MAX_FILES);
+            index_files(&root, &files, Some(&cache), stop.as_atomic());
+        });
+}
+
 /// `abs` relative to `root`, `/`-separated; `None` outside it.
 fn relative(root: &Path, abs: &Path) -> Option<String> {
     let rel = abs.strip_prefix(root).ok()?.to_str()?;

@@ -26,6 +26,8 @@ pub struct ToolSettings {
     pub protected: Vec<ProtectedPath>,
     /// Where code intelligence caches its parses (`$WRIGHT_HOME/cache/code`).
     pub code_cache: Option<PathBuf>,
+    /// Whether a session warms that cache in the background when its first round starts.
+    pub index_code_on_start: bool,
 }
 
 impl ToolSettings {
@@ -37,6 +39,7 @@ impl ToolSettings {
             .with_sandbox(self.sandbox.clone())
             .with_protected(self.protected.clone())
             .with_code_cache(self.code_cache.clone())
+            .with_code_warm_up(self.index_code_on_start)
             .with_extra_roots(self.extra_roots.clone())
     }
 

@@ -105,6 +105,10 @@ pub struct FileConfig {
     /// `.wright/memory` to keep it in the repository). A project's own file may set it only
     /// when the project is trusted.
     pub memory_dir: Option<String>,
+    /// Whether a session indexes the project's code in the background when its first round
+    /// starts (default true), so that the model's first RepoMap or Definitions call finds the
+    /// tag cache warm.
+    pub index_code_on_start: Option<bool>,
 }
 
 /// The `[sandbox]` table of a settings file.

@@ -11,6 +11,7 @@ mod ask_user;
 mod background;
 mod check;
 mod checks;
+mod code_index;
 mod commit;
 mod common;
 mod confinement;

@@ -1,0 +1,79 @@
+//! The session indexes the project's code in the background when its first round starts, so
+//! that the model's first RepoMap finds the tag cache warm; a setting turns it off.
+
+use std::path::Path;
+
+use crate::common::{Project, reply, serve};
+
+fn project_with_code() -> Project {
+    let project = Project::new();
+    project.write(".wright/config.toml", "retry_base_delay_ms = 5\n");
+    project.write("src/core.rs", "pub fn widely_used() {}\n");
+    project.write("src/a.rs", "fn a() { widely_used(); }\n");
+    project.write("app.py", "def main():\n    pass\n");
+    project
+}
+
+/// The cache files under the project's `$WRIGHT_HOME/cache/code`.
+fn cache_files(project: &Project) -> Vec<String> {
+    let dir = project.home.path().join("state/cache/code");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect()
+}
+
+fn repo_map(project: &Project) -> serde_json::Value {
+    let output = project
+        .bare_command()
+        .args(["tool", "--json", "RepoMap", "{}"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn the_first_round_warms_the_tag_cache_for_the_first_map() {
+    let project = project_with_code();
+    // The model takes a moment to answer, as a real one does: the index is built meanwhile.
+    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
+    slow.delay_ms = 1_500;
+    let server = serve(vec![slow]);
+    let run = project.exec(&server, "openai", &[], "hello");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let caches = cache_files(&project);
+    assert_eq!(caches.len(), 1, "one cache file for the project");
+    for file in ["src/core.rs", "src/a.rs", "app.py"] {
+        assert!(
+            caches[0].contains(&format!("\"{file}\"")),
+            "{file}: {}",
+            caches[0]
+        );
+    }
+    let map = repo_map(&project);
+    assert_eq!(map["data"]["files"], 3, "{map}");
+    assert_eq!(map["data"]["cached"], 3, "nothing parsed again: {map}");
+}
+
+#[test]
+fn index_code_on_start_false_leaves_the_code_alone() {
+    let project = project_with_code();
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nindex_code_on_start = false\n",
+    );
+    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
+    slow.delay_ms = 1_000;
+    let server = serve(vec![slow]);
+    let run = project.exec(&server, "openai", &[], "hello");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(cache_files(&project), Vec::<String>::new());
+    // The tool itself still caches what it parses.
+    assert_eq!(repo_map(&project)["data"]["cached"], 0);
+    assert_eq!(repo_map(&project)["data"]["cached"], 3);
+    assert!(Path::new(&project.home.path().join("state/cache/code")).is_dir());
+}
