@@ -5,12 +5,13 @@
 use eventsource_stream::Event;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_protocol::Usage;
+use wright_protocol::{NativeToolCall, ToolDefinition, Usage};
 
 use crate::error::{StreamFault, message_in_error_json};
 use crate::retry::is_retryable_status;
 use crate::sse::{Delta, Piece, StreamDecoder};
-use crate::{ChatRequest, ChatRole, FinishReason, LlmConfig};
+use crate::tool_calls::ToolCallFragment;
+use crate::{ChatMessage, ChatRequest, ChatRole, FinishReason, LlmConfig};
 
 /// The endpoint under `base_url`.
 pub(crate) fn endpoint(base_url: &str) -> String {
@@ -68,26 +69,20 @@ impl Dialect {
     }
 }
 
-/// The request body, as bytes so every attempt sends exactly the same ones.
+/// The request body, as bytes so every attempt sends exactly the same ones. `tools` are
+/// offered as `function` tools; without them the body is what it was before native tool
+/// calling existed.
 pub(crate) fn request_body(
     config: &LlmConfig,
     request: &ChatRequest,
+    tools: &[ToolDefinition],
     dialect: Dialect,
 ) -> serde_json::Result<Vec<u8>> {
     let system_text = request.system_text();
-    let system = (!system_text.is_empty()).then(|| WireMessage {
-        role: "system",
-        content: &system_text,
-    });
+    let system = (!system_text.is_empty()).then(|| WireMessage::text("system", &system_text));
     let messages = system
         .into_iter()
-        .chain(request.messages.iter().map(|message| WireMessage {
-            role: match message.role {
-                ChatRole::User => "user",
-                ChatRole::Assistant => "assistant",
-            },
-            content: &message.content,
-        }))
+        .chain(request.messages.iter().map(WireMessage::of))
         .collect();
     let output_limit = request.output_limit(config.max_output_tokens);
     serde_json::to_vec(&WireRequest {
@@ -104,6 +99,7 @@ pub(crate) fn request_body(
         } else {
             &request.stop
         },
+        tools: tools.iter().map(WireTool::of).collect(),
     })
 }
 
@@ -120,12 +116,108 @@ struct WireRequest<'a> {
     max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
 }
 
 #[derive(Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    /// `null` only for a model message that is nothing but tool calls, as OpenAI sends it.
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<WireToolCallOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+impl<'a> WireMessage<'a> {
+    fn text(role: &'static str, content: &'a str) -> Self {
+        WireMessage {
+            role,
+            content: Some(content),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    /// A message of the conversation: a tool result becomes a `tool` message, a model
+    /// message's tool calls its `tool_calls`.
+    fn of(message: &'a ChatMessage) -> Self {
+        if let Some(id) = &message.tool_call_id {
+            return WireMessage {
+                tool_call_id: Some(id),
+                ..WireMessage::text("tool", &message.content)
+            };
+        }
+        let role = match message.role {
+            ChatRole::User => "user",
+            ChatRole::Assistant => "assistant",
+        };
+        let calls_only = !message.tool_calls.is_empty() && message.content.is_empty();
+        WireMessage {
+            content: (!calls_only).then_some(message.content.as_str()),
+            tool_calls: message.tool_calls.iter().map(WireToolCallOut::of).collect(),
+            ..WireMessage::text(role, &message.content)
+        }
+    }
+}
+
+/// A tool call in a model message sent back: `{"id","type":"function","function":{...}}`.
+#[derive(Serialize)]
+struct WireToolCallOut<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionOut<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunctionOut<'a> {
+    name: &'a str,
+    /// The arguments text as the model sent it, malformed or not.
+    arguments: &'a str,
+}
+
+impl<'a> WireToolCallOut<'a> {
+    fn of(call: &'a NativeToolCall) -> Self {
+        WireToolCallOut {
+            id: &call.id,
+            kind: "function",
+            function: WireFunctionOut {
+                name: &call.name,
+                arguments: &call.arguments,
+            },
+        }
+    }
+}
+
+/// A tool offered: `{"type":"function","function":{"name","description","parameters"}}`.
+#[derive(Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionDefinition<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunctionDefinition<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+impl<'a> WireTool<'a> {
+    fn of(tool: &'a ToolDefinition) -> Self {
+        WireTool {
+            kind: "function",
+            function: WireFunctionDefinition {
+                name: &tool.name,
+                description: &tool.description,
+                parameters: &tool.parameters,
+            },
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -160,6 +252,36 @@ struct WireContent {
     reasoning_content: Option<String>,
     /// OpenRouter, Ollama and others.
     reasoning: Option<String>,
+    /// Native tool calls: whole in a completion, in index-keyed fragments in a stream.
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireToolCall {
+    /// Which call a fragment belongs to; some servers leave it out.
+    index: Option<u64>,
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireFunction {
+    name: Option<String>,
+    /// A string as OpenAI sends it; some compatible servers send the object itself.
+    arguments: Option<Value>,
+}
+
+impl WireFunction {
+    /// The arguments text: a string as it is, any other JSON as its text, none as empty.
+    fn arguments_text(&mut self) -> String {
+        match self.arguments.take() {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(text)) => text,
+            Some(other) => other.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -242,6 +364,29 @@ pub(crate) struct ChunkDecoder {
     done: bool,
     finish_reason: Option<String>,
     usage: Option<Usage>,
+    /// The index of the last tool-call fragment, for servers that send none.
+    last_tool_index: Option<u64>,
+}
+
+impl ChunkDecoder {
+    /// The fragment a streamed `tool_calls` entry carries. Without an index, an entry with an
+    /// id starts a new call and one without continues the last.
+    fn tool_call_fragment(&mut self, mut call: WireToolCall) -> ToolCallFragment {
+        let index = match (call.index, self.last_tool_index) {
+            (Some(index), _) => index,
+            (None, None) => 0,
+            (None, Some(last)) if call.id.as_deref().is_some_and(|id| !id.is_empty()) => last + 1,
+            (None, Some(last)) => last,
+        };
+        self.last_tool_index = Some(index);
+        let mut function = call.function.take().unwrap_or_default();
+        ToolCallFragment {
+            index,
+            id: call.id,
+            name: function.name.take(),
+            arguments: function.arguments_text(),
+        }
+    }
 }
 
 impl StreamDecoder for ChunkDecoder {
@@ -278,6 +423,9 @@ impl StreamDecoder for ChunkDecoder {
             }
             if let Some(text) = delta.content.take() {
                 deltas.push(Delta::Text(text));
+            }
+            for call in delta.tool_calls.take().unwrap_or_default() {
+                deltas.push(Delta::ToolCall(self.tool_call_fragment(call)));
             }
         }
         Ok(deltas)
@@ -317,11 +465,30 @@ pub(crate) fn parse_completion(body: &[u8]) -> Result<Piece, StreamFault> {
         ));
     };
     let mut message = choice.message.take().unwrap_or_default();
+    let tool_calls = message
+        .tool_calls
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(position, call)| {
+            let mut function = call.function.unwrap_or_default();
+            NativeToolCall {
+                id: call
+                    .id
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(|| format!("call_{position}")),
+                name: function.name.take().unwrap_or_default(),
+                arguments: function.arguments_text(),
+            }
+        })
+        .collect();
     Ok(Piece {
         reasoning: message.reasoning().unwrap_or_default(),
         text: message.content.unwrap_or_default(),
         usage: completion.usage.as_ref().and_then(WireUsage::to_usage),
         finish_reason: FinishReason::from_wire(choice.finish_reason.as_deref()),
+        tool_calls,
     })
 }
 
@@ -339,7 +506,8 @@ mod tests {
     }
 
     fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
-        serde_json::from_slice(&request_body(config, request, Dialect::default()).unwrap()).unwrap()
+        serde_json::from_slice(&request_body(config, request, &[], Dialect::default()).unwrap())
+            .unwrap()
     }
 
     #[test]
@@ -390,7 +558,8 @@ mod tests {
             max_output_tokens: None,
         };
         let body: Value =
-            serde_json::from_slice(&request_body(&config, &request, dialect).unwrap()).unwrap();
+            serde_json::from_slice(&request_body(&config, &request, &[], dialect).unwrap())
+                .unwrap();
         assert_eq!(body["max_completion_tokens"], 77);
         assert!(body.get("max_tokens").is_none());
         assert!(body.get("stop").is_none());
@@ -472,6 +641,7 @@ mod tests {
                     cache_creation_tokens: None,
                 }),
                 finish_reason: FinishReason::Stop,
+                tool_calls: Vec::new(),
             }
         );
         assert_eq!(
@@ -563,6 +733,7 @@ mod tests {
                     cache_creation_tokens: None,
                 }),
                 finish_reason: FinishReason::Length,
+                tool_calls: Vec::new(),
             }
         );
     }
