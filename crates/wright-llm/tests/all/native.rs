@@ -99,18 +99,21 @@ async fn sent_body(
     provider: ProviderKind,
     request: &ChatRequest,
     tools: &[ToolDefinition],
-) -> Value {
-    let server = TestServer::start(Script::new(vec![ScriptedResponse::text("ok")])).unwrap();
+) -> Result<Value, Box<dyn std::error::Error>> {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::text("ok")]))?;
     complete_with(config(provider, &server), request, tools)
         .await
-        .0
-        .unwrap();
-    server.requests()[0].json().unwrap()
+        .0?;
+    let requests = server.requests();
+    let sent = requests.first().ok_or("the server got no request")?;
+    Ok(sent.json()?)
 }
 
 #[tokio::test]
 async fn openai_gets_the_tools_as_function_schemas() {
-    let body = sent_body(ProviderKind::OpenAi, &request(), &tools()).await;
+    let body = sent_body(ProviderKind::OpenAi, &request(), &tools())
+        .await
+        .unwrap();
     assert_eq!(
         body["tools"],
         json!([
@@ -134,7 +137,9 @@ async fn openai_gets_the_tools_as_function_schemas() {
 
 #[tokio::test]
 async fn anthropic_gets_the_tools_with_input_schemas() {
-    let body = sent_body(ProviderKind::Anthropic, &request(), &tools()).await;
+    let body = sent_body(ProviderKind::Anthropic, &request(), &tools())
+        .await
+        .unwrap();
     assert_eq!(
         body["tools"],
         json!([
@@ -254,7 +259,8 @@ async fn openai_history_sends_tool_calls_and_tool_messages() {
         &history_with_tool_calls(MALFORMED_ARGUMENTS),
         &tools(),
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(
         body["messages"],
         json!([
@@ -282,7 +288,9 @@ async fn openai_sends_a_model_message_of_only_tool_calls_with_null_content() {
         ],
         ..ChatRequest::default()
     };
-    let body = sent_body(ProviderKind::OpenAi, &request, &tools()).await;
+    let body = sent_body(ProviderKind::OpenAi, &request, &tools())
+        .await
+        .unwrap();
     assert_eq!(
         body["messages"][1],
         json!({"role": "assistant", "content": null, "tool_calls": [
@@ -295,7 +303,9 @@ async fn openai_sends_a_model_message_of_only_tool_calls_with_null_content() {
 async fn anthropic_history_sends_tool_use_blocks_and_the_results_in_one_user_message() {
     let mut request = history_with_tool_calls(r#"{"file_path": "a.rs"}"#);
     request.messages.push(ChatMessage::user("And now?"));
-    let body = sent_body(ProviderKind::Anthropic, &request, &tools()).await;
+    let body = sent_body(ProviderKind::Anthropic, &request, &tools())
+        .await
+        .unwrap();
     assert_eq!(
         body["messages"],
         json!([
@@ -327,7 +337,9 @@ async fn anthropic_keeps_tool_results_ahead_of_text_that_came_before_them() {
         ],
         ..ChatRequest::default()
     };
-    let body = sent_body(ProviderKind::Anthropic, &request, &tools()).await;
+    let body = sent_body(ProviderKind::Anthropic, &request, &tools())
+        .await
+        .unwrap();
     assert_eq!(
         body["messages"],
         json!([
@@ -350,7 +362,8 @@ async fn anthropic_sends_malformed_arguments_as_an_empty_input() {
         &history_with_tool_calls(MALFORMED_ARGUMENTS),
         &tools(),
     )
-    .await;
+    .await
+    .unwrap();
     assert_eq!(
         body["messages"][1]["content"][1],
         json!({"type": "tool_use", "id": "call_a", "name": "Read", "input": {}})
