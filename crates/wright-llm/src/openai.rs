@@ -10,7 +10,7 @@ use wright_protocol::{NativeToolCall, ToolDefinition, Usage};
 use crate::error::{StreamFault, message_in_error_json};
 use crate::retry::is_retryable_status;
 use crate::sse::{Delta, Piece, StreamDecoder};
-use crate::tool_calls::ToolCallFragment;
+use crate::tool_calls::{ToolCallFragment, fallback_id};
 use crate::{ChatMessage, ChatRequest, ChatRole, FinishReason, LlmConfig};
 
 /// The endpoint under `base_url`.
@@ -477,7 +477,7 @@ pub(crate) fn parse_completion(body: &[u8]) -> Result<Piece, StreamFault> {
                 id: call
                     .id
                     .filter(|id| !id.is_empty())
-                    .unwrap_or_else(|| format!("call_{position}")),
+                    .unwrap_or_else(|| fallback_id(position)),
                 name: function.name.take().unwrap_or_default(),
                 arguments: function.arguments_text(),
             }
@@ -735,6 +735,49 @@ mod tests {
                 finish_reason: FinishReason::Length,
                 tool_calls: Vec::new(),
             }
+        );
+    }
+
+    #[tokio::test]
+    async fn tool_call_fragments_without_an_index_start_a_call_at_each_id() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"Read\",\"arguments\":\"{\\\"x\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"\\\": 1}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"b\",\"function\":{\"name\":\"Glob\",\"arguments\":{\"p\":2}}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        let piece = piece.unwrap();
+        assert_eq!(
+            piece.tool_calls,
+            vec![
+                NativeToolCall::new("a", "Read", "{\"x\": 1}"),
+                NativeToolCall::new("b", "Glob", "{\"p\":2}"),
+            ]
+        );
+        assert_eq!(piece.finish_reason, FinishReason::ToolCalls);
+    }
+
+    #[test]
+    fn a_whole_completion_gives_tool_calls_with_object_arguments_as_text_and_missing_ids() {
+        let body = json!({
+            "choices": [{
+                "message": {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_1", "type": "function",
+                     "function": {"name": "Read", "arguments": "{\"a\":1"}},
+                    {"type": "function", "function": {"name": "Glob", "arguments": {"p": "*"}}},
+                ]},
+                "finish_reason": "tool_calls",
+            }],
+        });
+        let piece = parse_completion(body.to_string().as_bytes()).unwrap();
+        assert_eq!(piece.text, "");
+        assert_eq!(
+            piece.tool_calls,
+            vec![
+                NativeToolCall::new("call_1", "Read", "{\"a\":1"),
+                NativeToolCall::new("wright_call_1", "Glob", "{\"p\":\"*\"}"),
+            ]
         );
     }
 

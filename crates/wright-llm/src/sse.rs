@@ -469,6 +469,39 @@ mod tests {
         assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
     }
 
+    /// Treats every `data` as a piece of one tool call's arguments.
+    struct ToolArgumentsDecoder;
+
+    impl StreamDecoder for ToolArgumentsDecoder {
+        fn on_event(&mut self, event: &Event) -> Result<Vec<Delta>, StreamFault> {
+            Ok(vec![Delta::ToolCall(ToolCallFragment {
+                arguments: event.data.clone(),
+                ..ToolCallFragment::default()
+            })])
+        }
+        fn is_finished(&self) -> bool {
+            false
+        }
+        fn may_end_here(&self) -> bool {
+            false
+        }
+        fn outcome(self) -> (Option<Usage>, FinishReason) {
+            (None, FinishReason::Stop)
+        }
+    }
+
+    #[tokio::test]
+    async fn tool_call_arguments_count_against_the_reply_cap() {
+        let limits = StreamLimits {
+            max_reply_bytes: 1000,
+            max_body_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let bytes = endless(b"data: flood\n\n");
+        let result = read_event_stream(bytes, limits, ToolArgumentsDecoder, &mut |_| {}).await;
+        assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
+    }
+
     #[tokio::test]
     async fn a_body_past_its_cap_ends_the_stream_even_without_events() {
         let limits = StreamLimits {

@@ -60,19 +60,25 @@ impl ToolCallAssembler {
     }
 
     /// The calls. One that never got an id (some compatible servers send none) is given
-    /// `call_N`, N its position in the reply, so its result can still name it.
+    /// [`fallback_id`], so its result can still name it.
     pub(crate) fn finish(self) -> Vec<NativeToolCall> {
         self.calls
             .into_iter()
             .enumerate()
             .map(|(position, (_, mut call))| {
                 if call.id.is_empty() {
-                    call.id = format!("call_{position}");
+                    call.id = fallback_id(position);
                 }
                 call
             })
             .collect()
     }
+}
+
+/// The id given to the call at `position` of a reply when the server sent none; prefixed so
+/// it cannot meet a provider's own `call_...` ids.
+pub(crate) fn fallback_id(position: usize) -> String {
+    format!("wright_call_{position}")
 }
 
 #[cfg(test)]
@@ -127,7 +133,7 @@ mod tests {
             calls.finish(),
             vec![
                 NativeToolCall::new("a", "Read", "{}"),
-                NativeToolCall::new("call_1", "Glob", "{}"),
+                NativeToolCall::new("wright_call_1", "Glob", "{}"),
             ]
         );
     }

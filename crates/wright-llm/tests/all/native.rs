@@ -231,6 +231,44 @@ async fn malformed_streamed_arguments_are_returned_as_sent_not_as_an_error() {
 }
 
 #[tokio::test]
+async fn a_call_without_arguments_is_an_empty_object_from_anthropic_and_as_sent_from_openai() {
+    for (provider, arguments) in [(ProviderKind::Anthropic, "{}"), (ProviderKind::OpenAi, "")] {
+        let reply = ScriptedResponse::tool_calls(vec![ScriptedToolCall::new("c", "Todo", "")]);
+        let server = TestServer::start(Script::new(vec![reply])).unwrap();
+        let (result, _) = complete_with(config(provider, &server), &request(), &tools()).await;
+        assert_eq!(
+            result.unwrap().tool_calls,
+            vec![NativeToolCall::new("c", "Todo", arguments)],
+            "{provider:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_reply_with_tool_calls_cut_by_the_output_limit_is_not_continued() {
+    for provider in PROVIDERS {
+        let server = TestServer::start(Script::new(vec![
+            ScriptedResponse {
+                text: "Reading.".into(),
+                ..two_calls()
+            }
+            .with_finish_reason("length"),
+            ScriptedResponse::text("never asked for"),
+        ]))
+        .unwrap();
+        let (result, _) = complete_with(config(provider, &server), &request(), &tools()).await;
+        let completion = result.unwrap();
+        assert_eq!(
+            completion.finish_reason,
+            FinishReason::Length,
+            "{provider:?}"
+        );
+        assert_eq!(completion.tool_calls, expected_calls(), "{provider:?}");
+        assert_eq!(server.requests().len(), 1, "{provider:?}");
+    }
+}
+
+#[tokio::test]
 async fn a_plain_text_reply_with_tools_offered_is_the_answer() {
     for provider in PROVIDERS {
         let server =
