@@ -112,7 +112,7 @@ pub struct ScriptedResponse {
     pub usage: Option<ScriptedUsage>,
     /// Report usage in proportion to the request instead (about 4 bytes a token, like real
     /// tokenizers on English and code): `prompt_tokens` from the request body, and
-    /// `completion_tokens` from `text`. Overrides `usage`.
+    /// `completion_tokens` from `text` and the tool calls. Overrides `usage`.
     pub usage_from_request: bool,
     /// Default `"stop"`; `"length"` means cut by the token limit.
     ///
@@ -316,6 +316,15 @@ impl ScriptedResponse {
     /// The reply text split into deltas.
     pub(crate) fn text_pieces(&self) -> Vec<&str> {
         split_into_chunks(&self.text, self.chunk_size)
+    }
+
+    /// The bytes the reply is made of: its text and its tool calls' names and arguments.
+    pub(crate) fn reply_len(&self) -> usize {
+        self.tool_calls
+            .iter()
+            .map(|call| call.name.len() + call.arguments.len())
+            .sum::<usize>()
+            + self.text.len()
     }
 
     /// A tool call's arguments split into deltas.
