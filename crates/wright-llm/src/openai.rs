@@ -364,21 +364,30 @@ pub(crate) struct ChunkDecoder {
     done: bool,
     finish_reason: Option<String>,
     usage: Option<Usage>,
-    /// The index of the last tool-call fragment, for servers that send none.
-    last_tool_index: Option<u64>,
+    /// The index and id of the last tool-call fragment, for servers that send no index.
+    last_tool_call: Option<(u64, Option<String>)>,
 }
 
 impl ChunkDecoder {
-    /// The fragment a streamed `tool_calls` entry carries. Without an index, an entry with an
-    /// id starts a new call and one without continues the last.
+    /// The fragment a streamed `tool_calls` entry carries. Without an index, an entry with a
+    /// new id starts a new call, and one without an id (or with the last one's) continues the
+    /// last.
     fn tool_call_fragment(&mut self, mut call: WireToolCall) -> ToolCallFragment {
-        let index = match (call.index, self.last_tool_index) {
+        let id = call.id.clone().filter(|id| !id.is_empty());
+        let last = self.last_tool_call.take();
+        let index = match (call.index, &last) {
             (Some(index), _) => index,
             (None, None) => 0,
-            (None, Some(last)) if call.id.as_deref().is_some_and(|id| !id.is_empty()) => last + 1,
-            (None, Some(last)) => last,
+            (None, Some((last_index, last_id))) if id.is_some() && id != *last_id => {
+                last_index.saturating_add(1)
+            }
+            (None, Some((last_index, _))) => *last_index,
         };
-        self.last_tool_index = Some(index);
+        let last_id = match last {
+            Some((last_index, last_id)) if last_index == index => last_id,
+            _ => None,
+        };
+        self.last_tool_call = Some((index, id.or(last_id)));
         let mut function = call.function.take().unwrap_or_default();
         ToolCallFragment {
             index,
@@ -739,10 +748,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn tool_call_fragments_without_an_index_start_a_call_at_each_id() {
+    async fn tool_call_fragments_without_an_index_start_a_call_at_each_new_id() {
         let stream = concat!(
             "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"Read\",\"arguments\":\"{\\\"x\"}}]}}]}\n\n",
-            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"\\\": 1}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"\\\": \"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}]}}]}\n\n",
             "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"b\",\"function\":{\"name\":\"Glob\",\"arguments\":{\"p\":2}}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
             "data: [DONE]\n\n",
         );

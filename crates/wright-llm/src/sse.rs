@@ -127,7 +127,8 @@ where
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut tool_calls = ToolCallAssembler::default();
-    // Tool-call ids, names and arguments count against the reply cap with the text.
+    // Tool-call ids, names and arguments count against the reply cap with the text, and each
+    // fragment at least one byte, so a flood of empty fragments ends there too.
     let mut tool_call_bytes = 0usize;
     let mut idle_deadline = Instant::now() + limits.idle_timeout;
     while !decoder.is_finished() {
@@ -173,7 +174,7 @@ where
                 }
                 Delta::ToolCall(fragment) => {
                     tool_call_bytes = tool_call_bytes
-                        .saturating_add(fragment.arguments.len())
+                        .saturating_add(fragment.arguments.len().max(1))
                         .saturating_add(fragment.id.as_ref().map_or(0, String::len))
                         .saturating_add(fragment.name.as_ref().map_or(0, String::len));
                     tool_calls.push(fragment);

@@ -3,6 +3,8 @@
 //! and name first and the arguments JSON in pieces. [`ToolCallAssembler`] puts them back
 //! together; it does not parse the arguments, which stay exactly as the model wrote them.
 
+use std::collections::HashMap;
+
 use wright_protocol::NativeToolCall;
 
 /// One piece of a streamed tool call.
@@ -21,24 +23,25 @@ pub(crate) struct ToolCallFragment {
 /// The calls of one reply, assembled from fragments in the order their indexes first came.
 #[derive(Debug, Default)]
 pub(crate) struct ToolCallAssembler {
-    calls: Vec<(u64, NativeToolCall)>,
+    calls: Vec<NativeToolCall>,
+    /// Where each index's call is in `calls`.
+    positions: HashMap<u64, usize>,
 }
 
 impl ToolCallAssembler {
     /// Adds a fragment. The id and name are taken from the first fragment that carries them
     /// (some servers repeat them in every fragment); arguments are concatenated.
     pub(crate) fn push(&mut self, fragment: ToolCallFragment) {
-        let position = match self.calls.iter().position(|(i, _)| *i == fragment.index) {
-            Some(position) => position,
-            None => {
-                self.calls.push((
-                    fragment.index,
-                    NativeToolCall::new(String::new(), String::new(), String::new()),
-                ));
-                self.calls.len() - 1
-            }
-        };
-        let Some((_, call)) = self.calls.get_mut(position) else {
+        let next = self.calls.len();
+        let position = *self.positions.entry(fragment.index).or_insert(next);
+        if position == next {
+            self.calls.push(NativeToolCall::new(
+                String::new(),
+                String::new(),
+                String::new(),
+            ));
+        }
+        let Some(call) = self.calls.get_mut(position) else {
             return;
         };
         if let Some(id) = fragment.id.filter(|id| !id.is_empty())
@@ -65,7 +68,7 @@ impl ToolCallAssembler {
         self.calls
             .into_iter()
             .enumerate()
-            .map(|(position, (_, mut call))| {
+            .map(|(position, mut call)| {
                 if call.id.is_empty() {
                     call.id = fallback_id(position);
                 }
