@@ -77,7 +77,8 @@ impl ChatMessage {
 }
 
 /// One model call: the system prompt, the conversation so far, the stop sequences and how long
-/// the reply may be.
+/// the reply may be. The tools offered for native tool calling travel beside it (see
+/// [`LlmClient::complete_with_tools`](crate::LlmClient::complete_with_tools)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatRequest {
     /// The system prompt in parts, the most stable first (wright's: L1, then the project's
