@@ -1,20 +1,25 @@
 //! The Anthropic Messages wire format: the request (system prompt as a cached block, strictly
-//! alternating messages) and the event stream (`message_start` ... `message_stop`).
+//! alternating messages, native tools and their `tool_use` / `tool_result` blocks) and the
+//! event stream (`message_start` ... `message_stop`).
+
+use std::collections::{HashMap, HashSet};
 
 use eventsource_stream::Event;
 use serde::{Deserialize, Serialize};
-use wright_protocol::Usage;
+use serde_json::Value;
+use wright_protocol::{NativeToolCall, ToolDefinition, Usage};
 
 use crate::error::StreamFault;
 use crate::sse::{Delta, Piece, StreamDecoder};
-use crate::{ChatMessage, ChatRequest, ChatRole, FinishReason, LlmConfig};
+use crate::tool_calls::ToolCallFragment;
+use crate::{ChatRequest, FinishReason, LlmConfig};
+
+mod messages;
+
+use messages::{WireRequestMessage, alternating_messages};
 
 /// The API version wright speaks, sent as `anthropic-version`.
 pub(crate) const API_VERSION: &str = "2023-06-01";
-
-/// The first message when a conversation starts with the model: Anthropic requires a user
-/// message first.
-const LEADING_USER_MESSAGE: &str = "(continue)";
 
 /// Error types of stream `error` events that pass: retried rather than reported.
 const TRANSIENT_ERROR_TYPES: [&str; 4] = [
@@ -29,10 +34,13 @@ pub(crate) fn endpoint(base_url: &str) -> String {
     format!("{}/v1/messages", base_url.trim_end_matches('/'))
 }
 
-/// The request body, as bytes so every attempt sends exactly the same ones.
+/// The request body, as bytes so every attempt sends exactly the same ones. `tools` are
+/// offered with their `input_schema`; without them, and without tool calls in the
+/// conversation, the body is what it was before native tool calling existed.
 pub(crate) fn request_body(
     config: &LlmConfig,
     request: &ChatRequest,
+    tools: &[ToolDefinition],
 ) -> serde_json::Result<Vec<u8>> {
     // Cache breakpoints after the first part (L1, the same for the whole session) and after
     // the last (the whole system prompt, until the rules or the summaries change).
@@ -55,29 +63,23 @@ pub(crate) fn request_body(
         messages: alternating_messages(&request.messages),
         stop_sequences: &request.stop,
         stream: config.stream,
+        tools: tools
+            .iter()
+            .map(|tool| WireTool {
+                name: &tool.name,
+                description: &tool.description,
+                input_schema: &tool.parameters,
+            })
+            .collect(),
     })
 }
 
-/// The conversation as Anthropic accepts it: no empty messages, roles alternating, the user
-/// first. Consecutive messages of one role are joined with a blank line.
-fn alternating_messages(messages: &[ChatMessage]) -> Vec<ChatMessage> {
-    let mut merged: Vec<ChatMessage> = Vec::with_capacity(messages.len() + 1);
-    for message in messages.iter().filter(|m| !m.content.trim().is_empty()) {
-        match merged.last_mut() {
-            Some(last) if last.role == message.role => {
-                last.content.push_str("\n\n");
-                last.content.push_str(&message.content);
-            }
-            _ => merged.push(message.clone()),
-        }
-    }
-    if merged
-        .first()
-        .is_some_and(|m| m.role == ChatRole::Assistant)
-    {
-        merged.insert(0, ChatMessage::user(LEADING_USER_MESSAGE));
-    }
-    merged
+/// A tool offered.
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
 }
 
 #[derive(Serialize)]
@@ -86,10 +88,12 @@ struct WireRequest<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     system: Vec<SystemBlock<'a>>,
-    messages: Vec<ChatMessage>,
+    messages: Vec<WireRequestMessage<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     stop_sequences: &'a [String],
     stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
 }
 
 #[derive(Serialize)]
@@ -117,11 +121,19 @@ enum WireEvent {
     },
     ContentBlockStart {
         #[serde(default)]
+        index: u64,
+        #[serde(default)]
         content_block: WireBlock,
     },
     ContentBlockDelta {
         #[serde(default)]
+        index: u64,
+        #[serde(default)]
         delta: WireBlockDelta,
+    },
+    ContentBlockStop {
+        #[serde(default)]
+        index: u64,
     },
     MessageDelta {
         #[serde(default)]
@@ -134,7 +146,7 @@ enum WireEvent {
         #[serde(default)]
         error: WireError,
     },
-    /// `ping`, `content_block_stop` and whatever comes next.
+    /// `ping` and whatever comes next.
     #[serde(other)]
     Other,
 }
@@ -162,7 +174,16 @@ enum WireBlock {
         #[serde(default)]
         thinking: String,
     },
-    /// `tool_use`, `redacted_thinking` ...
+    /// A native tool call; streamed, its `input` is `{}` and `input_json_delta`s follow.
+    ToolUse {
+        #[serde(default)]
+        id: String,
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    /// `redacted_thinking`, `server_tool_use` ...
     #[default]
     #[serde(other)]
     Other,
@@ -179,7 +200,12 @@ enum WireBlockDelta {
         #[serde(default)]
         thinking: String,
     },
-    /// `signature_delta`, `input_json_delta` ...
+    /// A piece of a `tool_use` block's input JSON.
+    InputJsonDelta {
+        #[serde(default)]
+        partial_json: String,
+    },
+    /// `signature_delta` ...
     #[default]
     #[serde(other)]
     Other,
@@ -264,6 +290,58 @@ pub(crate) struct EventDecoder {
     stopped: bool,
     stop_reason: Option<String>,
     usage: UsageCounts,
+    /// `tool_use` blocks (by index) that have had no input JSON yet, with the `input` their
+    /// start carried: a call without arguments may get no `input_json_delta` at all.
+    tool_blocks_without_input: HashMap<u64, String>,
+    /// The indexes of the `tool_use` blocks: input JSON for any other block is ignored.
+    tool_blocks: HashSet<u64>,
+}
+
+impl EventDecoder {
+    /// The start of a content block.
+    fn on_block_start(&mut self, index: u64, block: WireBlock) -> Option<Delta> {
+        let WireBlock::ToolUse { id, name, input } = block else {
+            return block_delta(block);
+        };
+        let input = match input {
+            Value::Null => "{}".to_string(),
+            other => other.to_string(),
+        };
+        self.tool_blocks_without_input.insert(index, input);
+        self.tool_blocks.insert(index);
+        Some(Delta::ToolCall(ToolCallFragment {
+            index,
+            id: Some(id),
+            name: Some(name),
+            arguments: String::new(),
+        }))
+    }
+
+    /// A piece of a `tool_use` block's input.
+    fn on_input_json(&mut self, index: u64, partial_json: String) -> Option<Delta> {
+        if !self.tool_blocks.contains(&index) {
+            return None;
+        }
+        if !partial_json.is_empty() {
+            self.tool_blocks_without_input.remove(&index);
+        }
+        Some(Delta::ToolCall(ToolCallFragment {
+            index,
+            arguments: partial_json,
+            ..ToolCallFragment::default()
+        }))
+    }
+
+    /// The end of a content block: a `tool_use` block that got no input JSON takes the
+    /// `input` its start carried (`{}`).
+    fn on_block_stop(&mut self, index: u64) -> Option<Delta> {
+        let input = self.tool_blocks_without_input.remove(&index)?;
+        Some(Delta::ToolCall(ToolCallFragment {
+            index,
+            arguments: input,
+            ..ToolCallFragment::default()
+        }))
+    }
 }
 
 impl StreamDecoder for EventDecoder {
@@ -280,12 +358,19 @@ impl StreamDecoder for EventDecoder {
                 self.usage.update(&usage);
                 Delta::Progress
             }),
-            WireEvent::ContentBlockStart { content_block } => block_delta(content_block),
-            WireEvent::ContentBlockDelta { delta } => match delta {
+            WireEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => self.on_block_start(index, content_block),
+            WireEvent::ContentBlockDelta { index, delta } => match delta {
                 WireBlockDelta::TextDelta { text } => Some(Delta::Text(text)),
                 WireBlockDelta::ThinkingDelta { thinking } => Some(Delta::Reasoning(thinking)),
+                WireBlockDelta::InputJsonDelta { partial_json } => {
+                    self.on_input_json(index, partial_json)
+                }
                 WireBlockDelta::Other => None,
             },
+            WireEvent::ContentBlockStop { index } => self.on_block_stop(index),
             WireEvent::MessageDelta { delta, usage } => {
                 let progress = delta.stop_reason.is_some() || usage.is_some();
                 if delta.stop_reason.is_some() {
@@ -327,7 +412,7 @@ fn block_delta(block: WireBlock) -> Option<Delta> {
     match block {
         WireBlock::Text { text } => Some(Delta::Text(text)),
         WireBlock::Thinking { thinking } => Some(Delta::Reasoning(thinking)),
-        WireBlock::Other => None,
+        WireBlock::ToolUse { .. } | WireBlock::Other => None,
     }
 }
 
@@ -341,11 +426,16 @@ pub(crate) fn parse_message(body: &[u8]) -> Result<Piece, StreamFault> {
     }
     let mut text = String::new();
     let mut reasoning = String::new();
+    let mut tool_calls = Vec::new();
     for block in message.content {
+        if let WireBlock::ToolUse { id, name, input } = block {
+            tool_calls.push(NativeToolCall::new(id, name, input.to_string()));
+            continue;
+        }
         match block_delta(block) {
             Some(Delta::Text(part)) => text.push_str(&part),
             Some(Delta::Reasoning(part)) => reasoning.push_str(&part),
-            Some(Delta::Progress) | None => {}
+            Some(Delta::ToolCall(_) | Delta::Progress) | None => {}
         }
     }
     let mut usage = UsageCounts::default();
@@ -357,6 +447,7 @@ pub(crate) fn parse_message(body: &[u8]) -> Result<Piece, StreamFault> {
         reasoning,
         usage: usage.to_usage(),
         finish_reason: FinishReason::from_wire(message.stop_reason.as_deref()),
+        tool_calls,
     })
 }
 
@@ -365,7 +456,7 @@ mod tests {
     use super::*;
     use crate::sse::CUT_STREAM_REASON;
     use crate::sse::test_support::decode;
-    use crate::{ProviderKind, StreamEvent};
+    use crate::{ChatMessage, ProviderKind, StreamEvent};
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};
 
@@ -378,7 +469,7 @@ mod tests {
     }
 
     fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
-        serde_json::from_slice(&request_body(config, request).unwrap()).unwrap()
+        serde_json::from_slice(&request_body(config, request, &[]).unwrap()).unwrap()
     }
 
     #[test]
@@ -441,51 +532,6 @@ mod tests {
                 "messages": [{"role": "user", "content": "hi"}],
                 "stream": false,
             })
-        );
-    }
-
-    #[test]
-    fn consecutive_messages_of_one_role_are_merged() {
-        let messages = vec![
-            ChatMessage::user("a"),
-            ChatMessage::user("b"),
-            ChatMessage::assistant("c"),
-            ChatMessage::assistant("d"),
-            ChatMessage::user("e"),
-        ];
-        assert_eq!(
-            alternating_messages(&messages),
-            vec![
-                ChatMessage::user("a\n\nb"),
-                ChatMessage::assistant("c\n\nd"),
-                ChatMessage::user("e"),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_conversation_starting_with_the_model_gets_a_user_message_first() {
-        let messages = vec![ChatMessage::assistant("hello"), ChatMessage::user("hi")];
-        assert_eq!(
-            alternating_messages(&messages),
-            vec![
-                ChatMessage::user(LEADING_USER_MESSAGE),
-                ChatMessage::assistant("hello"),
-                ChatMessage::user("hi"),
-            ]
-        );
-    }
-
-    #[test]
-    fn empty_messages_are_dropped_before_merging() {
-        let messages = vec![
-            ChatMessage::user("a"),
-            ChatMessage::assistant(" "),
-            ChatMessage::user("b"),
-        ];
-        assert_eq!(
-            alternating_messages(&messages),
-            vec![ChatMessage::user("a\n\nb")]
         );
     }
 
@@ -554,6 +600,7 @@ mod tests {
                     cache_creation_tokens: Some(20),
                 }),
                 finish_reason: FinishReason::Length,
+                tool_calls: Vec::new(),
             }
         );
         assert_eq!(
@@ -605,7 +652,7 @@ mod tests {
     }
 
     #[test]
-    fn a_whole_message_gives_text_thinking_and_usage() {
+    fn a_whole_message_gives_text_thinking_usage_and_tool_calls() {
         let body = json!({
             "type": "message",
             "content": [
@@ -629,6 +676,7 @@ mod tests {
                     cache_creation_tokens: None,
                 }),
                 finish_reason: FinishReason::Stop,
+                tool_calls: vec![NativeToolCall::new("t", "x", "{}")],
             }
         );
     }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use wright_protocol::Usage;
+use wright_protocol::{NativeToolCall, Usage};
 
 /// Who wrote a message of the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -16,13 +16,22 @@ pub enum ChatRole {
     Assistant,
 }
 
-/// One plain-text message of the conversation.
+/// One message of the conversation: plain text, or under native tool calling the model's
+/// tool calls or a tool's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
-    /// Who wrote it.
+    /// Who wrote it. A tool's result is a [`ChatRole::User`] message with a `tool_call_id`.
     pub role: ChatRole,
-    /// What was written.
+    /// What was written; for a tool result, the result.
     pub content: String,
+    /// For a model message: the native tool calls it made, in order (OpenAI `tool_calls`,
+    /// Anthropic `tool_use` blocks after the text). Empty in the text protocol.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<NativeToolCall>,
+    /// For a user message: the id of the native tool call whose result `content` is (OpenAI
+    /// a `role: "tool"` message, Anthropic a `tool_result` block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
@@ -31,6 +40,8 @@ impl ChatMessage {
         ChatMessage {
             role: ChatRole::User,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
         }
     }
 
@@ -39,12 +50,35 @@ impl ChatMessage {
         ChatMessage {
             role: ChatRole::Assistant,
             content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    /// A message from the model that makes native tool calls; `content` is any text it wrote
+    /// beside them (often empty).
+    pub fn assistant_tool_calls(
+        content: impl Into<String>,
+        tool_calls: Vec<NativeToolCall>,
+    ) -> Self {
+        ChatMessage {
+            tool_calls,
+            ..ChatMessage::assistant(content)
+        }
+    }
+
+    /// The result of the native tool call `tool_call_id`.
+    pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            tool_call_id: Some(tool_call_id.into()),
+            ..ChatMessage::user(content)
         }
     }
 }
 
 /// One model call: the system prompt, the conversation so far, the stop sequences and how long
-/// the reply may be.
+/// the reply may be. The tools offered for native tool calling travel beside it (see
+/// [`LlmClient::complete_with_tools`](crate::LlmClient::complete_with_tools)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatRequest {
     /// The system prompt in parts, the most stable first (wright's: L1, then the project's
@@ -121,6 +155,9 @@ pub enum StreamEvent {
 pub enum FinishReason {
     /// The model finished on its own or wrote a stop sequence.
     Stop,
+    /// The model stopped to have its native tool calls run (OpenAI `tool_calls`, Anthropic
+    /// `tool_use`); [`Completion::tool_calls`] holds them.
+    ToolCalls,
     /// The reply is still cut by the output-token limit after
     /// [`MAX_CONTINUATIONS`](crate::MAX_CONTINUATIONS) continuations.
     Length,
@@ -136,6 +173,7 @@ impl FinishReason {
         match reason.map(str::trim) {
             None | Some("" | "stop" | "end_turn" | "stop_sequence") => FinishReason::Stop,
             Some("length" | "max_tokens") => FinishReason::Length,
+            Some("tool_calls" | "tool_use") => FinishReason::ToolCalls,
             Some(other) => FinishReason::Other(other.to_string()),
         }
     }
@@ -156,6 +194,10 @@ pub struct Completion {
     pub calls: Vec<Usage>,
     /// Why the last piece of the reply ended.
     pub finish_reason: FinishReason,
+    /// The native tool calls the model made, in order, with their arguments exactly as sent
+    /// (possibly malformed JSON: the caller answers that like any bad action). Always empty
+    /// when the request offered no tools.
+    pub tool_calls: Vec<NativeToolCall>,
 }
 
 #[cfg(test)]
@@ -181,6 +223,26 @@ mod tests {
         assert_eq!(
             FinishReason::from_wire(Some("max_tokens")),
             FinishReason::Length
+        );
+    }
+
+    #[test]
+    fn stopping_for_tool_calls_has_its_own_variant_on_both_providers() {
+        assert_eq!(
+            FinishReason::from_wire(Some("tool_calls")),
+            FinishReason::ToolCalls
+        );
+        assert_eq!(
+            FinishReason::from_wire(Some("tool_use")),
+            FinishReason::ToolCalls
+        );
+    }
+
+    #[test]
+    fn a_plain_message_serialises_without_the_native_fields() {
+        assert_eq!(
+            serde_json::to_string(&ChatMessage::user("hi")).unwrap(),
+            r#"{"role":"user","content":"hi"}"#
         );
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Response, Url};
-use wright_protocol::Usage;
+use wright_protocol::{ToolDefinition, Usage};
 
 use crate::error::{
     AttemptError, MAX_ERROR_MESSAGE_CHARS, StreamFault, provider_error_message, root_cause,
@@ -121,6 +121,23 @@ impl LlmClient {
         request: &ChatRequest,
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, LlmError> {
+        self.complete_with_tools(request, &[], on_event).await
+    }
+
+    /// [`complete`](Self::complete), offering `tools` for native tool calling: they go to
+    /// the provider as function schemas (OpenAI `tools`, Anthropic `tools` with an
+    /// `input_schema`), and the calls the model makes come back in
+    /// [`Completion::tool_calls`], arguments as sent. With no tools the request is exactly
+    /// what [`complete`](Self::complete) sends.
+    ///
+    /// A reply that makes tool calls is never continued, even when cut by the output-token
+    /// limit: arguments cut short are the caller's to answer, like any malformed call.
+    pub async fn complete_with_tools(
+        &self,
+        request: &ChatRequest,
+        tools: &[ToolDefinition],
+        on_event: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, LlmError> {
         let mut text = String::new();
         let mut reasoning = String::new();
         let mut usage: Option<Usage> = None;
@@ -134,9 +151,9 @@ impl LlmClient {
                 continued = continuation_request(request, &text);
                 &continued
             };
-            let piece = loop {
+            let mut piece = loop {
                 match self
-                    .send(piece_request, (&text, &reasoning), on_event)
+                    .send(piece_request, tools, (&text, &reasoning), on_event)
                     .await
                 {
                     // The server named a parameter it does not take: spell it its way. Each
@@ -145,6 +162,10 @@ impl LlmClient {
                     other => break other?,
                 }
             };
+            if tools.is_empty() {
+                // No tools offered, no calls: a stray one is ignored, as it always was.
+                piece.tool_calls.clear();
+            }
             text.push_str(&piece.text);
             reasoning.push_str(&piece.reasoning);
             if text.len() + reasoning.len() > self.config.max_reply_bytes() {
@@ -157,7 +178,8 @@ impl LlmClient {
             // Without any text there is nothing to continue from (the limit went on reasoning).
             let continue_reply = piece.finish_reason == FinishReason::Length
                 && continuations < MAX_CONTINUATIONS
-                && !text.is_empty();
+                && !text.is_empty()
+                && piece.tool_calls.is_empty();
             if !continue_reply {
                 return Ok(Completion {
                     text,
@@ -165,6 +187,7 @@ impl LlmClient {
                     usage,
                     calls,
                     finish_reason: piece.finish_reason,
+                    tool_calls: piece.tool_calls,
                 });
             }
             continuations += 1;
@@ -210,7 +233,12 @@ impl LlmClient {
 
     /// The request body, built once per request so every attempt sends the same bytes;
     /// streamed as configured, or plain when `stream` is false.
-    fn encode(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, LlmError> {
+    fn encode(
+        &self,
+        request: &ChatRequest,
+        tools: &[ToolDefinition],
+        stream: bool,
+    ) -> Result<Bytes, LlmError> {
         let plain;
         let config = if stream == self.config.stream {
             &self.config
@@ -224,9 +252,9 @@ impl LlmClient {
         let body = match config.provider {
             ProviderKind::OpenAi => {
                 let dialect = *self.dialect();
-                openai::request_body(config, request, dialect)
+                openai::request_body(config, request, tools, dialect)
             }
-            ProviderKind::Anthropic => anthropic::request_body(config, request),
+            ProviderKind::Anthropic => anthropic::request_body(config, request, tools),
         };
         body.map(Bytes::from).map_err(LlmError::Encode)
     }
@@ -240,10 +268,11 @@ impl LlmClient {
     async fn send(
         &self,
         request: &ChatRequest,
+        tools: &[ToolDefinition],
         finished: (&str, &str),
         on_event: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Piece, LlmError> {
-        let body = self.encode(request, self.config.stream)?;
+        let body = self.encode(request, tools, self.config.stream)?;
         let max_attempts = self.config.max_attempts;
         let mut attempt = 1;
         let mut plain_body: Option<Bytes> = None;
@@ -276,7 +305,7 @@ impl LlmClient {
             let ask_plainly = cut_before_content && self.config.stream && !asked_plainly;
             let delay = if ask_plainly {
                 asked_plainly = true;
-                plain_body = Some(self.encode(request, false)?);
+                plain_body = Some(self.encode(request, tools, false)?);
                 reason.push_str("; asking once without streaming to see the server's error");
                 Duration::ZERO
             } else {

@@ -8,7 +8,10 @@
 //! limit.
 //!
 //! This crate knows nothing about prompts, tools or the agent loop: its messages are plain
-//! text, and it does not interpret what the model writes.
+//! text, and it does not interpret what the model writes. Under native tool calling a request
+//! may offer [`ToolDefinition`]s ([`LlmClient::complete_with_tools`]) and messages may carry
+//! [`NativeToolCall`]s and their results; they are passed through as data, their arguments
+//! never parsed or checked.
 
 #![warn(missing_docs)]
 
@@ -23,6 +26,7 @@ mod openai;
 mod overflow;
 mod retry;
 mod sse;
+mod tool_calls;
 mod window;
 
 pub use chat::{ChatMessage, ChatRequest, ChatRole, Completion, FinishReason, StreamEvent};
@@ -34,3 +38,4 @@ pub use config::{
     MIN_MAX_REPLY_BYTES, ProviderKind,
 };
 pub use error::LlmError;
+pub use wright_protocol::{NativeToolCall, ToolDefinition};

@@ -3,134 +3,23 @@
 //! field is optional and unknown fields are ignored, because compatible servers differ.
 
 use eventsource_stream::Event;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
-use wright_protocol::Usage;
+use wright_protocol::{NativeToolCall, Usage};
 
+use crate::FinishReason;
 use crate::error::{StreamFault, message_in_error_json};
 use crate::retry::is_retryable_status;
 use crate::sse::{Delta, Piece, StreamDecoder};
-use crate::{ChatRequest, ChatRole, FinishReason, LlmConfig};
+use crate::tool_calls::{ToolCallFragment, fallback_id};
+
+mod request;
+
+pub(crate) use request::{Dialect, request_body};
 
 /// The endpoint under `base_url`.
 pub(crate) fn endpoint(base_url: &str) -> String {
     format!("{}/chat/completions", base_url.trim_end_matches('/'))
-}
-
-/// Which spelling of the request a server takes. OpenAI's reasoning models (o1, o3, o4,
-/// gpt-5 and later) refuse `max_tokens` and want `max_completion_tokens`, and some refuse
-/// `stop`; older compatible servers know only `max_tokens`. A client starts from a guess by
-/// model name and learns from the server's 400 answer (see [`Dialect::learn`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Dialect {
-    /// Send the output limit as `max_completion_tokens` instead of `max_tokens`.
-    pub max_completion_tokens: bool,
-    /// Send no `stop` sequences.
-    pub omit_stop: bool,
-}
-
-impl Dialect {
-    /// The guess for `model`: OpenAI's reasoning families take `max_completion_tokens`.
-    pub(crate) fn for_model(model: &str) -> Self {
-        let model = model
-            .rsplit('/')
-            .next()
-            .unwrap_or(model)
-            .to_ascii_lowercase();
-        let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|family| {
-            model == *family
-                || model
-                    .strip_prefix(family)
-                    .is_some_and(|rest| rest.starts_with(['-', '.', '_']))
-        });
-        Self {
-            max_completion_tokens: reasoning,
-            omit_stop: false,
-        }
-    }
-
-    /// Adjusts to a 400 answer that names a parameter this dialect sends and the server does
-    /// not take; whether anything changed (then the request is worth sending again).
-    pub(crate) fn learn(&mut self, message: &str) -> bool {
-        let unsupported = message.contains("nsupported") || message.contains("not supported");
-        if !self.max_completion_tokens
-            && message.contains("max_completion_tokens")
-            && message.contains("max_tokens")
-        {
-            self.max_completion_tokens = true;
-            return true;
-        }
-        if !self.omit_stop && unsupported && message.contains("'stop'") {
-            self.omit_stop = true;
-            return true;
-        }
-        false
-    }
-}
-
-/// The request body, as bytes so every attempt sends exactly the same ones.
-pub(crate) fn request_body(
-    config: &LlmConfig,
-    request: &ChatRequest,
-    dialect: Dialect,
-) -> serde_json::Result<Vec<u8>> {
-    let system_text = request.system_text();
-    let system = (!system_text.is_empty()).then(|| WireMessage {
-        role: "system",
-        content: &system_text,
-    });
-    let messages = system
-        .into_iter()
-        .chain(request.messages.iter().map(|message| WireMessage {
-            role: match message.role {
-                ChatRole::User => "user",
-                ChatRole::Assistant => "assistant",
-            },
-            content: &message.content,
-        }))
-        .collect();
-    let output_limit = request.output_limit(config.max_output_tokens);
-    serde_json::to_vec(&WireRequest {
-        model: &config.model,
-        messages,
-        stream: config.stream,
-        stream_options: config.stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
-        max_tokens: (!dialect.max_completion_tokens).then_some(output_limit),
-        max_completion_tokens: dialect.max_completion_tokens.then_some(output_limit),
-        stop: if dialect.omit_stop {
-            &[]
-        } else {
-            &request.stop
-        },
-    })
-}
-
-#[derive(Serialize)]
-struct WireRequest<'a> {
-    model: &'a str,
-    messages: Vec<WireMessage<'a>>,
-    stream: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stream_options: Option<StreamOptions>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_completion_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    stop: &'a [String],
-}
-
-#[derive(Serialize)]
-struct WireMessage<'a> {
-    role: &'static str,
-    content: &'a str,
-}
-
-#[derive(Serialize)]
-struct StreamOptions {
-    include_usage: bool,
 }
 
 /// A streamed chunk or a whole completion: the two share their shape.
@@ -160,6 +49,36 @@ struct WireContent {
     reasoning_content: Option<String>,
     /// OpenRouter, Ollama and others.
     reasoning: Option<String>,
+    /// Native tool calls: whole in a completion, in index-keyed fragments in a stream.
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireToolCall {
+    /// Which call a fragment belongs to; some servers leave it out.
+    index: Option<u64>,
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireFunction {
+    name: Option<String>,
+    /// A string as OpenAI sends it; some compatible servers send the object itself.
+    arguments: Option<Value>,
+}
+
+impl WireFunction {
+    /// The arguments text: a string as it is, any other JSON as its text, none as empty.
+    fn arguments_text(&mut self) -> String {
+        match self.arguments.take() {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(text)) => text,
+            Some(other) => other.to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -242,6 +161,38 @@ pub(crate) struct ChunkDecoder {
     done: bool,
     finish_reason: Option<String>,
     usage: Option<Usage>,
+    /// The index and id of the last tool-call fragment, for servers that send no index.
+    last_tool_call: Option<(u64, Option<String>)>,
+}
+
+impl ChunkDecoder {
+    /// The fragment a streamed `tool_calls` entry carries. Without an index, an entry with a
+    /// new id starts a new call, and one without an id (or with the last one's) continues the
+    /// last.
+    fn tool_call_fragment(&mut self, mut call: WireToolCall) -> ToolCallFragment {
+        let id = call.id.clone().filter(|id| !id.is_empty());
+        let last = self.last_tool_call.take();
+        let index = match (call.index, &last) {
+            (Some(index), _) => index,
+            (None, None) => 0,
+            (None, Some((last_index, last_id))) if id.is_some() && id != *last_id => {
+                last_index.saturating_add(1)
+            }
+            (None, Some((last_index, _))) => *last_index,
+        };
+        let last_id = match last {
+            Some((last_index, last_id)) if last_index == index => last_id,
+            _ => None,
+        };
+        self.last_tool_call = Some((index, id.or(last_id)));
+        let mut function = call.function.take().unwrap_or_default();
+        ToolCallFragment {
+            index,
+            id: call.id,
+            name: function.name.take(),
+            arguments: function.arguments_text(),
+        }
+    }
 }
 
 impl StreamDecoder for ChunkDecoder {
@@ -278,6 +229,9 @@ impl StreamDecoder for ChunkDecoder {
             }
             if let Some(text) = delta.content.take() {
                 deltas.push(Delta::Text(text));
+            }
+            for call in delta.tool_calls.take().unwrap_or_default() {
+                deltas.push(Delta::ToolCall(self.tool_call_fragment(call)));
             }
         }
         Ok(deltas)
@@ -317,133 +271,46 @@ pub(crate) fn parse_completion(body: &[u8]) -> Result<Piece, StreamFault> {
         ));
     };
     let mut message = choice.message.take().unwrap_or_default();
+    let tool_calls = message
+        .tool_calls
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(position, call)| {
+            let mut function = call.function.unwrap_or_default();
+            NativeToolCall {
+                id: call
+                    .id
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(|| fallback_id(position)),
+                name: function.name.take().unwrap_or_default(),
+                arguments: function.arguments_text(),
+            }
+        })
+        .collect();
     Ok(Piece {
         reasoning: message.reasoning().unwrap_or_default(),
         text: message.content.unwrap_or_default(),
         usage: completion.usage.as_ref().and_then(WireUsage::to_usage),
         finish_reason: FinishReason::from_wire(choice.finish_reason.as_deref()),
+        tool_calls,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::StreamEvent;
     use crate::sse::CUT_STREAM_REASON;
     use crate::sse::test_support::decode;
-    use crate::{ChatMessage, ProviderKind, StreamEvent};
     use pretty_assertions::assert_eq;
     use serde_json::json;
-
-    fn config() -> LlmConfig {
-        LlmConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:1/v1/", "gpt-test")
-    }
-
-    fn body_json(config: &LlmConfig, request: &ChatRequest) -> Value {
-        serde_json::from_slice(&request_body(config, request, Dialect::default()).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn reasoning_model_families_are_guessed_by_name() {
-        for model in [
-            "o1",
-            "o3-mini",
-            "o4-mini-high",
-            "gpt-5",
-            "gpt-5.1",
-            "gpt-5-mini",
-            "openai/gpt-5.4",
-        ] {
-            assert!(Dialect::for_model(model).max_completion_tokens, "{model}");
-        }
-        for model in [
-            "gpt-4.1",
-            "gpt-4o",
-            "o1x",
-            "deepseek-chat",
-            "qwen2.5-coder:7b",
-            "gpt-50",
-        ] {
-            assert_eq!(Dialect::for_model(model), Dialect::default(), "{model}");
-        }
-    }
-
-    #[test]
-    fn the_dialect_learns_from_unsupported_parameter_messages_once() {
-        let mut dialect = Dialect::default();
-        assert!(!dialect.learn("prompt is too long"));
-        assert!(dialect.learn(
-            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
-             'max_completion_tokens' instead."
-        ));
-        assert!(dialect.max_completion_tokens);
-        assert!(!dialect.learn("Unsupported parameter: 'max_tokens' … 'max_completion_tokens'"));
-        assert!(dialect.learn("Unsupported parameter: 'stop' is not supported with this model."));
-        assert!(dialect.omit_stop);
-        assert!(!dialect.learn("Unsupported parameter: 'stop' is not supported with this model."));
-
-        let mut config = config();
-        config.max_output_tokens = 77;
-        let request = ChatRequest {
-            system: Vec::new(),
-            messages: vec![ChatMessage::user("hi")],
-            stop: vec!["\nObservation:".into()],
-            max_output_tokens: None,
-        };
-        let body: Value =
-            serde_json::from_slice(&request_body(&config, &request, dialect).unwrap()).unwrap();
-        assert_eq!(body["max_completion_tokens"], 77);
-        assert!(body.get("max_tokens").is_none());
-        assert!(body.get("stop").is_none());
-    }
 
     #[test]
     fn the_endpoint_tolerates_a_trailing_slash() {
         assert_eq!(endpoint("http://h/v1/"), "http://h/v1/chat/completions");
         assert_eq!(endpoint("http://h/v1"), "http://h/v1/chat/completions");
-    }
-
-    #[test]
-    fn the_request_puts_the_system_prompt_first_and_asks_for_usage() {
-        let request = ChatRequest {
-            system: vec!["be brief".into()],
-            messages: vec![ChatMessage::user("hi"), ChatMessage::assistant("hello")],
-            stop: vec!["Observation:".into()],
-            max_output_tokens: None,
-        };
-        assert_eq!(
-            body_json(&config(), &request),
-            json!({
-                "model": "gpt-test",
-                "messages": [
-                    {"role": "system", "content": "be brief"},
-                    {"role": "user", "content": "hi"},
-                    {"role": "assistant", "content": "hello"},
-                ],
-                "stream": true,
-                "stream_options": {"include_usage": true},
-                "max_tokens": 8192,
-                "stop": ["Observation:"],
-            })
-        );
-    }
-
-    #[test]
-    fn a_plain_request_leaves_out_stream_options_empty_stop_and_empty_system() {
-        let mut config = config();
-        config.stream = false;
-        let request = ChatRequest {
-            messages: vec![ChatMessage::user("hi")],
-            ..ChatRequest::default()
-        };
-        assert_eq!(
-            body_json(&config, &request),
-            json!({
-                "model": "gpt-test",
-                "messages": [{"role": "user", "content": "hi"}],
-                "stream": false,
-                "max_tokens": 8192,
-            })
-        );
     }
 
     #[tokio::test]
@@ -472,6 +339,7 @@ mod tests {
                     cache_creation_tokens: None,
                 }),
                 finish_reason: FinishReason::Stop,
+                tool_calls: Vec::new(),
             }
         );
         assert_eq!(
@@ -563,7 +431,52 @@ mod tests {
                     cache_creation_tokens: None,
                 }),
                 finish_reason: FinishReason::Length,
+                tool_calls: Vec::new(),
             }
+        );
+    }
+
+    #[tokio::test]
+    async fn tool_call_fragments_without_an_index_start_a_call_at_each_new_id() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"Read\",\"arguments\":\"{\\\"x\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"\\\": \"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"b\",\"function\":{\"name\":\"Glob\",\"arguments\":{\"p\":2}}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (piece, _) = decode(ChunkDecoder::default(), &[stream.as_bytes()]).await;
+        let piece = piece.unwrap();
+        assert_eq!(
+            piece.tool_calls,
+            vec![
+                NativeToolCall::new("a", "Read", "{\"x\": 1}"),
+                NativeToolCall::new("b", "Glob", "{\"p\":2}"),
+            ]
+        );
+        assert_eq!(piece.finish_reason, FinishReason::ToolCalls);
+    }
+
+    #[test]
+    fn a_whole_completion_gives_tool_calls_with_object_arguments_as_text_and_missing_ids() {
+        let body = json!({
+            "choices": [{
+                "message": {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "call_1", "type": "function",
+                     "function": {"name": "Read", "arguments": "{\"a\":1"}},
+                    {"type": "function", "function": {"name": "Glob", "arguments": {"p": "*"}}},
+                ]},
+                "finish_reason": "tool_calls",
+            }],
+        });
+        let piece = parse_completion(body.to_string().as_bytes()).unwrap();
+        assert_eq!(piece.text, "");
+        assert_eq!(
+            piece.tool_calls,
+            vec![
+                NativeToolCall::new("call_1", "Read", "{\"a\":1"),
+                NativeToolCall::new("wright_call_1", "Glob", "{\"p\":\"*\"}"),
+            ]
         );
     }
 

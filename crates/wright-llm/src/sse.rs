@@ -11,10 +11,11 @@ use tokio::time::Instant;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
-use wright_protocol::Usage;
+use wright_protocol::{NativeToolCall, Usage};
 
 use crate::error::{StreamFault, root_cause};
 use crate::retry::describe_duration;
+use crate::tool_calls::{ToolCallAssembler, ToolCallFragment};
 use crate::{FinishReason, StreamEvent};
 
 /// Why a stream that ended early is retried.
@@ -27,6 +28,8 @@ pub(crate) enum Delta {
     Text(String),
     /// Reasoning output.
     Reasoning(String),
+    /// A piece of a native tool call.
+    ToolCall(ToolCallFragment),
     /// Something that moves the reply along without text: usage or a finish reason. Like
     /// text, it resets the idle timeout; keep-alives and empty events do not.
     Progress,
@@ -39,6 +42,8 @@ pub(crate) struct Piece {
     pub(crate) reasoning: String,
     pub(crate) usage: Option<Usage>,
     pub(crate) finish_reason: FinishReason,
+    /// The native tool calls, in order, arguments as sent.
+    pub(crate) tool_calls: Vec<NativeToolCall>,
 }
 
 impl Piece {
@@ -121,6 +126,10 @@ where
     let mut events = pin!(with_size_cap(bytes, limits.max_body_bytes).eventsource());
     let mut text = String::new();
     let mut reasoning = String::new();
+    let mut tool_calls = ToolCallAssembler::default();
+    // Tool-call ids, names and arguments count against the reply cap with the text, and each
+    // fragment at least one byte, so a flood of empty fragments ends there too.
+    let mut tool_call_bytes = 0usize;
     let mut idle_deadline = Instant::now() + limits.idle_timeout;
     while !decoder.is_finished() {
         let next = match tokio::time::timeout_at(idle_deadline, events.next()).await {
@@ -139,11 +148,16 @@ where
                 return Err(StreamFault::TooLarge { limit });
             }
             Some(Err(_)) | None if decoder.may_end_here() => break,
-            None if text.is_empty() && reasoning.is_empty() => {
+            None if text.is_empty() && reasoning.is_empty() && tool_calls.is_empty() => {
                 return Err(StreamFault::CutBeforeContent(CUT_STREAM_REASON.to_string()));
             }
             None => return Err(StreamFault::Transient(CUT_STREAM_REASON.to_string())),
-            Some(Err(error)) if text.is_empty() && reasoning.is_empty() && is_cut(&error) => {
+            Some(Err(error))
+                if text.is_empty()
+                    && reasoning.is_empty()
+                    && tool_calls.is_empty()
+                    && is_cut(&error) =>
+            {
                 return Err(StreamFault::CutBeforeContent(describe_read_error(&error)));
             }
             Some(Err(error)) => return Err(StreamFault::Transient(describe_read_error(&error))),
@@ -158,12 +172,19 @@ where
                     reasoning.push_str(&delta);
                     on_event(StreamEvent::Reasoning(delta));
                 }
+                Delta::ToolCall(fragment) => {
+                    tool_call_bytes = tool_call_bytes
+                        .saturating_add(fragment.arguments.len().max(1))
+                        .saturating_add(fragment.id.as_ref().map_or(0, String::len))
+                        .saturating_add(fragment.name.as_ref().map_or(0, String::len));
+                    tool_calls.push(fragment);
+                }
                 Delta::Progress => {}
                 // Empty text or reasoning: no progress.
                 Delta::Text(_) | Delta::Reasoning(_) => continue,
             }
             idle_deadline = Instant::now() + limits.idle_timeout;
-            if text.len() + reasoning.len() > limits.max_reply_bytes {
+            if text.len() + reasoning.len() + tool_call_bytes > limits.max_reply_bytes {
                 return Err(StreamFault::TooLarge {
                     limit: limits.max_reply_bytes,
                 });
@@ -176,6 +197,7 @@ where
         reasoning,
         usage,
         finish_reason,
+        tool_calls: tool_calls.finish(),
     })
 }
 
@@ -445,6 +467,39 @@ mod tests {
             ..LIMITS
         };
         let result = read_with(endless(b"data: flood\n\n"), limits).await;
+        assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
+    }
+
+    /// Treats every `data` as a piece of one tool call's arguments.
+    struct ToolArgumentsDecoder;
+
+    impl StreamDecoder for ToolArgumentsDecoder {
+        fn on_event(&mut self, event: &Event) -> Result<Vec<Delta>, StreamFault> {
+            Ok(vec![Delta::ToolCall(ToolCallFragment {
+                arguments: event.data.clone(),
+                ..ToolCallFragment::default()
+            })])
+        }
+        fn is_finished(&self) -> bool {
+            false
+        }
+        fn may_end_here(&self) -> bool {
+            false
+        }
+        fn outcome(self) -> (Option<Usage>, FinishReason) {
+            (None, FinishReason::Stop)
+        }
+    }
+
+    #[tokio::test]
+    async fn tool_call_arguments_count_against_the_reply_cap() {
+        let limits = StreamLimits {
+            max_reply_bytes: 1000,
+            max_body_bytes: usize::MAX,
+            ..LIMITS
+        };
+        let bytes = endless(b"data: flood\n\n");
+        let result = read_event_stream(bytes, limits, ToolArgumentsDecoder, &mut |_| {}).await;
         assert_eq!(result, Err(StreamFault::TooLarge { limit: 1000 }));
     }
 

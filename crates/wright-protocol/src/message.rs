@@ -16,7 +16,11 @@ pub enum Role {
     Summary,
 }
 
-/// Extra facts about a message that are not part of what the model reads.
+/// Extra facts about a message that are not part of its text.
+///
+/// Under native tool calling (`tool_protocol = "native"`) two of them are part of what the
+/// model reads: an assistant message's `tool_calls`, and a tool message's `tool_call_id`. Both
+/// are empty in the ReAct text protocol, so its sessions serialise as before.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageMetadata {
     /// For a tool message: the tool that produced it (spec E1).
@@ -29,6 +33,13 @@ pub struct MessageMetadata {
     /// the session file keeps the list so a resumed session gets it back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub todos: Option<Vec<crate::TodoItem>>,
+    /// For an assistant message under native tool calling: the calls the model made, in
+    /// order, with their arguments as sent. `content` holds any text the model wrote beside.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<crate::NativeToolCall>,
+    /// For a tool message under native tool calling: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 /// One message of a conversation: `Message(role, content, metadata)` as in spec D1.
@@ -92,5 +103,47 @@ mod tests {
         };
         let json = serde_json::to_string(&message).unwrap();
         assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
+    }
+
+    #[test]
+    fn native_tool_calls_and_results_round_trip_through_metadata() {
+        let call = Message {
+            role: Role::Assistant,
+            content: String::new(),
+            metadata: MessageMetadata {
+                tool_calls: vec![crate::NativeToolCall::new("c1", "Read", "{}")],
+                ..MessageMetadata::default()
+            },
+        };
+        let result = Message {
+            role: Role::Tool,
+            content: r#"{"status":"success"}"#.into(),
+            metadata: MessageMetadata {
+                tool_name: Some("Read".into()),
+                tool_call_id: Some("c1".into()),
+                ..MessageMetadata::default()
+            },
+        };
+        for message in [call, result] {
+            let json = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), message);
+        }
+    }
+
+    #[test]
+    fn a_text_protocol_tool_message_serialises_as_before() {
+        let message = Message {
+            role: Role::Tool,
+            content: "{}".into(),
+            metadata: MessageMetadata {
+                tool_name: Some("Read".into()),
+                step: Some(1),
+                ..MessageMetadata::default()
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&message).unwrap(),
+            r#"{"role":"tool","content":"{}","metadata":{"tool_name":"Read","step":1}}"#
+        );
     }
 }

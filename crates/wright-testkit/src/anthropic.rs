@@ -27,6 +27,7 @@ pub(crate) fn stop_reason(finish_reason: &str) -> &str {
     match finish_reason {
         "stop" => "end_turn",
         "length" => "max_tokens",
+        "tool_calls" => "tool_use",
         other => other,
     }
 }
@@ -41,7 +42,17 @@ pub(crate) fn message_body(response: &ScriptedResponse, request: &RequestInfo) -
             "signature": THINKING_SIGNATURE,
         }));
     }
-    content.push(json!({ "type": "text", "text": response.text }));
+    if has_text_block(response) {
+        content.push(json!({ "type": "text", "text": response.text }));
+    }
+    for call in &response.tool_calls {
+        content.push(json!({
+            "type": "tool_use",
+            "id": call.id,
+            "name": call.name,
+            "input": tool_input(&call.arguments),
+        }));
+    }
     let output_tokens = response.usage.map_or(0, |usage| usage.completion_tokens);
     json!({
         "id": MESSAGE_ID,
@@ -98,15 +109,35 @@ pub(crate) fn stream_events(response: &ScriptedResponse, request: &RequestInfo) 
         events.push(block_stop(index));
         index += 1;
     }
-    events.push(block_start(index, json!({ "type": "text", "text": "" })));
-    for piece in response.text_pieces() {
-        events.push(block_delta(
-            EventKind::ContentDelta,
-            index,
-            json!({ "type": "text_delta", "text": piece }),
-        ));
+    if has_text_block(response) {
+        events.push(block_start(index, json!({ "type": "text", "text": "" })));
+        for piece in response.text_pieces() {
+            events.push(block_delta(
+                EventKind::ContentDelta,
+                index,
+                json!({ "type": "text_delta", "text": piece }),
+            ));
+        }
+        events.push(block_stop(index));
+        index += 1;
     }
-    events.push(block_stop(index));
+    // Like Anthropic: a tool_use block starts with an empty input, which then streams as
+    // partial JSON.
+    for call in &response.tool_calls {
+        events.push(block_start(
+            index,
+            json!({ "type": "tool_use", "id": call.id, "name": call.name, "input": {} }),
+        ));
+        for piece in response.argument_pieces(call) {
+            events.push(block_delta(
+                EventKind::ContentDelta,
+                index,
+                json!({ "type": "input_json_delta", "partial_json": piece }),
+            ));
+        }
+        events.push(block_stop(index));
+        index += 1;
+    }
 
     let output_tokens = response.usage.map_or(0, |usage| usage.completion_tokens);
     let message_delta = json!({
@@ -128,6 +159,21 @@ pub(crate) fn stream_events(response: &ScriptedResponse, request: &RequestInfo) 
         &json!({ "type": "message_stop" }),
     ));
     events
+}
+
+/// Whether the reply has a text block: always, unless it is only tool calls (as Anthropic
+/// sends them).
+fn has_text_block(response: &ScriptedResponse) -> bool {
+    !response.text.is_empty() || response.tool_calls.is_empty()
+}
+
+/// A `tool_use` block's `input` in a whole message: the arguments' object, or `{}` when they
+/// are not one (a whole message cannot carry malformed input; a stream can).
+fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(object @ Value::Object(_)) => object,
+        _ => Value::Object(Map::new()),
+    }
 }
 
 fn block_start(index: usize, content_block: Value) -> SseEvent {

@@ -6,7 +6,8 @@
 //! out the responses of a [`Script`] one per request, in order, and records every request
 //! so a test can assert on what the client sent. Scripted responses can also misbehave the
 //! ways real providers do: error statuses with `Retry-After`, slow heads, slow streams,
-//! streams cut before any event or cut or stalled mid-message, and arbitrary raw SSE. Fixed
+//! streams cut before any event or cut or stalled mid-message, and arbitrary raw SSE. Replies
+//! can make native tool calls ([`ScriptedResponse::tool_calls`]) in either format. Fixed
 //! JSON documents can be served at other paths (a local server's `/props`, `/v1/models`,
 //! `/api/show`).
 //!
@@ -41,5 +42,5 @@ mod server;
 mod wire;
 
 pub use http::RecordedRequest;
-pub use script::{Document, Route, Script, ScriptedResponse, ScriptedUsage};
+pub use script::{Document, Route, Script, ScriptedResponse, ScriptedToolCall, ScriptedUsage};
 pub use server::{ServerOptions, TestServer};

@@ -23,7 +23,27 @@ pub(crate) fn error_body(status: u16, message: &str) -> Value {
 pub(crate) fn message_body(response: &ScriptedResponse, request: &RequestInfo) -> Value {
     let mut message = Map::new();
     message.insert("role".into(), json!("assistant"));
-    message.insert("content".into(), json!(response.text));
+    // Like OpenAI: a reply that is only tool calls has `"content": null`.
+    let content = if response.text.is_empty() && !response.tool_calls.is_empty() {
+        Value::Null
+    } else {
+        json!(response.text)
+    };
+    message.insert("content".into(), content);
+    if !response.tool_calls.is_empty() {
+        let calls: Vec<Value> = response
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": { "name": call.name, "arguments": call.arguments },
+                })
+            })
+            .collect();
+        message.insert("tool_calls".into(), Value::Array(calls));
+    }
     if let Some(reasoning) = &response.reasoning {
         message.insert("reasoning_content".into(), json!(reasoning));
     }
@@ -76,6 +96,30 @@ pub(crate) fn stream_events(response: &ScriptedResponse, request: &RequestInfo) 
             EventKind::ContentDelta,
             &chunk(json!({ "content": piece }), Value::Null),
         ));
+    }
+    // Like OpenAI: the first fragment of a call names its id, type and function with empty
+    // arguments; the arguments follow in fragments that carry only the index.
+    for (index, call) in response.tool_calls.iter().enumerate() {
+        let start = json!({ "tool_calls": [{
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": { "name": call.name, "arguments": "" },
+        }]});
+        events.push(SseEvent::data(
+            EventKind::ContentDelta,
+            &chunk(start, Value::Null),
+        ));
+        for piece in response.argument_pieces(call) {
+            let fragment = json!({ "tool_calls": [{
+                "index": index,
+                "function": { "arguments": piece },
+            }]});
+            events.push(SseEvent::data(
+                EventKind::ContentDelta,
+                &chunk(fragment, Value::Null),
+            ));
+        }
     }
     events.push(SseEvent::data(
         EventKind::Final,

@@ -8,6 +8,9 @@ pub(crate) const DEFAULT_CHUNK_SIZE: usize = 16;
 /// Default finish reason: the model stopped on its own.
 pub(crate) const DEFAULT_FINISH_REASON: &str = "stop";
 
+/// Finish reason of a reply that makes tool calls (Anthropic: `tool_use`).
+pub(crate) const TOOL_CALLS_FINISH_REASON: &str = "tool_calls";
+
 /// The whole script: responses handed out one per request, in order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -99,13 +102,17 @@ pub struct ScriptedResponse {
     pub text: String,
     /// OpenAI: `reasoning_content` deltas; Anthropic: a thinking block before the text.
     pub reasoning: Option<String>,
+    /// Native tool calls after the text: OpenAI `tool_calls` (streamed as index-keyed
+    /// fragments), Anthropic `tool_use` blocks (streamed as `input_json_delta`s). Arguments
+    /// are split like text, by `chunk_size`, and sent exactly as scripted, malformed or not.
+    pub tool_calls: Vec<ScriptedToolCall>,
     /// Text (and reasoning) is split into deltas of this many chars; 0 = one delta. Default 16.
     pub chunk_size: usize,
     /// Token usage; `None` means the response carries no usage.
     pub usage: Option<ScriptedUsage>,
     /// Report usage in proportion to the request instead (about 4 bytes a token, like real
     /// tokenizers on English and code): `prompt_tokens` from the request body, and
-    /// `completion_tokens` from `text`. Overrides `usage`.
+    /// `completion_tokens` from `text` and the tool calls. Overrides `usage`.
     pub usage_from_request: bool,
     /// Default `"stop"`; `"length"` means cut by the token limit.
     ///
@@ -142,6 +149,7 @@ impl Default for ScriptedResponse {
             body: None,
             text: String::new(),
             reasoning: None,
+            tool_calls: Vec::new(),
             chunk_size: DEFAULT_CHUNK_SIZE,
             usage: None,
             usage_from_request: false,
@@ -162,6 +170,16 @@ impl ScriptedResponse {
     pub fn text(text: impl Into<String>) -> ScriptedResponse {
         ScriptedResponse {
             text: text.into(),
+            ..ScriptedResponse::default()
+        }
+    }
+
+    /// A successful reply that makes these native tool calls and no text, ending with the
+    /// finish reason `tool_calls` (Anthropic `tool_use`).
+    pub fn tool_calls(tool_calls: Vec<ScriptedToolCall>) -> ScriptedResponse {
+        ScriptedResponse {
+            tool_calls,
+            finish_reason: TOOL_CALLS_FINISH_REASON.to_string(),
             ..ScriptedResponse::default()
         }
     }
@@ -299,6 +317,47 @@ impl ScriptedResponse {
     pub(crate) fn text_pieces(&self) -> Vec<&str> {
         split_into_chunks(&self.text, self.chunk_size)
     }
+
+    /// The bytes the reply is made of: its text and its tool calls' names and arguments.
+    pub(crate) fn reply_len(&self) -> usize {
+        self.tool_calls
+            .iter()
+            .map(|call| call.name.len() + call.arguments.len())
+            .sum::<usize>()
+            + self.text.len()
+    }
+
+    /// A tool call's arguments split into deltas.
+    pub(crate) fn argument_pieces<'a>(&self, call: &'a ScriptedToolCall) -> Vec<&'a str> {
+        split_into_chunks(&call.arguments, self.chunk_size)
+    }
+}
+
+/// A native tool call in a scripted reply.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct ScriptedToolCall {
+    /// The call's id (`call_...` or `toolu_...`, whatever the test likes).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments text, sent as is: it need not be valid JSON.
+    pub arguments: String,
+}
+
+impl ScriptedToolCall {
+    /// A call of `name` with `arguments` (JSON text, or deliberately not), known as `id`.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> ScriptedToolCall {
+        ScriptedToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
 }
 
 /// Token usage reported with a scripted response.
@@ -379,6 +438,20 @@ mod tests {
                     ..ScriptedResponse::default()
                 },
             ])
+        );
+    }
+
+    #[test]
+    fn a_tool_call_reply_ends_for_tool_calls_and_reads_from_a_script_file() {
+        let script: Script = serde_json::from_str(
+            r#"{"responses":[{"tool_calls":[{"id":"c1","name":"Read","arguments":"{}"}],"finish_reason":"tool_calls"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            script,
+            Script::new(vec![ScriptedResponse::tool_calls(vec![
+                ScriptedToolCall::new("c1", "Read", "{}")
+            ])])
         );
     }
 

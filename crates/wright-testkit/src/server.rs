@@ -229,7 +229,7 @@ fn record_and_pick_reply(state: &Mutex<ServerState>, request: &RecordedRequest) 
                 if response.usage_from_request {
                     response.usage = Some(ScriptedUsage {
                         prompt_tokens: (request.body.len() / BYTES_PER_TOKEN) as u64,
-                        completion_tokens: (response.text.len() / BYTES_PER_TOKEN) as u64,
+                        completion_tokens: (response.reply_len() / BYTES_PER_TOKEN) as u64,
                         ..ScriptedUsage::default()
                     });
                 }

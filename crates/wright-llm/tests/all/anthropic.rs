@@ -42,6 +42,7 @@ async fn a_streamed_reply_gives_text_and_usage_with_cache_counts() {
                 cache_creation_tokens: Some(20),
             }],
             finish_reason: FinishReason::Stop,
+            tool_calls: Vec::new(),
         }
     );
     assert_eq!(streamed_text(&events), REPLY);
@@ -148,6 +149,7 @@ async fn a_plain_request_reports_the_whole_reply_at_once() {
                 cache_creation_tokens: None,
             }],
             finish_reason: FinishReason::Stop,
+            tool_calls: Vec::new(),
         }
     );
     assert_eq!(

@@ -5,6 +5,7 @@ mod anthropic;
 mod common;
 mod continuation;
 mod limits;
+mod native;
 mod openai;
 mod retries;
 mod window;

@@ -39,6 +39,7 @@ async fn a_streamed_reply_gives_text_usage_and_cached_tokens() {
                 cache_creation_tokens: None,
             }],
             finish_reason: FinishReason::Stop,
+            tool_calls: Vec::new(),
         }
     );
     assert_eq!(streamed_text(&events), REPLY);
@@ -218,6 +219,7 @@ async fn a_plain_request_reports_the_whole_reply_at_once() {
                 cache_creation_tokens: None,
             }],
             finish_reason: FinishReason::Stop,
+            tool_calls: Vec::new(),
         }
     );
     assert_eq!(

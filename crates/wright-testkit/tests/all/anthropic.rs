@@ -2,7 +2,7 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use wright_testkit::{Script, ScriptedResponse, TestServer};
+use wright_testkit::{Script, ScriptedResponse, ScriptedToolCall, TestServer};
 
 use crate::common;
 
@@ -156,4 +156,78 @@ async fn error_status_has_anthropic_error_shape() {
         response.json(),
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
     );
+}
+
+fn text_and_a_tool_call() -> ScriptedResponse {
+    ScriptedResponse {
+        text: "Look".into(),
+        ..ScriptedResponse::tool_calls(vec![ScriptedToolCall::new("toolu_a", "Read", r#"{"p":1}"#)])
+    }
+    .with_chunk_size(4)
+}
+
+#[tokio::test]
+async fn stream_sends_tool_use_blocks_with_input_json_deltas() {
+    let server = TestServer::start(Script::new(vec![text_and_a_tool_call()])).unwrap();
+
+    let response = common::post(
+        server.addr(),
+        PATH,
+        r#"{"model":"claude-test","stream":true}"#,
+    )
+    .await;
+
+    let data = response.sse_data();
+    let blocks: Vec<_> = data
+        .iter()
+        .filter(|event| {
+            event["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("content_block"))
+        })
+        .cloned()
+        .collect();
+    assert_eq!(
+        blocks,
+        vec![
+            json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": "Look"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1,
+                "content_block": {"type": "tool_use", "id": "toolu_a", "name": "Read", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": "{\"p\""}}),
+            json!({"type": "content_block_delta", "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": ":1}"}}),
+            json!({"type": "content_block_stop", "index": 1}),
+        ]
+    );
+    let message_delta = data.iter().find(|event| event["type"] == "message_delta");
+    assert_eq!(
+        message_delta.map(|event| event["delta"]["stop_reason"].clone()),
+        Some(json!("tool_use"))
+    );
+}
+
+#[tokio::test]
+async fn a_whole_message_carries_tool_use_blocks_and_no_empty_text() {
+    let server = TestServer::start(Script::new(vec![ScriptedResponse::tool_calls(vec![
+        ScriptedToolCall::new("toolu_a", "Read", r#"{"p":1}"#),
+        ScriptedToolCall::new("toolu_b", "Glob", "not json"),
+    ])]))
+    .unwrap();
+
+    let response = common::post(server.addr(), PATH, r#"{"model":"claude-test"}"#).await;
+
+    let body = response.json();
+    assert_eq!(
+        body["content"],
+        json!([
+            {"type": "tool_use", "id": "toolu_a", "name": "Read", "input": {"p": 1}},
+            {"type": "tool_use", "id": "toolu_b", "name": "Glob", "input": {}},
+        ])
+    );
+    assert_eq!(body["stop_reason"], json!("tool_use"));
 }

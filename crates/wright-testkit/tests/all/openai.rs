@@ -2,7 +2,7 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use wright_testkit::{Script, ScriptedResponse, TestServer};
+use wright_testkit::{Script, ScriptedResponse, ScriptedToolCall, TestServer};
 
 use crate::common;
 
@@ -186,4 +186,58 @@ async fn usage_from_request_is_proportional_to_the_request_body() {
     let json = reply.json();
     assert_eq!(json["usage"]["prompt_tokens"], (body.len() / 4) as u64);
     assert_eq!(json["usage"]["completion_tokens"], 2);
+}
+
+fn two_tool_calls() -> ScriptedResponse {
+    ScriptedResponse::tool_calls(vec![
+        ScriptedToolCall::new("call_a", "Read", r#"{"p":1}"#),
+        ScriptedToolCall::new("call_b", "Glob", "{"),
+    ])
+    .with_chunk_size(4)
+}
+
+#[tokio::test]
+async fn stream_sends_tool_calls_as_index_keyed_fragments() {
+    let server = TestServer::start(Script::new(vec![two_tool_calls()])).unwrap();
+
+    let response = common::post(server.addr(), PATH, r#"{"model":"gpt-test","stream":true}"#).await;
+
+    let call = |index: u64, id: &str, name: &str| {
+        json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+            "function": {"name": name, "arguments": ""}}]})
+    };
+    let arguments = |index: u64, piece: &str| json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]});
+    assert_eq!(
+        response.sse_data(),
+        vec![
+            chunk(json!({"role": "assistant"}), Value::Null),
+            chunk(call(0, "call_a", "Read"), Value::Null),
+            chunk(arguments(0, "{\"p\""), Value::Null),
+            chunk(arguments(0, ":1}"), Value::Null),
+            chunk(call(1, "call_b", "Glob"), Value::Null),
+            chunk(arguments(1, "{"), Value::Null),
+            chunk(json!({}), json!("tool_calls")),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_whole_completion_carries_tool_calls_and_null_content() {
+    let server = TestServer::start(Script::new(vec![two_tool_calls()])).unwrap();
+
+    let response = common::post(server.addr(), PATH, r#"{"model":"gpt-test"}"#).await;
+
+    assert_eq!(
+        response.json()["choices"][0],
+        json!({
+            "index": 0,
+            "message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_a", "type": "function",
+                 "function": {"name": "Read", "arguments": "{\"p\":1}"}},
+                {"id": "call_b", "type": "function",
+                 "function": {"name": "Glob", "arguments": "{"}},
+            ]},
+            "finish_reason": "tool_calls",
+        })
+    );
 }

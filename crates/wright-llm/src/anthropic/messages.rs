@@ -1,0 +1,263 @@
+//! The conversation as Anthropic Messages accepts it: no empty messages, roles strictly
+//! alternating, the user first, and native tool calls and results as `tool_use` and
+//! `tool_result` content blocks, the results answering one model message in one user
+//! message ahead of any text.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{ChatMessage, ChatRole};
+
+/// The first message when a conversation starts with the model: Anthropic requires a user
+/// message first.
+const LEADING_USER_MESSAGE: &str = "(continue)";
+
+/// The conversation as Anthropic accepts it: no empty messages, roles alternating, the user
+/// first. Consecutive plain messages of one role are joined with a blank line; once either
+/// carries tool calls or results, their content blocks are joined instead, so the results
+/// answering one model message form one user message, as Anthropic requires.
+pub(super) fn alternating_messages(messages: &[ChatMessage]) -> Vec<WireRequestMessage<'_>> {
+    let mut merged: Vec<WireRequestMessage<'_>> = Vec::with_capacity(messages.len() + 1);
+    for message in messages {
+        let Some(content) = WireContent::of(message) else {
+            continue;
+        };
+        match merged.last_mut() {
+            Some(last) if last.role == message.role => last.content.append(content),
+            _ => merged.push(WireRequestMessage {
+                role: message.role,
+                content,
+            }),
+        }
+    }
+    if merged
+        .first()
+        .is_some_and(|m| m.role == ChatRole::Assistant)
+    {
+        merged.insert(
+            0,
+            WireRequestMessage {
+                role: ChatRole::User,
+                content: WireContent::Text(LEADING_USER_MESSAGE.to_string()),
+            },
+        );
+    }
+    merged
+}
+
+/// A message of the request: `{"role","content"}`.
+#[derive(Debug, PartialEq, Serialize)]
+pub(super) struct WireRequestMessage<'a> {
+    role: ChatRole,
+    content: WireContent<'a>,
+}
+
+/// A message's content: a string for plain text (as it always was), blocks once tool calls
+/// or results are in it.
+#[derive(Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+enum WireContent<'a> {
+    Text(String),
+    Blocks(Vec<WireBlockOut<'a>>),
+}
+
+/// A content block sent.
+#[derive(Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireBlockOut<'a> {
+    Text {
+        text: String,
+    },
+    /// A native call the model made. `input` must be an object: arguments that are not a
+    /// JSON object (the model wrote malformed JSON) are sent as `{}`. Their text stays in
+    /// history as the model wrote it; the error observation answering the call (the
+    /// `tool_result` that follows) is what tells the model what was wrong.
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        content: &'a str,
+    },
+}
+
+impl<'a> WireContent<'a> {
+    /// The content `message` contributes; `None` for a plain message with only blanks.
+    fn of(message: &'a ChatMessage) -> Option<Self> {
+        if let Some(id) = &message.tool_call_id {
+            return Some(WireContent::Blocks(vec![WireBlockOut::ToolResult {
+                tool_use_id: id,
+                content: &message.content,
+            }]));
+        }
+        let has_text = !message.content.trim().is_empty();
+        if message.tool_calls.is_empty() {
+            return has_text.then(|| WireContent::Text(message.content.clone()));
+        }
+        let text = has_text.then(|| WireBlockOut::Text {
+            text: message.content.clone(),
+        });
+        let calls = message.tool_calls.iter().map(|call| WireBlockOut::ToolUse {
+            id: &call.id,
+            name: &call.name,
+            input: tool_input(&call.arguments),
+        });
+        Some(WireContent::Blocks(text.into_iter().chain(calls).collect()))
+    }
+
+    /// Adds `next` (of the same role) after this content. Tool results stay ahead of any
+    /// text in a user message, which Anthropic requires.
+    fn append(&mut self, next: WireContent<'a>) {
+        let current = std::mem::replace(self, WireContent::Blocks(Vec::new()));
+        *self = match (current, next) {
+            (WireContent::Text(mut text), WireContent::Text(next)) => {
+                text.push_str("\n\n");
+                text.push_str(&next);
+                WireContent::Text(text)
+            }
+            (current, next) => {
+                let mut blocks = current.into_blocks();
+                for block in next.into_blocks() {
+                    if matches!(block, WireBlockOut::ToolResult { .. }) {
+                        let after_results = blocks
+                            .iter()
+                            .position(|b| !matches!(b, WireBlockOut::ToolResult { .. }))
+                            .unwrap_or(blocks.len());
+                        blocks.insert(after_results, block);
+                    } else {
+                        blocks.push(block);
+                    }
+                }
+                WireContent::Blocks(blocks)
+            }
+        };
+    }
+
+    fn into_blocks(self) -> Vec<WireBlockOut<'a>> {
+        match self {
+            WireContent::Text(text) => vec![WireBlockOut::Text { text }],
+            WireContent::Blocks(blocks) => blocks,
+        }
+    }
+}
+
+/// The `input` object for a call's arguments text: the object it holds, or `{}` when it holds
+/// none (see [`WireBlockOut::ToolUse`]).
+fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(object @ Value::Object(_)) => object,
+        _ => Value::Object(serde_json::Map::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use wright_protocol::NativeToolCall;
+
+    #[test]
+    fn consecutive_messages_of_one_role_are_merged() {
+        let messages = vec![
+            ChatMessage::user("a"),
+            ChatMessage::user("b"),
+            ChatMessage::assistant("c"),
+            ChatMessage::assistant("d"),
+            ChatMessage::user("e"),
+        ];
+        assert_eq!(
+            alternating_messages(&messages),
+            vec![user("a\n\nb"), assistant("c\n\nd"), user("e")]
+        );
+    }
+
+    #[test]
+    fn a_conversation_starting_with_the_model_gets_a_user_message_first() {
+        let messages = vec![ChatMessage::assistant("hello"), ChatMessage::user("hi")];
+        assert_eq!(
+            alternating_messages(&messages),
+            vec![user(LEADING_USER_MESSAGE), assistant("hello"), user("hi")]
+        );
+    }
+
+    #[test]
+    fn empty_messages_are_dropped_before_merging() {
+        let messages = vec![
+            ChatMessage::user("a"),
+            ChatMessage::assistant(" "),
+            ChatMessage::user("b"),
+        ];
+        assert_eq!(alternating_messages(&messages), vec![user("a\n\nb")]);
+    }
+
+    fn user(text: &str) -> WireRequestMessage<'static> {
+        WireRequestMessage {
+            role: ChatRole::User,
+            content: WireContent::Text(text.to_string()),
+        }
+    }
+
+    fn assistant(text: &str) -> WireRequestMessage<'static> {
+        WireRequestMessage {
+            role: ChatRole::Assistant,
+            content: WireContent::Text(text.to_string()),
+        }
+    }
+
+    #[test]
+    fn tool_results_join_into_one_user_message_ahead_of_text() {
+        let messages = vec![
+            ChatMessage::assistant_tool_calls(
+                "",
+                vec![
+                    NativeToolCall::new("a", "Read", "{}"),
+                    NativeToolCall::new("b", "Read", "not json"),
+                ],
+            ),
+            ChatMessage::user("note"),
+            ChatMessage::tool_result("a", "one"),
+            ChatMessage::tool_result("b", "two"),
+        ];
+        let user_blocks = vec![
+            WireBlockOut::ToolResult {
+                tool_use_id: "a",
+                content: "one",
+            },
+            WireBlockOut::ToolResult {
+                tool_use_id: "b",
+                content: "two",
+            },
+            WireBlockOut::Text {
+                text: "note".into(),
+            },
+        ];
+        assert_eq!(
+            alternating_messages(&messages),
+            vec![
+                user(LEADING_USER_MESSAGE),
+                WireRequestMessage {
+                    role: ChatRole::Assistant,
+                    content: WireContent::Blocks(vec![
+                        WireBlockOut::ToolUse {
+                            id: "a",
+                            name: "Read",
+                            input: serde_json::json!({}),
+                        },
+                        WireBlockOut::ToolUse {
+                            id: "b",
+                            name: "Read",
+                            input: serde_json::json!({}),
+                        },
+                    ]),
+                },
+                WireRequestMessage {
+                    role: ChatRole::User,
+                    content: WireContent::Blocks(user_blocks),
+                },
+            ]
+        );
+    }
+}
