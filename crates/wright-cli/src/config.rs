@@ -340,10 +340,9 @@ pub fn tool_settings(
             .collect(),
         protected: Vec::new(),
         code_cache: None,
-        index_code_on_start: files
-            .iter()
-            .find_map(|f| f.index_code_on_start)
-            .unwrap_or(true),
+        // Any file may turn it off, none can turn it back on: a project cannot make wright
+        // parse it at start-up against the user's `false`.
+        index_code_on_start: !files.iter().any(|f| f.index_code_on_start == Some(false)),
     })
 }
 

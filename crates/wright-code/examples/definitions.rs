@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::atomic::AtomicBool;
 
-use wright_code::{Indexed, index_files};
+use wright_code::{Indexed, Scope, index_files};
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -43,7 +43,7 @@ fn main() {
     let mut all = Vec::new();
     files(&root, &mut all);
     let stop = AtomicBool::new(false);
-    let (indexed, _) = index_files(&root, &all, cache.as_deref(), &stop);
+    let (indexed, _) = index_files(&root, &all, cache.as_deref(), Scope::Part, &stop);
     let mut out = String::new();
     for (path, indexed) in all.iter().zip(indexed) {
         let Indexed::Tags(tags) = indexed else {

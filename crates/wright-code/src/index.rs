@@ -31,12 +31,16 @@ pub const MAX_REFERENCES_PER_FILE: usize = 5_000;
 const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// Files a project's cache holds at most; past it, the files this call did not touch go.
 const MAX_CACHE_FILES: usize = 50_000;
+/// Calls over fewer files than this neither read nor write the cache: parsing them costs less
+/// than reading it.
+pub const CACHE_MIN_FILES: usize = 4;
 /// Calls over more files than this wait for each other (see [`index_files`]).
 const SMALL_CALL_FILES: usize = 64;
 /// Parsing threads at most.
 const MAX_THREADS: usize = 8;
-/// Bumped when the cache's layout or the meaning of its fields changes.
-const CACHE_FORMAT: u32 = 1;
+/// Bumped when the cache's layout changes or what is extracted from a file does (the queries
+/// are hashed into the version; the Rust code reading their matches is not).
+const CACHE_FORMAT: u32 = 3;
 
 /// What one source file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +58,7 @@ pub struct FileTags {
 }
 
 impl FileTags {
-    /// The identifiers the file mentions (code, comments and strings alike), each once, with
+    /// The identifiers the file's code mentions (not its comments or strings), each once, with
     /// how often; at most [`MAX_REFERENCES_PER_FILE`].
     pub fn references(&self) -> impl Iterator<Item = (&str, u32)> {
         self.references.lines().filter_map(|line| {
@@ -83,20 +87,52 @@ pub struct IndexStats {
     pub cached: usize,
 }
 
+/// Which part of the project a call indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Some of its files: the cache keeps what it holds of the others.
+    Part,
+    /// All of its source files: the cache forgets files no longer there.
+    Whole,
+}
+
 /// Indexes `files` (absolute paths under `root`), in order, using and updating the cache under
-/// `cache_dir` when one is given. Stops early when `stop` is raised: the files not reached are
-/// reported [`Indexed::Unreadable`].
+/// `cache_dir` when one is given (calls of fewer than [`CACHE_MIN_FILES`] files parse without
+/// it). Stops early when `stop` is raised: the files not reached are reported
+/// [`Indexed::Unreadable`].
 pub fn index_files(
     root: &Path,
     files: &[PathBuf],
     cache_dir: Option<&Path>,
+    scope: Scope,
     stop: &AtomicBool,
 ) -> (Vec<Indexed>, IndexStats) {
     // One tree at a time: a map asked for while the start-up indexing runs waits for it and
-    // then finds the cache warm, rather than parsing the same files beside it.
+    // then finds the cache warm, rather than parsing the same files beside it. The wait ends
+    // when the call is stopped.
     static TREES: Mutex<()> = Mutex::new(());
-    let _tree = (files.len() > SMALL_CALL_FILES)
-        .then(|| TREES.lock().unwrap_or_else(PoisonError::into_inner));
+    let _tree = if files.len() > SMALL_CALL_FILES {
+        loop {
+            match TREES.try_lock() {
+                Ok(guard) => break Some(guard),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                    break Some(poisoned.into_inner());
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    if stop.load(Ordering::Relaxed) {
+                        return (
+                            vec![Indexed::Unreadable; files.len()],
+                            IndexStats::default(),
+                        );
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
+        }
+    } else {
+        None
+    };
+    let cache_dir = cache_dir.filter(|_| files.len() >= CACHE_MIN_FILES);
     let cache_path = cache_dir.map(|dir| dir.join(format!("{:016x}.json", hash(root))));
     let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
     let mut stats = IndexStats::default();
@@ -141,11 +177,14 @@ pub fn index_files(
         }
         outcomes[i] = Some(outcome);
     }
-    if cache.files.len() > MAX_CACHE_FILES {
+    if (scope == Scope::Whole && !stop.load(Ordering::Relaxed))
+        || cache.files.len() > MAX_CACHE_FILES
+    {
         let touched: std::collections::HashSet<String> =
             files.iter().filter_map(|p| key(root, p)).collect();
+        let before = cache.files.len();
         cache.files.retain(|k, _| touched.contains(k));
-        changed = true;
+        changed |= cache.files.len() != before;
     }
     if changed && let Some(path) = &cache_path {
         cache.save(path);
@@ -209,7 +248,7 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         definitions: found.definitions,
         partial: found.partial,
         truncated: found.truncated,
-        references: references(&source),
+        references: references(lang, &source),
     }))
 }
 
@@ -230,13 +269,41 @@ pub fn read_source(path: &Path) -> Result<Vec<u8>, Indexed> {
     Ok(bytes)
 }
 
-/// The identifiers in `source` (ASCII letters, digits, `_` and `$`, not starting with a digit,
-/// at least two characters) with their counts, as `name count` lines, most frequent first.
-pub(crate) fn references(source: &[u8]) -> String {
+/// The identifiers the code of `source` mentions (ASCII letters, digits, `_` and `$`, not
+/// starting with a digit, at least two characters) with their counts, as `name count` lines,
+/// most frequent first. Comments and string literals are skipped: the words of documentation
+/// ("the task", "with") are not uses of the definitions that bear those names.
+pub(crate) fn references(lang: Lang, source: &[u8]) -> String {
+    let python = lang == Lang::Python;
+    let quote_strings = matches!(
+        lang,
+        Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+    );
+    let backtick_strings = matches!(
+        lang,
+        Lang::Go | Lang::JavaScript | Lang::TypeScript | Lang::Tsx
+    );
     let mut counts: fnv::FnvHashMap<&[u8], u32> = fnv::FnvHashMap::default();
+    let at = |i: usize| source.get(i).copied().unwrap_or(0);
     let mut i = 0;
     while i < source.len() {
         let b = source[i];
+        if lang == Lang::Rust && b == b'r' && matches!(at(i + 1), b'"' | b'#') {
+            // A raw string, `r"…"` or `r#"…"#`: it ends at a quote and as many `#`.
+            let hashes = source[i + 1..].iter().take_while(|&&c| c == b'#').count();
+            if at(i + 1 + hashes) == b'"' {
+                let mut end = vec![b'"'];
+                end.extend(std::iter::repeat_n(b'#', hashes));
+                i = skip_past(source, i + 2 + hashes, &end);
+                continue;
+            }
+        }
+        if lang == Lang::Rust && b == b'#' && (at(i + 1) == b'[' || at(i + 1) == b'!') {
+            // An attribute (`#[test]`, `#[cfg(feature = "x")]`) names no definition of the
+            // project's.
+            i = skip_brackets(source, i + 1);
+            continue;
+        }
         if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
             let start = i;
             while i < source.len()
@@ -253,6 +320,30 @@ pub(crate) fn references(source: &[u8]) -> String {
             while i < source.len() && (source[i].is_ascii_alphanumeric() || source[i] == b'_') {
                 i += 1;
             }
+        } else if python && b == b'#' || !python && b == b'/' && at(i + 1) == b'/' {
+            i = skip_past(source, i, b"\n");
+        } else if !python && b == b'/' && at(i + 1) == b'*' {
+            i = skip_past(source, i + 2, b"*/");
+        } else if python && (b == b'"' || b == b'\'') && at(i + 1) == b && at(i + 2) == b {
+            i = skip_string(source, i + 3, &[b, b, b], true);
+        } else if b == b'"' {
+            // Rust's strings may span lines; the others end at the line's end at the latest,
+            // so that a quote read wrongly costs one line, not the rest of the file.
+            i = skip_string(source, i + 1, b"\"", lang == Lang::Rust);
+        } else if b == b'\'' && quote_strings {
+            i = skip_string(source, i + 1, b"'", false);
+        } else if b == b'\'' {
+            // A character literal (`'x'`, `'\n'`, `'\u{1F600}'`); otherwise a Rust lifetime.
+            let end = if at(i + 1) == b'\\' {
+                skip_string(source, i + 1, b"'", false)
+            } else if at(i + 2) == b'\'' {
+                i + 3
+            } else {
+                i + 1
+            };
+            i = end.min(i + 12).max(i + 1);
+        } else if b == b'`' && backtick_strings {
+            i = skip_string(source, i + 1, b"`", true);
         } else {
             i += 1;
         }
@@ -271,19 +362,84 @@ pub(crate) fn references(source: &[u8]) -> String {
     out
 }
 
-/// A file's modification time (nanoseconds since the epoch) and size.
+/// The index just past the first `end` at or after `from` (the end of `source` if none).
+fn skip_past(source: &[u8], from: usize, end: &[u8]) -> usize {
+    source
+        .get(from..)
+        .and_then(|rest| rest.windows(end.len()).position(|w| w == end))
+        .map_or(source.len(), |at| from + at + end.len())
+}
+
+/// The index just past the `[…]` that starts at or after `from` (nested brackets counted,
+/// at most 4 KiB looked at); `from + 1` when there is none.
+fn skip_brackets(source: &[u8], from: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, &b) in source.iter().enumerate().skip(from).take(4096) {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'\n' if depth == 0 => break,
+            _ => {}
+        }
+    }
+    from + 1
+}
+
+/// The index just past a string literal's closing `quote`, from `from` (just inside it):
+/// backslash escapes are skipped; a string that may not span lines ends at the line's end.
+fn skip_string(source: &[u8], from: usize, quote: &[u8], multiline: bool) -> usize {
+    let mut i = from;
+    while i < source.len() {
+        if source[i] == b'\\' {
+            i += 2;
+        } else if source[i..].starts_with(quote) {
+            return i + quote.len();
+        } else if source[i] == b'\n' && !multiline {
+            return i + 1;
+        } else {
+            i += 1;
+        }
+    }
+    source.len()
+}
+
+/// A file's modification time (nanoseconds since the epoch) and size, and on Unix its
+/// status-change time and inode: a file rewritten with the same size and its old mtime put
+/// back (`touch -d`, `cp -p`, `rsync -t`, an npm package's fixed 1985 mtime) still changes its
+/// ctime, which no program can set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Stamp {
     mtime_ns: u128,
     size: u64,
+    #[serde(default)]
+    ctime_ns: i128,
+    #[serde(default)]
+    inode: u64,
 }
 
 impl Stamp {
     fn of(meta: &std::fs::Metadata) -> Option<Self> {
         let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
+        #[cfg(unix)]
+        let (ctime_ns, inode) = {
+            use std::os::unix::fs::MetadataExt as _;
+            (
+                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+                meta.ino(),
+            )
+        };
+        #[cfg(not(unix))]
+        let (ctime_ns, inode) = (0, 0);
         Some(Self {
             mtime_ns: mtime.as_nanos(),
             size: meta.len(),
+            ctime_ns,
+            inode,
         })
     }
 }
@@ -403,9 +559,10 @@ impl Cache {
         }
     }
 
-    /// Writes the cache to `path` through a temporary file renamed into place; failures are
-    /// ignored (the next call parses again).
+    /// Writes the cache to `path` through a temporary file of its own (unique, readable by the
+    /// user only) renamed into place; failures are ignored (the next call parses again).
     fn save(&self, path: &Path) {
+        use std::io::Write as _;
         let Some(dir) = path.parent() else { return };
         if std::fs::create_dir_all(dir).is_err() {
             return;
@@ -413,9 +570,11 @@ impl Cache {
         let Ok(bytes) = serde_json::to_vec(self) else {
             return;
         };
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+            return;
+        };
+        if tmp.write_all(&bytes).is_ok() {
+            let _ = tmp.persist(path);
         }
     }
 }

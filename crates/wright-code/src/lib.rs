@@ -19,8 +19,8 @@ mod index;
 mod rank;
 
 pub use index::{
-    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, MAX_REFERENCES_PER_FILE, index_files,
-    read_source,
+    CACHE_MIN_FILES, FileTags, IndexStats, Indexed, MAX_FILE_BYTES, MAX_REFERENCES_PER_FILE, Scope,
+    index_files, read_source,
 };
 pub use rank::{Focus, Ranked, rank};
 

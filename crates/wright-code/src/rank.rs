@@ -9,6 +9,8 @@ use crate::FileTags;
 
 const DAMPING: f64 = 0.85;
 const MAX_ITERATIONS: usize = 100;
+/// How much a file of the round is leaned towards, against a file asked about.
+const RECENT_WEIGHT: f64 = 0.25;
 /// The share of the teleport that goes to every file alike when there is a focus.
 const BACKGROUND: f64 = 0.1;
 /// A name defined in more files than this is common (`new`, `run`) and weighs less.
@@ -22,15 +24,18 @@ const UBIQUITOUS_NAME_FILES: usize = 32;
 #[derive(Debug, Clone, Default)]
 pub struct Focus {
     /// Files (paths relative to the root, `/`-separated) or directories (every file under
-    /// them).
+    /// them) asked about.
     pub paths: Vec<String>,
-    /// Names of definitions.
+    /// Names of definitions asked about.
     pub names: Vec<String>,
+    /// Files of the current round (read, written, mentioned): leaned towards less than
+    /// `paths`.
+    pub recent: Vec<String>,
 }
 
 impl Focus {
-    fn covers(&self, file: &str) -> bool {
-        self.paths.iter().any(|p| {
+    fn covers(paths: &[String], file: &str) -> bool {
+        paths.iter().any(|p| {
             let p = p.trim_end_matches('/');
             p.is_empty()
                 || file == p
@@ -38,12 +43,8 @@ impl Focus {
         })
     }
 
-    fn names(&self, name: &str) -> bool {
-        self.names.iter().any(|n| n == name)
-    }
-
     fn is_empty(&self) -> bool {
-        self.paths.is_empty() && self.names.is_empty()
+        self.paths.is_empty() && self.names.is_empty() && self.recent.is_empty()
     }
 }
 
@@ -57,7 +58,8 @@ pub struct Ranked {
     pub score: f64,
 }
 
-/// The files' ranks and every definition ranked, best first (ties by file order, then line).
+/// The files' ranks and every definition ranked, best first (ties by file order, then line);
+/// modules are left out.
 #[must_use]
 pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked>) {
     let n = files.len();
@@ -68,7 +70,7 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
     let mut ids: FnvHashMap<&str, usize> = FnvHashMap::default();
     let mut definers: Vec<Vec<usize>> = Vec::new();
     for (i, (_, tags)) in files.iter().enumerate() {
-        for d in &tags.definitions {
+        for d in tags.definitions.iter().filter(|d| ranks_kind(&d.kind)) {
             let id = *ids.entry(d.name.as_str()).or_insert_with(|| {
                 definers.push(Vec::new());
                 definers.len() - 1
@@ -78,21 +80,57 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             }
         }
     }
-    let in_focus: Vec<bool> = files.iter().map(|(path, _)| focus.covers(path)).collect();
+    let names: std::collections::HashSet<&str> = focus.names.iter().map(String::as_str).collect();
+    // How much each file is leaned towards: one share for a file asked about or defining a
+    // name asked about, a quarter for a file of the round.
+    let leaning: Vec<f64> = files
+        .iter()
+        .map(|(path, tags)| {
+            if Focus::covers(&focus.paths, path)
+                || tags
+                    .definitions
+                    .iter()
+                    .any(|d| names.contains(d.name.as_str()))
+            {
+                1.0
+            } else if Focus::covers(&focus.recent, path) {
+                RECENT_WEIGHT
+            } else {
+                0.0
+            }
+        })
+        .collect();
 
+    // Tests are where the code is used, not where it is: edges into them weigh less.
+    let target: Vec<f64> = files
+        .iter()
+        .map(|(path, _)| {
+            if is_test_file(path) {
+                TEST_FILE_WEIGHT
+            } else {
+                1.0
+            }
+        })
+        .collect();
     // Each file's mentions of names other files define, with their weight, by id.
     let mut mentions: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     for (i, (_, tags)) in files.iter().enumerate() {
+        // A file's own definitions of a name are among its mentions of it: they are no uses.
+        let mut own: FnvHashMap<&str, u32> = FnvHashMap::default();
+        for d in &tags.definitions {
+            *own.entry(d.name.as_str()).or_default() += 1;
+        }
         for (name, count) in tags.references() {
             let Some(&id) = ids.get(name) else {
                 continue;
             };
             let list = &definers[id];
-            if list.len() > UBIQUITOUS_NAME_FILES || list.iter().all(|&j| j == i) {
+            let count = count.saturating_sub(own.get(name).copied().unwrap_or(0));
+            if count == 0 || list.len() > UBIQUITOUS_NAME_FILES || list.iter().all(|&j| j == i) {
                 continue;
             }
             let mut weight = f64::from(count).sqrt();
-            if focus.names(name) {
+            if names.contains(name) {
                 weight *= 10.0;
             }
             if is_distinctive(name) {
@@ -104,9 +142,8 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             if list.len() > COMMON_NAME_FILES {
                 weight *= 0.1;
             }
-            if in_focus[i] {
-                weight *= 50.0;
-            }
+            // A mention means one of the files defining the name: they share it.
+            weight /= list.len() as f64;
             mentions[i].push((id, weight));
         }
         mentions[i].sort_unstable_by_key(|m| m.0);
@@ -123,7 +160,7 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
                 if scratch[j] == 0.0 {
                     touched.push(j);
                 }
-                scratch[j] += weight;
+                scratch[j] += weight * target[j];
             }
         }
         touched.sort_unstable();
@@ -135,16 +172,7 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
         );
     }
 
-    let mut personal: Vec<f64> = (0..n)
-        .map(|i| {
-            let defines_focus = files[i].1.definitions.iter().any(|d| focus.names(&d.name));
-            if in_focus[i] || defines_focus {
-                1.0
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let mut personal = leaning;
     let total: f64 = personal.iter().sum();
     let uniform = 1.0 / n as f64;
     if focus.is_empty() || total == 0.0 {
@@ -184,15 +212,20 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
         let own = mentions[j]
             .binary_search_by_key(&id, |m| m.0)
             .map_or(0.0, |k| share(j, mentions[j][k].1));
-        (inflow[id] - own).max(0.0)
+        (inflow[id] - own).max(0.0) * target[j]
     };
     let mut ranked = Vec::new();
     for (j, (_, tags)) in files.iter().enumerate() {
-        for (k, d) in tags.definitions.iter().enumerate() {
+        for (k, d) in tags
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| ranks_kind(&d.kind))
+        {
             let mut score = flow(j, &d.name);
             // Unused definitions of an important file before those of an unimportant one.
             score += ranks[j] * 1e-3;
-            if focus.names(&d.name) {
+            if names.contains(d.name.as_str()) {
                 score += 1.0;
             }
             ranked.push(Ranked {
@@ -209,6 +242,33 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             .then(a.definition.cmp(&b.definition))
     });
     (ranks, ranked)
+}
+
+/// Edges into a test file are worth this much of an edge into other code.
+const TEST_FILE_WEIGHT: f64 = 0.1;
+
+/// Whether `path` (relative, `/`-separated) holds tests: under a `test`, `tests`,
+/// `__tests__`, `spec` or `testdata` directory, or named so (`foo_test.go`, `test_foo.py`,
+/// `foo.test.ts`, `foo.spec.js`, `FooTest.java`).
+fn is_test_file(path: &str) -> bool {
+    let mut parts = path.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    if parts.any(|dir| matches!(dir, "test" | "tests" | "__tests__" | "spec" | "testdata")) {
+        return true;
+    }
+    let stem = name.split('.').next().unwrap_or_default();
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+/// Whether definitions of `kind` are ranked: modules are not (`mod io;` is not what a mention
+/// of `io::` in every file is about, and a map lists their contents).
+fn ranks_kind(kind: &str) -> bool {
+    kind != "module"
 }
 
 /// A name long and specific enough that a mention is most likely a use of its definition:

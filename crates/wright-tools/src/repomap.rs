@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{FileTags, Focus, Indexed, Lang, index_files, rank};
+use wright_code::{FileTags, Focus, Indexed, Lang, Scope, index_files, rank};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -25,6 +25,12 @@ use crate::{Prepared, Tool, ToolContext, ToolKind};
 
 /// Source files mapped at most.
 pub(crate) const MAX_FILES: usize = 5_000;
+/// Files of any kind walked at most (a map started in a home directory stops).
+const MAX_WALKED: usize = 100_000;
+/// A focus entry longer than this is no path or name.
+const MAX_FOCUS_CHARS: usize = 200;
+/// Focus entries named in the text at most.
+const SHOWN_FOCUS: usize = 8;
 /// The budget when none is given, and its bounds.
 const DEFAULT_TOKENS: usize = 2_000;
 const MIN_TOKENS: usize = 1_000;
@@ -33,6 +39,8 @@ const MAX_TOKENS: usize = 8_000;
 const CHARS_PER_TOKEN: usize = 3;
 /// Characters of a signature in the map.
 const SIGNATURE_CHARS: usize = 120;
+/// Files the start-up indexing parses between two saves of the cache.
+const WARM_UP_CHUNK: usize = 250;
 /// Names kept per file in the history form.
 const HISTORY_NAMES: usize = 10;
 /// Focus entries taken at most.
@@ -84,9 +92,12 @@ pub struct RepoMapData {
     pub cached: usize,
     /// The budget the map was fitted to.
     pub max_tokens: usize,
-    /// What the ranking leaned towards: the focus given and the files of this round.
+    /// The focus given that the ranking leaned towards: paths (relative) and names.
     pub focus: Vec<String>,
-    /// Focus entries that are neither a path in the project nor a defined name.
+    /// How many files of this round it leaned towards too (less than the focus).
+    #[serde(default)]
+    pub recent: usize,
+    /// Focus entries that are neither a path in the project nor a defined name (or too long).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_focus: Vec<String>,
     /// Files that did not parse cleanly.
@@ -130,26 +141,40 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
     // other is taken for a name. Paths outside the project are not followed.
     let mut focus = Focus::default();
     let mut shown_focus = Vec::new();
+    let mut unusable = Vec::new();
     for entry in args.focus.unwrap_or_default().into_iter().take(MAX_FOCUS) {
         let entry = entry.trim().to_owned();
         if entry.is_empty() {
             continue;
         }
+        if entry.chars().count() > MAX_FOCUS_CHARS {
+            unusable.push(cut(&entry, 40));
+            continue;
+        }
         match ctx.resolve(&entry).ok().filter(|abs| abs.exists()) {
             Some(abs) => match relative(&root, &abs) {
-                Some(rel) => focus.paths.push(rel),
-                None => continue,
+                Some(rel) => {
+                    shown_focus.push(if rel.is_empty() {
+                        ".".into()
+                    } else {
+                        rel.clone()
+                    });
+                    focus.paths.push(rel);
+                }
+                None => unusable.push(entry),
             },
-            None => focus.names.push(entry.clone()),
+            None => {
+                focus.names.push(entry.clone());
+                shown_focus.push(entry);
+            }
         }
-        shown_focus.push(entry);
     }
     for abs in ctx.round_files() {
         if let Some(rel) = relative(&root, &abs)
             && !focus.paths.contains(&rel)
+            && !focus.recent.contains(&rel)
         {
-            shown_focus.push(rel.clone());
-            focus.paths.push(rel);
+            focus.recent.push(rel);
         }
     }
     let cache = ctx.code_cache().map(Path::to_path_buf);
@@ -158,7 +183,7 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
             &root,
             cache.as_deref(),
             &focus,
-            shown_focus,
+            (shown_focus, unusable),
             max_tokens,
             stop,
         ))
@@ -193,9 +218,13 @@ pub fn warm_code_index(ctx: &ToolContext) {
         .name("wright-code-index".into())
         .spawn(move || {
             let stop = StopFlag::default();
-            let (mut files, _) = walk(&root, &stop);
+            let (mut files, _, _) = walk(&root, &stop);
             files.truncate(MAX_FILES);
-            index_files(&root, &files, Some(&cache), stop.as_atomic());
+            // In chunks, each saved: a short session keeps what it parsed, and a map asked
+            // for meanwhile waits for one chunk at most.
+            for chunk in files.chunks(WARM_UP_CHUNK) {
+                index_files(&root, chunk, Some(&cache), Scope::Part, stop.as_atomic());
+            }
         });
 }
 
@@ -205,16 +234,17 @@ fn relative(root: &Path, abs: &Path) -> Option<String> {
     Some(rel.replace(std::path::MAIN_SEPARATOR, "/"))
 }
 
-/// The project's source files in path order, at most one past [`MAX_FILES`], and how many
-/// other files there were.
-fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize) {
+/// The project's source files in path order (at most one past [`MAX_FILES`]), how many other
+/// files there were, and whether the walk saw the whole tree (it stops past [`MAX_FILES`]
+/// source files or [`MAX_WALKED`] files in all).
+fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize, bool) {
     let mut builder = project_walker(root, false);
     builder.sort_by_file_name(|a, b| a.cmp(b));
     let mut files = Vec::new();
     let mut other = 0usize;
     for entry in builder.build() {
         if stop.is_raised() {
-            break;
+            return (files, other, false);
         }
         let Ok(entry) = entry else { continue };
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
@@ -222,28 +252,30 @@ fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize) {
         }
         if Lang::of_path(entry.path()).is_none() {
             other += 1;
-            continue;
+        } else {
+            files.push(entry.into_path());
         }
-        files.push(entry.into_path());
-        if files.len() > MAX_FILES {
-            break;
+        if files.len() > MAX_FILES || files.len() + other > MAX_WALKED {
+            return (files, other, false);
         }
     }
-    (files, other)
+    (files, other, true)
 }
 
 fn build(
     root: &Path,
     cache: Option<&Path>,
     focus: &Focus,
-    shown_focus: Vec<String>,
+    (shown_focus, unusable): (Vec<String>, Vec<String>),
     max_tokens: usize,
     stop: &StopFlag,
 ) -> RepoMapData {
-    let (mut sources, other) = walk(root, stop);
-    let truncated = sources.len() > MAX_FILES;
+    let (mut sources, other, complete) = walk(root, stop);
+    let truncated = !complete;
     sources.truncate(MAX_FILES);
-    let (indexed, stats) = index_files(root, &sources, cache, stop.as_atomic());
+    // A complete walk saw every source file: the cache may forget those no longer there.
+    let scope = if complete { Scope::Whole } else { Scope::Part };
+    let (indexed, stats) = index_files(root, &sources, cache, scope, stop.as_atomic());
     let mut skipped = Skipped {
         unknown_language: other,
         ..Skipped::default()
@@ -276,6 +308,7 @@ fn build(
         .iter()
         .filter(|name| !defined(name))
         .cloned()
+        .chain(unusable)
         .collect();
     let mut data = RepoMapData {
         map: Vec::new(),
@@ -285,6 +318,7 @@ fn build(
         cached: stats.cached,
         max_tokens,
         focus: shown_focus,
+        recent: focus.recent.len(),
         unknown_focus,
         partial: files.iter().filter(|(_, tags)| tags.partial).count(),
         skipped,
@@ -351,7 +385,31 @@ fn render(data: &RepoMapData) -> String {
         data.shown, data.total, data.files
     );
     if !data.focus.is_empty() {
-        out.push_str(&format!(", leaning towards {}", data.focus.join(", ")));
+        out.push_str(", leaning towards ");
+        out.push_str(
+            &data
+                .focus
+                .iter()
+                .take(SHOWN_FOCUS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        if data.focus.len() > SHOWN_FOCUS {
+            out.push_str(&format!(" and {} more", data.focus.len() - SHOWN_FOCUS));
+        }
+    }
+    if data.recent > 0 {
+        out.push_str(&format!(
+            "{} the {} file{} of this round",
+            if data.focus.is_empty() {
+                ", leaning towards"
+            } else {
+                " and"
+            },
+            data.recent,
+            if data.recent == 1 { "" } else { "s" }
+        ));
     }
     let mut notes = Vec::new();
     if !data.unknown_focus.is_empty() {

@@ -11,6 +11,7 @@ fn project_with_code() -> Project {
     project.write("src/core.rs", "pub fn widely_used() {}\n");
     project.write("src/a.rs", "fn a() { widely_used(); }\n");
     project.write("app.py", "def main():\n    pass\n");
+    project.write("web/app.js", "function start() { main(); }\n");
     project
 }
 
@@ -47,7 +48,7 @@ fn the_first_round_warms_the_tag_cache_for_the_first_map() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let caches = cache_files(&project);
     assert_eq!(caches.len(), 1, "one cache file for the project");
-    for file in ["src/core.rs", "src/a.rs", "app.py"] {
+    for file in ["src/core.rs", "src/a.rs", "app.py", "web/app.js"] {
         assert!(
             caches[0].contains(&format!("\"{file}\"")),
             "{file}: {}",
@@ -55,8 +56,26 @@ fn the_first_round_warms_the_tag_cache_for_the_first_map() {
         );
     }
     let map = repo_map(&project);
-    assert_eq!(map["data"]["files"], 3, "{map}");
-    assert_eq!(map["data"]["cached"], 3, "nothing parsed again: {map}");
+    assert_eq!(map["data"]["files"], 4, "{map}");
+    assert_eq!(map["data"]["cached"], 4, "nothing parsed again: {map}");
+}
+
+#[test]
+fn a_project_cannot_turn_the_start_up_indexing_back_on() {
+    let project = project_with_code();
+    let user = project.home.path().join(".config/wright");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(user.join("config.toml"), "index_code_on_start = false\n").unwrap();
+    project.write(
+        ".wright/config.toml",
+        "retry_base_delay_ms = 5\nindex_code_on_start = true\n",
+    );
+    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
+    slow.delay_ms = 1_000;
+    let server = serve(vec![slow]);
+    let run = project.exec(&server, "openai", &[], "hello");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(cache_files(&project), Vec::<String>::new());
 }
 
 #[test]
@@ -74,6 +93,6 @@ fn index_code_on_start_false_leaves_the_code_alone() {
     assert_eq!(cache_files(&project), Vec::<String>::new());
     // The tool itself still caches what it parses.
     assert_eq!(repo_map(&project)["data"]["cached"], 0);
-    assert_eq!(repo_map(&project)["data"]["cached"], 3);
+    assert_eq!(repo_map(&project)["data"]["cached"], 4);
     assert!(Path::new(&project.home.path().join("state/cache/code")).is_dir());
 }

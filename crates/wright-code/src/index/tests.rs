@@ -20,7 +20,7 @@ fn names(outcome: &Indexed) -> Vec<String> {
 }
 
 fn run(root: &Path, files: &[PathBuf], cache: Option<&Path>) -> (Vec<Indexed>, IndexStats) {
-    index_files(root, files, cache, &AtomicBool::new(false))
+    index_files(root, files, cache, Scope::Part, &AtomicBool::new(false))
 }
 
 #[test]
@@ -54,27 +54,26 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
     let cache = tempfile::tempdir().unwrap();
     let a = put(dir.path(), "src/a.rs", b"fn alpha() {}\n");
     let b = put(dir.path(), "b.py", b"def beta():\n    pass\n");
-    let files = vec![a.clone(), b.clone()];
+    let c = put(dir.path(), "c.go", b"package c\nfunc Gamma() {}\n");
+    let d = put(dir.path(), "d.js", b"function delta() {}\n");
+    let files = vec![a.clone(), b, c, d];
     let (first, stats) = run(dir.path(), &files, Some(cache.path()));
     assert_eq!(
         stats,
         IndexStats {
-            parsed: 2,
+            parsed: 4,
             cached: 0
         }
     );
-    assert_eq!(
-        std::fs::read_dir(cache.path()).unwrap().count(),
-        1,
-        "one file per project"
-    );
+    let entries = std::fs::read_dir(cache.path()).unwrap().count();
+    assert_eq!(entries, 1, "one file per project");
 
     let (second, stats) = run(dir.path(), &files, Some(cache.path()));
     assert_eq!(
         stats,
         IndexStats {
             parsed: 0,
-            cached: 2
+            cached: 4
         }
     );
     for (x, y) in first.iter().zip(&second) {
@@ -90,7 +89,7 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
         stats,
         IndexStats {
             parsed: 1,
-            cached: 1
+            cached: 3
         }
     );
     assert_eq!(names(&third[0]), vec!["alpha", "gamma"]);
@@ -101,7 +100,9 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
 fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let files = vec![put(dir.path(), "a.rs", b"fn alpha() {}\n")];
+    let files: Vec<PathBuf> = (0..4)
+        .map(|i| put(dir.path(), &format!("m{i}.rs"), b"fn alpha() {}\n"))
+        .collect();
     run(dir.path(), &files, Some(cache.path()));
     let cache_file = std::fs::read_dir(cache.path())
         .unwrap()
@@ -114,7 +115,7 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
     assert_eq!(
         stats,
         IndexStats {
-            parsed: 1,
+            parsed: 4,
             cached: 0
         }
     );
@@ -129,7 +130,7 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
     assert_eq!(
         stats,
         IndexStats {
-            parsed: 1,
+            parsed: 4,
             cached: 0
         }
     );
@@ -138,7 +139,7 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
         stats,
         IndexStats {
             parsed: 0,
-            cached: 1
+            cached: 4
         }
     );
 }
@@ -182,14 +183,23 @@ fn binary_huge_unknown_and_missing_files_are_told_apart() {
 fn a_raised_stop_parses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let files = vec![put(dir.path(), "a.rs", b"fn alpha() {}\n")];
-    let (outcomes, stats) = index_files(dir.path(), &files, None, &AtomicBool::new(true));
+    let (outcomes, stats) = index_files(
+        dir.path(),
+        &files,
+        None,
+        Scope::Part,
+        &AtomicBool::new(true),
+    );
     assert!(matches!(outcomes[0], Indexed::Unreadable));
     assert_eq!(stats.parsed, 0);
 }
 
 #[test]
 fn references_count_names_not_numbers() {
-    let refs = references(b"let x = parse(input) + parse(other) * 0x1f + 10usize; $el a_b");
+    let refs = references(
+        Lang::JavaScript,
+        b"let x = parse(input) + parse(other) * 0x1f + 10usize; $el a_b",
+    );
     let tags = FileTags {
         lang: Lang::Rust,
         definitions: Vec::new(),
@@ -208,5 +218,145 @@ fn references_count_names_not_numbers() {
             ("let", 1),
             ("other", 1)
         ]
+    );
+}
+
+fn mentioned(lang: Lang, source: &str) -> Vec<String> {
+    let tags = FileTags {
+        lang,
+        definitions: Vec::new(),
+        partial: false,
+        truncated: false,
+        references: references(lang, source.as_bytes()),
+    };
+    let mut names: Vec<String> = tags.references().map(|(n, _)| n.to_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn comments_and_strings_mention_nothing() {
+    let attributes = "#[test]\n#[cfg(feature = \"x\")]\nfn used() { let s = r#\"raw \" quoted\"#; r\"plain\"; after(s) }\n";
+    assert_eq!(
+        mentioned(Lang::Rust, attributes),
+        vec!["after", "fn", "let", "used"]
+    );
+    let rust = "/// Spawns a task with the runtime.\nfn spawn<'a>(x: &'a str) -> char {\n    // see doc\n    /* block\n comment */ let s = \"quoted words\\\" here\";\n    '\\n'; 'q'; real_call(s)\n}\n";
+    assert_eq!(
+        mentioned(Lang::Rust, rust),
+        vec!["char", "fn", "let", "real_call", "spawn", "str"]
+    );
+    let python = "# a comment naming foo\ndef f():\n    \"\"\"Docs naming bar.\n    more\"\"\"\n    return 'baz' + qux\n";
+    assert_eq!(
+        mentioned(Lang::Python, python),
+        vec!["def", "qux", "return"]
+    );
+    let js = "const t = `template ${x}`; // note\nconst s = 'it\\'s'; call(y)\n";
+    assert_eq!(mentioned(Lang::JavaScript, js), vec!["call", "const"]);
+    // An unclosed quote in a language whose strings end with the line costs one line only.
+    let go = "x := \"unclosed\nreal_name()\n";
+    assert_eq!(mentioned(Lang::Go, go), vec!["real_name"]);
+}
+
+#[test]
+fn a_file_rewritten_with_its_old_size_and_mtime_is_parsed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..4)
+        .map(|i| put(dir.path(), &format!("m{i}.rs"), b"pub fn alpha_one() {}\n"))
+        .collect();
+    let old = std::fs::metadata(&files[0]).unwrap().modified().unwrap();
+    run(dir.path(), &files, Some(cache.path()));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&files[0], b"pub fn omega_one() {}\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&files[0])
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let (outcomes, stats) = run(dir.path(), &files, Some(cache.path()));
+    assert_eq!(
+        stats,
+        IndexStats {
+            parsed: 1,
+            cached: 3
+        }
+    );
+    assert_eq!(names(&outcomes[0]), vec!["omega_one"]);
+}
+
+#[test]
+fn a_few_files_leave_the_cache_alone_and_a_whole_tree_forgets_the_files_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..5)
+        .map(|i| {
+            put(
+                dir.path(),
+                &format!("m{i}.rs"),
+                format!("fn f{i}() {{}}\n").as_bytes(),
+            )
+        })
+        .collect();
+    let (_, stats) = run(dir.path(), &files[..2], Some(cache.path()));
+    assert_eq!(
+        stats,
+        IndexStats {
+            parsed: 2,
+            cached: 0
+        }
+    );
+    assert_eq!(
+        std::fs::read_dir(cache.path()).unwrap().count(),
+        0,
+        "no cache for 2 files"
+    );
+    run(dir.path(), &files, Some(cache.path()));
+    let cache_file = std::fs::read_dir(cache.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(
+        std::fs::read_to_string(&cache_file)
+            .unwrap()
+            .contains("\"m4.rs\"")
+    );
+    // The cache is the user's only.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&cache_file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+    }
+    std::fs::remove_file(&files[4]).unwrap();
+    let (_, stats) = index_files(
+        dir.path(),
+        &files[..4],
+        Some(cache.path()),
+        Scope::Part,
+        &AtomicBool::new(false),
+    );
+    assert_eq!(stats.cached, 4);
+    assert!(
+        std::fs::read_to_string(&cache_file)
+            .unwrap()
+            .contains("\"m4.rs\""),
+        "a part keeps it"
+    );
+    index_files(
+        dir.path(),
+        &files[..4],
+        Some(cache.path()),
+        Scope::Whole,
+        &AtomicBool::new(false),
+    );
+    assert!(
+        !std::fs::read_to_string(&cache_file)
+            .unwrap()
+            .contains("\"m4.rs\""),
+        "the whole forgets it"
     );
 }

@@ -15,7 +15,7 @@ fn tags(files: &[(&str, &str)]) -> Vec<(String, FileTags)> {
                 definitions: found.definitions,
                 partial: found.partial,
                 truncated: found.truncated,
-                references: crate::index::references(source.as_bytes()),
+                references: crate::index::references(lang, source.as_bytes()),
             };
             ((*path).to_owned(), tags)
         })
@@ -65,7 +65,7 @@ fn a_focus_file_lifts_what_it_uses() {
     let files = project();
     let focus = Focus {
         paths: vec!["x.rs".into()],
-        names: Vec::new(),
+        ..Focus::default()
     };
     let got = order(&files, &focus);
     assert_eq!(got[0], "special_helper", "{got:?}");
@@ -73,22 +73,19 @@ fn a_focus_file_lifts_what_it_uses() {
 
 #[test]
 fn a_focus_directory_covers_the_files_under_it_only() {
-    let focus = Focus {
-        paths: vec!["src/".into()],
-        names: Vec::new(),
-    };
-    assert!(focus.covers("src/a.rs"));
-    assert!(focus.covers("src/deep/b.rs"));
-    assert!(!focus.covers("srcx/a.rs"));
-    assert!(!focus.covers("a.rs"));
+    let paths = vec!["src/".to_owned()];
+    assert!(Focus::covers(&paths, "src/a.rs"));
+    assert!(Focus::covers(&paths, "src/deep/b.rs"));
+    assert!(!Focus::covers(&paths, "srcx/a.rs"));
+    assert!(!Focus::covers(&paths, "a.rs"));
 }
 
 #[test]
 fn a_focus_name_comes_first() {
     let files = project();
     let focus = Focus {
-        paths: Vec::new(),
         names: vec!["unused_here".into()],
+        ..Focus::default()
     };
     assert_eq!(order(&files, &focus)[0], "unused_here");
 }
@@ -106,4 +103,64 @@ fn the_ranking_is_the_same_every_time() {
 fn an_empty_project_ranks_nothing() {
     let (ranks, ranked) = rank(&[], &Focus::default());
     assert!(ranks.is_empty() && ranked.is_empty());
+}
+
+#[test]
+fn test_files_are_told_by_their_directory_or_name() {
+    for path in [
+        "tests/io.rs",
+        "src/__tests__/a.js",
+        "pkg/x_test.go",
+        "test_mod.py",
+        "src/a.test.ts",
+        "web/b.spec.js",
+        "src/test/java/FooTest.java",
+    ] {
+        assert!(is_test_file(path), "{path}");
+    }
+    for path in [
+        "src/lib.rs",
+        "src/testing.rs",
+        "latest/main.go",
+        "contest.py",
+    ] {
+        assert!(!is_test_file(path), "{path}");
+    }
+}
+
+#[test]
+fn a_helper_in_a_test_file_ranks_below_the_same_use_in_code() {
+    let files = tags(&[
+        ("src/core.rs", "pub fn core_helper() {}\n"),
+        ("tests/common.rs", "pub fn test_helper() {}\n"),
+        ("src/a.rs", "fn a() { core_helper(); test_helper(); }\n"),
+        ("src/b.rs", "fn b() { core_helper(); test_helper(); }\n"),
+    ]);
+    let got = order(&files, &Focus::default());
+    assert_eq!(&got[..2], ["core_helper", "test_helper"]);
+}
+
+#[test]
+fn files_defining_the_same_name_do_not_feed_each_other() {
+    // Three trait impls (or copied fixtures) each define `name`: none mentions another's.
+    let files = tags(&[
+        ("a.rs", "fn name() {}\n"),
+        ("b.rs", "fn name() {}\n"),
+        ("c.rs", "fn name() {}\n"),
+        ("core.rs", "pub fn used_once() {}\n"),
+        ("user.rs", "fn user() { used_once(); }\n"),
+    ]);
+    let got = order(&files, &Focus::default());
+    assert_eq!(got[0], "used_once", "{got:?}");
+}
+
+#[test]
+fn a_file_asked_about_leans_more_than_a_file_of_the_round() {
+    let files = project();
+    let focus = Focus {
+        paths: vec!["x.rs".into()],
+        recent: vec!["a.rs".into(), "b.rs".into(), "c.rs".into()],
+        ..Focus::default()
+    };
+    assert_eq!(order(&files, &focus)[0], "special_helper");
 }

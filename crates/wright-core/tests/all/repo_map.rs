@@ -53,7 +53,7 @@ async fn the_files_the_input_mentions_lean_the_map_of_that_round() {
     let observation = |i: usize| server.requests()[i].body.clone();
     let first = observation(1);
     assert!(
-        first.contains("leaning towards src/x.rs")
+        first.contains("leaning towards the 1 file of this round")
             && first.contains("src/special.rs\\n    1 pub fn special_helper()\\nsrc/core.rs"),
         "{first}"
     );

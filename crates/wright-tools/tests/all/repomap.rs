@@ -96,14 +96,43 @@ async fn focus_and_the_rounds_files_lean_the_ranking() {
     ctx.start_round(Vec::new());
     let read = crate::common::run(&ctx, "Read", json!({"file_path": "src/x.rs"})).await;
     assert!(read.error.is_none(), "{read:?}");
-    let round = data(&repo_map(&ctx, json!({})).await);
-    assert_eq!(round.focus, vec!["src/x.rs"]);
-    assert_eq!(round.map[0].file, "src/special.rs");
-    ctx.start_round(Vec::new());
-    assert_eq!(
-        data(&repo_map(&ctx, json!({})).await).focus,
-        Vec::<String>::new()
+    let round = repo_map(&ctx, json!({})).await;
+    let round_data = data(&round);
+    assert_eq!(round_data.focus, Vec::<String>::new());
+    assert_eq!(round_data.recent, 1);
+    assert_eq!(round_data.map[0].file, "src/special.rs");
+    assert!(
+        round
+            .text
+            .contains("leaning towards the 1 file of this round"),
+        "{}",
+        round.text
     );
+    ctx.start_round(Vec::new());
+    assert_eq!(data(&repo_map(&ctx, json!({})).await).recent, 0);
+}
+
+#[tokio::test]
+async fn a_long_focus_is_not_a_path_and_cannot_blow_the_budget() {
+    let (_dir, ctx) = project();
+    small(&ctx);
+    let long = "x".repeat(4_000);
+    let many: Vec<String> = (0..40).map(|i| format!("missing_name_{i}")).collect();
+    let result = repo_map(&ctx, json!({"focus": [long], "max_tokens": 1000})).await;
+    assert!(
+        result.text.chars().count() <= 3_000,
+        "{}",
+        result.text.chars().count()
+    );
+    assert_eq!(data(&result).unknown_focus.len(), 1);
+    let result = repo_map(&ctx, json!({"focus": many, "max_tokens": 1000})).await;
+    assert!(
+        result.text.chars().count() <= 3_000,
+        "{}",
+        result.text.chars().count()
+    );
+    assert!(result.text.contains("and 32 more"), "{}", result.text);
+    assert!(data(&result).shown > 0);
 }
 
 #[tokio::test]
@@ -178,6 +207,17 @@ async fn a_second_map_of_an_unchanged_tree_parses_nothing() {
     let third = data(&repo_map(&ctx, json!({})).await);
     assert_eq!(third.cached, 5);
     assert_eq!(third.total, first.total + 1);
+
+    // A file gone is forgotten by the next map of the whole tree.
+    std::fs::remove_file(ctx.root().join("src/x.rs")).unwrap();
+    let fourth = data(&repo_map(&ctx, json!({})).await);
+    assert_eq!((fourth.files, fourth.cached), (5, 5));
+    let cache_text: String = std::fs::read_dir(cache.path().join("code"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(!cache_text.contains("src/x.rs"), "{cache_text}");
+    assert!(cache_text.contains("src/special.rs"));
 }
 
 #[tokio::test]
