@@ -137,7 +137,7 @@ pub fn index_files(
     let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
     let mut stats = IndexStats::default();
     let mut outcomes: Vec<Option<Indexed>> = vec![None; files.len()];
-    let mut todo: Vec<(usize, Lang, Option<Stamp>)> = Vec::new();
+    let mut todo: Vec<(usize, Lang, Option<Stamp>, u64)> = Vec::new();
     for (i, path) in files.iter().enumerate() {
         let Some(lang) = Lang::of_path(path) else {
             outcomes[i] = Some(Indexed::UnknownLanguage);
@@ -161,14 +161,16 @@ pub fn index_files(
                 stats.cached += 1;
                 outcomes[i] = Some(Indexed::Tags(Arc::new(tags)));
             }
-            None => todo.push((i, lang, stamp)),
+            None => todo.push((i, lang, stamp, meta.len())),
         }
     }
+    // Largest first, so that no thread is left with one big file at the end.
+    todo.sort_by_key(|t| std::cmp::Reverse(t.3));
     let parsed = parse_all(files, &todo, stop);
     stats.parsed = parsed.len();
     let mut changed = false;
     for (n, outcome) in parsed {
-        let (i, _, stamp) = todo[n];
+        let (i, _, stamp, _) = todo[n];
         if let (Indexed::Tags(tags), Some(stamp), Some(key)) =
             (&outcome, stamp, key(root, &files[i]))
         {
@@ -199,7 +201,7 @@ pub fn index_files(
 /// Parses the files `todo` names on every core; what each became, by index into `todo`.
 fn parse_all(
     files: &[PathBuf],
-    todo: &[(usize, Lang, Option<Stamp>)],
+    todo: &[(usize, Lang, Option<Stamp>, u64)],
     stop: &AtomicBool,
 ) -> Vec<(usize, Indexed)> {
     let threads = std::thread::available_parallelism()
@@ -216,7 +218,7 @@ fn parse_all(
                 break;
             }
             let n = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(i, lang, _)) = todo.get(n) else {
+            let Some(&(i, lang, _, _)) = todo.get(n) else {
                 break;
             };
             mine.push((n, parse_file(&mut extractor, lang, &files[i])));
