@@ -313,7 +313,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn cut(s: &str, max: usize) -> String {
+/// `s` cut to `max` characters, with `…` when cut.
+pub(crate) fn cut(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }

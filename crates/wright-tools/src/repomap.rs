@@ -19,7 +19,7 @@ use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
 use crate::data::{read_object, to_value};
-use crate::definitions::Skipped;
+use crate::definitions::{Skipped, cut};
 use crate::walk::{StopFlag, project_walker, run_blocking};
 use crate::{Prepared, Tool, ToolContext, ToolKind};
 
@@ -452,15 +452,6 @@ fn render(data: &RepoMapData) -> String {
             data.total - data.shown
         ));
     }
-    out
-}
-
-fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
     out
 }
 
