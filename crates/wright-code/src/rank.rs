@@ -9,6 +9,8 @@ use crate::FileTags;
 
 const DAMPING: f64 = 0.85;
 const MAX_ITERATIONS: usize = 100;
+/// Edges the ranking makes at most (file, name, definer) — about a second of work.
+const MAX_EDGE_WORK: usize = 20_000_000;
 /// How much a file of the round is leaned towards, against a file asked about.
 const RECENT_WEIGHT: f64 = 0.25;
 /// The share of the teleport that goes to every file alike when there is a focus.
@@ -114,6 +116,10 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
         .collect();
     // Each file's mentions of names other files define, with their weight, by id.
     let mut mentions: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    // Each mention makes an edge to every definer: a hostile tree (thousands of files naming
+    // thousands of names each defined 32 times) could ask for billions; past this budget the
+    // remaining mentions are left out.
+    let mut budget = MAX_EDGE_WORK;
     for (i, (_, tags)) in files.iter().enumerate() {
         // A file's own definitions of a name are among its mentions of it: they are no uses.
         let mut own: FnvHashMap<&str, u32> = FnvHashMap::default();
@@ -144,6 +150,10 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             }
             // A mention means one of the files defining the name: they share it.
             weight /= list.len() as f64;
+            if budget < list.len() {
+                break;
+            }
+            budget -= list.len();
             mentions[i].push((id, weight));
         }
         mentions[i].sort_unstable_by_key(|m| m.0);
