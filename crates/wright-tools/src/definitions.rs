@@ -63,6 +63,66 @@ pub struct Skipped {
     pub unknown_language: usize,
     /// Unreadable (permissions, removed meanwhile).
     pub unreadable: usize,
+    /// The files of unknown language by extension (`.md`, or the name when it has none), the
+    /// most frequent first, at most [`SHOWN_EXTENSIONS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_extensions: Vec<(String, usize)>,
+}
+
+/// Extensions of unknown language named at most.
+const SHOWN_EXTENSIONS: usize = 8;
+
+impl Skipped {
+    /// Counts `path` as a file of unknown language.
+    pub(crate) fn unknown(&mut self, path: &Path) {
+        self.unknown_language += 1;
+        let kind = match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) => format!(".{}", ext.chars().take(16).collect::<String>()),
+            None => "(no extension)".to_owned(),
+        };
+        let known = self.unknown_extensions.len();
+        match self.unknown_extensions.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            // Bounded: a tree of a million extensions keeps a few hundred.
+            None if known < 256 => self.unknown_extensions.push((kind, 1)),
+            None => {}
+        }
+    }
+
+    /// Sorts the extensions most frequent first and keeps [`SHOWN_EXTENSIONS`].
+    pub(crate) fn finish(&mut self) {
+        self.unknown_extensions
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        self.unknown_extensions.truncate(SHOWN_EXTENSIONS);
+    }
+
+    /// `skipped 3 binary; skipped 12 of unknown language (.md 5, .toml 4, …)` parts.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (count, what) in [
+            (self.binary, "binary"),
+            (self.too_large, "over 1 MiB"),
+            (self.unknown_language, "of unknown language"),
+            (self.unreadable, "unreadable"),
+        ] {
+            if count == 0 {
+                continue;
+            }
+            let mut note = format!("skipped {count} {what}");
+            if what == "of unknown language" && !self.unknown_extensions.is_empty() {
+                let listed: Vec<String> = self
+                    .unknown_extensions
+                    .iter()
+                    .map(|(ext, n)| format!("{ext} {n}"))
+                    .collect();
+                let shown: usize = self.unknown_extensions.iter().map(|e| e.1).sum();
+                let more = if shown < count { ", …" } else { "" };
+                note.push_str(&format!(" ({}{more})", listed.join(", ")));
+            }
+            notes.push(note);
+        }
+        notes
+    }
 }
 
 /// The data of a Definitions result.
@@ -199,7 +259,7 @@ fn collect(
     let mut sources = Vec::new();
     for path in files {
         if Lang::of_path(&path).is_none() {
-            found.skipped.unknown_language += 1;
+            found.skipped.unknown(&path);
         } else if sources.len() >= MAX_FILES {
             found.truncated = true;
             break;
@@ -246,6 +306,7 @@ fn collect(
             found.definitions.push((path.clone(), def.clone()));
         }
     }
+    found.skipped.finish();
     found
 }
 
@@ -286,18 +347,7 @@ fn render(data: &DefinitionsData) -> String {
 }
 
 fn notes(data: &DefinitionsData) -> Vec<String> {
-    let mut notes = Vec::new();
-    let s = &data.skipped;
-    for (count, what) in [
-        (s.binary, "binary"),
-        (s.too_large, "over 1 MiB"),
-        (s.unknown_language, "of unknown language"),
-        (s.unreadable, "unreadable"),
-    ] {
-        if count > 0 {
-            notes.push(format!("skipped {count} {what}"));
-        }
-    }
+    let mut notes = data.skipped.notes();
     if !data.partial.is_empty() {
         notes.push(format!("{} partial", data.partial.len()));
     }

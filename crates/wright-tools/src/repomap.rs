@@ -237,11 +237,11 @@ fn relative(root: &Path, abs: &Path) -> Option<String> {
 /// The project's source files in path order (at most one past [`MAX_FILES`]), how many other
 /// files there were, and whether the walk saw the whole tree (it stops past [`MAX_FILES`]
 /// source files or [`MAX_WALKED`] files in all).
-fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize, bool) {
+fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, Skipped, bool) {
     let mut builder = project_walker(root, false);
     builder.sort_by_file_name(|a, b| a.cmp(b));
     let mut files = Vec::new();
-    let mut other = 0usize;
+    let mut other = Skipped::default();
     for entry in builder.build() {
         if stop.is_raised() {
             return (files, other, false);
@@ -251,11 +251,11 @@ fn walk(root: &Path, stop: &StopFlag) -> (Vec<PathBuf>, usize, bool) {
             continue;
         }
         if Lang::of_path(entry.path()).is_none() {
-            other += 1;
+            other.unknown(entry.path());
         } else {
             files.push(entry.into_path());
         }
-        if files.len() > MAX_FILES || files.len() + other > MAX_WALKED {
+        if files.len() > MAX_FILES || files.len() + other.unknown_language > MAX_WALKED {
             return (files, other, false);
         }
     }
@@ -276,10 +276,7 @@ fn build(
     // A complete walk saw every source file: the cache may forget those no longer there.
     let scope = if complete { Scope::Whole } else { Scope::Part };
     let (indexed, stats) = index_files(root, &sources, cache, scope, stop.as_atomic());
-    let mut skipped = Skipped {
-        unknown_language: other,
-        ..Skipped::default()
-    };
+    let mut skipped = other;
     let mut files: Vec<(String, std::sync::Arc<FileTags>)> = Vec::new();
     for (path, indexed) in sources.iter().zip(indexed) {
         match indexed {
@@ -294,6 +291,7 @@ fn build(
             Indexed::UnknownLanguage => skipped.unknown_language += 1,
         }
     }
+    skipped.finish();
     let view: Vec<(&str, &FileTags)> = files
         .iter()
         .map(|(rel, tags)| (rel.as_str(), tags.as_ref()))
@@ -415,16 +413,7 @@ fn render(data: &RepoMapData) -> String {
     if !data.unknown_focus.is_empty() {
         notes.push(format!("not found: {}", data.unknown_focus.join(", ")));
     }
-    let s = &data.skipped;
-    for (count, what) in [
-        (s.binary, "binary"),
-        (s.too_large, "over 1 MiB"),
-        (s.unreadable, "unreadable"),
-    ] {
-        if count > 0 {
-            notes.push(format!("skipped {count} {what}"));
-        }
-    }
+    notes.extend(data.skipped.notes());
     if data.partial > 0 {
         notes.push(format!("{} partial", data.partial));
     }

@@ -112,13 +112,23 @@ async fn binary_huge_and_unknown_files_are_skipped_with_counts() {
     write(&ctx, "bin.c", b"int x;\0\x01\x02");
     write(&ctx, "huge.js", "var x = 1;\n".repeat(100_000));
     write(&ctx, "notes.txt", "fn not_code() {}\n");
+    write(&ctx, "a.md", "# a\n");
+    write(&ctx, "b.md", "# b\n");
+    write(&ctx, "Makefile", "all:\n");
     let result = definitions(&ctx, json!({"path": "."})).await;
     let got = data(&result);
     assert_eq!(names(&got), vec![n("ok.c", "main", "function", 1)]);
     assert_eq!(got.skipped.binary, 1);
     assert_eq!(got.skipped.too_large, 1);
-    assert_eq!(got.skipped.unknown_language, 1);
+    assert_eq!(got.skipped.unknown_language, 4);
     assert!(result.text.contains("skipped 1 binary"), "{}", result.text);
+    assert!(
+        result
+            .text
+            .contains("skipped 4 of unknown language (.md 2, (no extension) 1, .txt 1)"),
+        "{}",
+        result.text
+    );
 }
 
 #[tokio::test]
