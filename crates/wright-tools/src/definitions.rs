@@ -269,6 +269,12 @@ fn collect(
     }
     let (indexed, _) = index_files(root, &sources, cache, Scope::Part, stop.as_atomic());
     for (path, indexed) in sources.into_iter().zip(indexed) {
+        if found.definitions.len() >= MAX_DEFINITIONS {
+            // The files past the cap are neither counted nor listed as partial: none of their
+            // definitions is shown.
+            found.truncated = true;
+            break;
+        }
         let tags = match indexed {
             Indexed::Tags(tags) => tags,
             Indexed::Binary => {
