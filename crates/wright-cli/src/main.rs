@@ -29,10 +29,10 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use tokio_util::sync::CancellationToken;
-use wright_core::RoundOutcome;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::session_cost;
 use wright_core::session::{AgentBuilder, Session, Sessions};
+use wright_core::{RoundOutcome, ToolProtocol};
 use wright_llm::ProviderKind;
 use wright_protocol::text::plural;
 use wright_protocol::{Event, FailureCode, ToolCall, ToolStatus};
@@ -159,6 +159,11 @@ struct ExecArgs {
     /// The provider's base URL, e.g. http://localhost:11434/v1.
     #[arg(long, value_name = "U")]
     base_url: Option<String>,
+    /// How the model is offered the tools and calls them: `text` (in the reply, any model)
+    /// or `native` (the provider's tool-call API). Default: `tool_protocol` in config.toml,
+    /// else `text`.
+    #[arg(long, value_name = "P")]
+    tool_protocol: Option<ToolProtocol>,
     /// Continue the session NAME in this project, or start it (each exec is one round).
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
@@ -358,6 +363,7 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
         provider,
         model: args.model,
         base_url: args.base_url,
+        tool_protocol: args.tool_protocol,
     };
     let mut settings = match config::load(root, &flags) {
         Ok(settings) => settings,
@@ -365,6 +371,9 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     };
     for problem in &settings.agent_problems {
         eprintln!("wright: warning: {problem}");
+    }
+    if settings.agent.tool_protocol == ToolProtocol::Native {
+        eprintln!("wright: warning: {}", config::NATIVE_PROTOCOL_PENDING);
     }
     let profile = match agents_cmd::exec_profile(
         &mut settings,

@@ -27,7 +27,7 @@ use wright_protocol::{Message, Role};
 use crate::compaction::estimate_tokens;
 use crate::history::SummaryEntry;
 use crate::instructions::Instructions;
-use crate::react::STOP_SEQUENCE;
+use crate::react::{STOP_SEQUENCE, native_call_text};
 
 pub use crate::instructions::CODE_LAW_HEADER;
 
@@ -170,14 +170,38 @@ impl<'a> ContextBuilder<'a> {
 }
 
 /// The chat message a history message becomes (spec E1).
+///
+/// History is protocol-neutral (issue 19): an assistant message that called tools natively
+/// keeps its text and the calls in `metadata.tool_calls`, each answer is a tool message with
+/// `metadata.tool_call_id`. Rendered here for the text protocol, the calls become the
+/// `Action: Tool[args]` lines text mode would have written, after the text, and the answers
+/// render like any tool message (`[tool] ...`); a session run natively resumes in text mode.
 fn history_message(message: &Message) -> ChatMessage {
     match message.role {
         Role::User => ChatMessage::user(message.content.clone()),
-        Role::Assistant => ChatMessage::assistant(message.content.clone()),
+        Role::Assistant => ChatMessage::assistant(assistant_text(message)),
         Role::Tool => ChatMessage::user(format!("[tool] {}", message.content)),
         // Summaries live in L3's system part; one found among the messages (never written
         // there) is still shown as what it is.
         Role::Summary => ChatMessage::user(message.content.clone()),
+    }
+}
+
+/// An assistant message as text: its content, then one action line per native tool call.
+fn assistant_text(message: &Message) -> String {
+    let calls = &message.metadata.tool_calls;
+    if calls.is_empty() {
+        return message.content.clone();
+    }
+    let text = message.content.trim_end();
+    let lines = calls.iter().map(native_call_text);
+    if text.is_empty() {
+        lines.collect::<Vec<_>>().join("\n")
+    } else {
+        std::iter::once(text.to_string())
+            .chain(lines)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
@@ -243,6 +267,69 @@ mod tests {
             compressed: format!("{{\"status\":\"success\",\"n\":{n}}}"),
             use_compressed: false,
         }
+    }
+
+    fn native(role: Role, content: &str, metadata: MessageMetadata) -> Message {
+        Message {
+            role,
+            content: content.into(),
+            metadata,
+        }
+    }
+
+    #[test]
+    fn native_tool_calls_render_as_text_mode_action_lines() {
+        let calls = vec![
+            wright_protocol::NativeToolCall::new("c1", "Read", r#"{"file_path": "a.rs"}"#),
+            wright_protocol::NativeToolCall::new("c2", "Grep", "{bad json"),
+        ];
+        let history = [
+            native(
+                Role::Assistant,
+                "Looking first.\n",
+                MessageMetadata {
+                    tool_calls: calls.clone(),
+                    ..MessageMetadata::default()
+                },
+            ),
+            native(
+                Role::Tool,
+                r#"{"status":"success"}"#,
+                MessageMetadata {
+                    tool_name: Some("Read".into()),
+                    tool_call_id: Some("c1".into()),
+                    ..MessageMetadata::default()
+                },
+            ),
+            native(
+                Role::Assistant,
+                "",
+                MessageMetadata {
+                    tool_calls: calls[..1].to_vec(),
+                    ..MessageMetadata::default()
+                },
+            ),
+        ];
+        let request = parts(&history, &[]).request();
+        let shown: Vec<(ChatRole, &str)> = request
+            .messages
+            .iter()
+            .map(|m| (m.role, m.content.as_str()))
+            .collect();
+        assert_eq!(
+            shown[..3],
+            [
+                (
+                    ChatRole::Assistant,
+                    "Looking first.\nAction: Read[{\"file_path\": \"a.rs\"}]\nAction: Grep[{bad json]"
+                ),
+                (ChatRole::User, "[tool] {\"status\":\"success\"}"),
+                (
+                    ChatRole::Assistant,
+                    "Action: Read[{\"file_path\": \"a.rs\"}]"
+                ),
+            ]
+        );
     }
 
     #[test]

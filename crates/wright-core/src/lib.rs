@@ -50,5 +50,8 @@ pub mod trim;
 pub mod undo;
 
 pub use error::RoundError;
-pub use round::{Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome};
+pub use round::{
+    Agent, AgentConfig, DEFAULT_MAX_STEPS, MAX_MALFORMED_REPLIES, RoundOutcome, ToolProtocol,
+    UnknownToolProtocol,
+};
 pub use summary::result_summary;

@@ -2,7 +2,7 @@
 //! `Action: Finish[answer]` replies, whole or as they stream.
 
 use serde_json::Value;
-use wright_protocol::ToolCall;
+use wright_protocol::{NativeToolCall, ToolCall};
 
 /// The label that starts an action line.
 const ACTION_LABEL: &str = "Action:";
@@ -69,6 +69,13 @@ pub enum Reply {
         /// What is wrong, addressed to the model.
         problem: String,
     },
+}
+
+/// The action line a native tool call (issue 19) would have been in the text protocol, so a
+/// session that called tools natively reads on in text mode as if it had always been text:
+/// `Action: Tool[arguments]`, the arguments as the model sent them (even malformed).
+pub fn native_call_text(call: &NativeToolCall) -> String {
+    format!("{ACTION_LABEL} {}[{}]", call.name, call.arguments.trim())
 }
 
 /// Parses a complete reply.

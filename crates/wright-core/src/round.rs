@@ -18,7 +18,7 @@ mod tool_call;
 mod window;
 
 pub(crate) use agent::summary_client;
-pub use agent::{Agent, AgentConfig};
+pub use agent::{Agent, AgentConfig, ToolProtocol, UnknownToolProtocol};
 
 use std::path::{Component, Path};
 

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use wright_protocol::{ErrorCode, ToolCall, ToolResult};
+use wright_protocol::{ErrorCode, ToolCall, ToolDefinition, ToolResult};
 
 use crate::secrets::SecretMasker;
 use crate::{
@@ -150,6 +150,25 @@ impl ToolRegistry {
             })
             .collect::<Vec<_>>()
             .join("\n\n")
+    }
+
+    /// The tools `offered` says yes to as native tool definitions (issue 19), in registration
+    /// order: each tool's name, its whole description and its argument schema. Unlike
+    /// [`descriptions_where`](Self::descriptions_where) nothing is shortened: the provider
+    /// needs every schema to let the model call the tool.
+    pub fn definitions_where(
+        &self,
+        mut offered: impl FnMut(&dyn Tool) -> bool,
+    ) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .filter(|t| offered(t.as_ref()))
+            .map(|t| ToolDefinition {
+                name: t.name().to_string(),
+                description: t.description().trim().to_string(),
+                parameters: t.schema(),
+            })
+            .collect()
     }
 
     /// Finds the tool for `call` and runs, once, the checks that refuse a call whoever

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Deserialize;
+use wright_core::ToolProtocol;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::Price;
 use wright_llm::ProviderKind;
@@ -31,6 +32,9 @@ pub struct FileConfig {
     pub max_output_tokens: Option<u32>,
     /// Model calls allowed in one round.
     pub max_steps: Option<u32>,
+    /// How the model is offered the tools and calls them: `text` (the default) or `native`
+    /// (issue 19).
+    pub tool_protocol: Option<ToolProtocol>,
     /// Attempts per model call, the first included, before giving up.
     pub max_attempts: Option<u32>,
     /// The first retry's delay in milliseconds; it doubles with each retry.

@@ -765,3 +765,48 @@ fn hook_scripts_the_settings_directory_and_wright_home_are_protected() {
         ]
     );
 }
+
+#[test]
+fn the_tool_protocol_is_text_unless_a_setting_names_one() {
+    let env = env_of(&[("OPENAI_API_KEY", "k")]);
+    let settings = resolve(&Flags::default(), &env, &[], Path::new("/project")).unwrap();
+    assert_eq!(settings.agent.tool_protocol, ToolProtocol::Text);
+}
+
+#[test]
+fn the_tool_protocol_flag_beats_environment_beats_file() {
+    let files = [file("tool_protocol = \"native\"")];
+    let key = ("OPENAI_API_KEY", "k");
+    let from_file = resolve(&Flags::default(), &env_of(&[key]), &files, Path::new("/p")).unwrap();
+    assert_eq!(from_file.agent.tool_protocol, ToolProtocol::Native);
+
+    let env = env_of(&[("OPENAI_API_KEY", "k"), ("WRIGHT_TOOL_PROTOCOL", "text")]);
+    let from_env = resolve(&Flags::default(), &env, &files, Path::new("/p")).unwrap();
+    assert_eq!(from_env.agent.tool_protocol, ToolProtocol::Text);
+
+    let flags = Flags {
+        tool_protocol: Some(ToolProtocol::Native),
+        ..Flags::default()
+    };
+    let from_flag = resolve(&flags, &env, &files, Path::new("/p")).unwrap();
+    assert_eq!(from_flag.agent.tool_protocol, ToolProtocol::Native);
+}
+
+#[test]
+fn bad_tool_protocol_in_environment_is_named() {
+    let env = env_of(&[("WRIGHT_TOOL_PROTOCOL", "json"), ("OPENAI_API_KEY", "k")]);
+    let error = resolve(&Flags::default(), &env, &[], Path::new("/project")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid WRIGHT_TOOL_PROTOCOL=\"json\": expected `text` or `native`"
+    );
+}
+
+#[test]
+fn bad_tool_protocol_in_a_file_is_an_error() {
+    let error = toml::from_str::<FileConfig>("tool_protocol = \"json\"").unwrap_err();
+    assert!(
+        error.to_string().contains("unknown variant `json`"),
+        "{error}"
+    );
+}

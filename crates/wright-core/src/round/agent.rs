@@ -1,7 +1,11 @@
 //! The [`Agent`]: a model, the tools, the project they work in and the session's history,
 //! with what a round needs to know about each; built once per session.
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 use tokio_util::sync::CancellationToken;
 use wright_llm::{LlmClient, LlmError};
@@ -33,6 +37,56 @@ pub struct AgentConfig {
     /// wright's user settings directory (`~/.config/wright`), whose `AGENTS.md` and `rules/`
     /// join L2 ([`crate::instructions`]); `None` for none.
     pub user_config_dir: Option<std::path::PathBuf>,
+    /// How tools are offered to the model and how it calls them (issue 19).
+    pub tool_protocol: ToolProtocol,
+}
+
+/// How the model is offered the tools and calls them (issue 19).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolProtocol {
+    /// The tools are described in the system prompt and called in the reply's text, as
+    /// `Action: Tool[args]` lines (ReAct); works with any model.
+    #[default]
+    Text,
+    /// The tools are sent as the provider's tool definitions and called through its
+    /// tool-call API.
+    Native,
+}
+
+impl ToolProtocol {
+    /// Every protocol, the default first.
+    pub const ALL: [ToolProtocol; 2] = [ToolProtocol::Text, ToolProtocol::Native];
+
+    /// The protocol as written in flags and settings: `text` or `native`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolProtocol::Text => "text",
+            ToolProtocol::Native => "native",
+        }
+    }
+}
+
+impl fmt::Display for ToolProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is not a tool protocol.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool protocol {0:?}: expected `text` or `native`")]
+pub struct UnknownToolProtocol(pub String);
+
+impl FromStr for ToolProtocol {
+    type Err = UnknownToolProtocol;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ToolProtocol::ALL
+            .into_iter()
+            .find(|protocol| protocol.as_str() == s)
+            .ok_or_else(|| UnknownToolProtocol(s.to_string()))
+    }
 }
 
 impl AgentConfig {

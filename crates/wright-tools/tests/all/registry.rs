@@ -27,6 +27,21 @@ fn descriptions_hold_every_tool_with_one_example_each() {
 }
 
 #[test]
+fn definitions_carry_each_offered_tool_with_its_description_and_schema() {
+    let registry = ToolRegistry::builtin();
+    let definitions = registry.definitions_where(|t| t.name() == "Read" || t.name() == "Grep");
+    let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["Read", "Grep"]);
+    let read = registry.get("Read").unwrap();
+    assert_eq!(definitions[0].description, read.description().trim());
+    assert_eq!(definitions[0].parameters, read.schema());
+    assert_eq!(
+        registry.definitions_where(|_| true).len(),
+        registry.names().len()
+    );
+}
+
+#[test]
 fn get_finds_tools_by_exact_name() {
     let registry = ToolRegistry::builtin();
     assert_eq!(registry.get("Read").map(|t| t.name()), Some("Read"));
