@@ -27,6 +27,16 @@ fn cache_files(project: &Project) -> Vec<String> {
         .collect()
 }
 
+/// One round whose model takes `delay_ms` to answer, as a real one does: the start-up indexing
+/// runs meanwhile.
+fn one_slow_round(project: &Project, delay_ms: u64) {
+    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
+    slow.delay_ms = delay_ms;
+    let server = serve(vec![slow]);
+    let run = project.exec(&server, "openai", &[], "hello");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
 fn repo_map(project: &Project) -> serde_json::Value {
     let output = project
         .bare_command()
@@ -40,12 +50,7 @@ fn repo_map(project: &Project) -> serde_json::Value {
 #[test]
 fn the_first_round_warms_the_tag_cache_for_the_first_map() {
     let project = project_with_code();
-    // The model takes a moment to answer, as a real one does: the index is built meanwhile.
-    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
-    slow.delay_ms = 1_500;
-    let server = serve(vec![slow]);
-    let run = project.exec(&server, "openai", &[], "hello");
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    one_slow_round(&project, 1_500);
     let caches = cache_files(&project);
     assert_eq!(caches.len(), 1, "one cache file for the project");
     for file in ["src/core.rs", "src/a.rs", "app.py", "web/app.js"] {
@@ -70,11 +75,7 @@ fn a_project_cannot_turn_the_start_up_indexing_back_on() {
         ".wright/config.toml",
         "retry_base_delay_ms = 5\nindex_code_on_start = true\n",
     );
-    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
-    slow.delay_ms = 1_000;
-    let server = serve(vec![slow]);
-    let run = project.exec(&server, "openai", &[], "hello");
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    one_slow_round(&project, 1_000);
     assert_eq!(cache_files(&project), Vec::<String>::new());
 }
 
@@ -85,11 +86,7 @@ fn index_code_on_start_false_leaves_the_code_alone() {
         ".wright/config.toml",
         "retry_base_delay_ms = 5\nindex_code_on_start = false\n",
     );
-    let mut slow = reply("Thought: done.\nAction: Finish[ok]");
-    slow.delay_ms = 1_000;
-    let server = serve(vec![slow]);
-    let run = project.exec(&server, "openai", &[], "hello");
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    one_slow_round(&project, 1_000);
     assert_eq!(cache_files(&project), Vec::<String>::new());
     // The tool itself still caches what it parses.
     assert_eq!(repo_map(&project)["data"]["cached"], 0);
