@@ -26,14 +26,14 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Bytes looked at for a NUL to tell a binary file.
 const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// Distinct names recorded per file at most.
-pub const MAX_REFERENCES_PER_FILE: usize = 5_000;
+const MAX_REFERENCES_PER_FILE: usize = 5_000;
 /// A cache file larger than this is not read (it is written anew).
 const MAX_CACHE_BYTES: u64 = 256 * 1024 * 1024;
 /// Files a project's cache holds at most; past it, the files this call did not touch go.
 const MAX_CACHE_FILES: usize = 50_000;
 /// Calls over fewer files than this neither read nor write the cache: parsing them costs less
 /// than reading it.
-pub const CACHE_MIN_FILES: usize = 4;
+const CACHE_MIN_FILES: usize = 4;
 /// Calls over more files than this wait for each other (see [`index_files`]).
 const SMALL_CALL_FILES: usize = 64;
 /// Parsing threads at most.
@@ -153,7 +153,7 @@ pub fn index_files(
         }
         let stamp = Stamp::of(&meta);
         let cached = stamp.and_then(|stamp| {
-            let entry = cache.files.get(&key(root, path)?)?;
+            let entry = cache.files.get(&relative_path(root, path)?)?;
             (entry.stamp == stamp && entry.lang == lang.name()).then(|| entry.tags(lang))
         });
         match cached {
@@ -172,7 +172,7 @@ pub fn index_files(
     for (n, outcome) in parsed {
         let (i, _, stamp, _) = todo[n];
         if let (Indexed::Tags(tags), Some(stamp), Some(key)) =
-            (&outcome, stamp, key(root, &files[i]))
+            (&outcome, stamp, relative_path(root, &files[i]))
         {
             cache.files.insert(key, Entry::new(stamp, tags));
             changed = true;
@@ -182,8 +182,10 @@ pub fn index_files(
     if (scope == Scope::Whole && !stop.load(Ordering::Relaxed))
         || cache.files.len() > MAX_CACHE_FILES
     {
-        let touched: std::collections::HashSet<String> =
-            files.iter().filter_map(|p| key(root, p)).collect();
+        let touched: std::collections::HashSet<String> = files
+            .iter()
+            .filter_map(|p| relative_path(root, p))
+            .collect();
         let before = cache.files.len();
         cache.files.retain(|k, _| touched.contains(k));
         changed |= cache.files.len() != before;
@@ -256,7 +258,7 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
 
 /// A file's bytes, read no further than [`MAX_FILE_BYTES`]; binary files (a NUL near the start)
 /// are refused.
-pub fn read_source(path: &Path) -> Result<Vec<u8>, Indexed> {
+fn read_source(path: &Path) -> Result<Vec<u8>, Indexed> {
     let file = std::fs::File::open(path).map_err(|_| Indexed::Unreadable)?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES.saturating_add(1))
@@ -446,10 +448,10 @@ impl Stamp {
     }
 }
 
-/// The cache key of `path`: its path relative to `root`, `/`-separated.
-fn key(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let rel = rel.to_str()?;
+/// `path` relative to `root`, `/`-separated (the cache's key, and how the tools show a file);
+/// `None` outside `root` or not UTF-8.
+pub fn relative_path(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?.to_str()?;
     Some(if std::path::MAIN_SEPARATOR == '/' {
         rel.to_owned()
     } else {

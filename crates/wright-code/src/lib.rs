@@ -18,10 +18,7 @@ use tree_sitter_tags::{TagsConfiguration, TagsContext};
 mod index;
 mod rank;
 
-pub use index::{
-    CACHE_MIN_FILES, FileTags, IndexStats, Indexed, MAX_FILE_BYTES, MAX_REFERENCES_PER_FILE, Scope,
-    index_files, read_source,
-};
+pub use index::{FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Scope, index_files, relative_path};
 pub use rank::{Focus, Ranked, rank};
 
 /// Definitions reported from one file at most.

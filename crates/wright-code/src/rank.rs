@@ -60,13 +60,13 @@ pub struct Ranked {
     pub score: f64,
 }
 
-/// The files' ranks and every definition ranked, best first (ties by file order, then line);
+/// Every definition ranked, best first (ties by file order, then line);
 /// modules are left out.
 #[must_use]
-pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked>) {
+pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> Vec<Ranked> {
     let n = files.len();
     if n == 0 {
-        return (Vec::new(), Vec::new());
+        return Vec::new();
     }
     // Each defined name once, by id, with the files defining it.
     let mut ids: FnvHashMap<&str, usize> = FnvHashMap::default();
@@ -251,7 +251,7 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> (Vec<f64>, Vec<Ranked
             .then(a.file.cmp(&b.file))
             .then(a.definition.cmp(&b.definition))
     });
-    (ranks, ranked)
+    ranked
 }
 
 /// Edges into a test file are worth this much of an edge into other code.

@@ -290,7 +290,7 @@ fn collect(
                 continue;
             }
             Indexed::UnknownLanguage => {
-                found.skipped.unknown_language += 1;
+                found.skipped.unknown(&path);
                 continue;
             }
         };

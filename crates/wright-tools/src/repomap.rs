@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{FileTags, Focus, Indexed, Lang, Scope, index_files, rank};
+use wright_code::{FileTags, Focus, Indexed, Lang, Scope, index_files, rank, relative_path};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -152,7 +152,7 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
             continue;
         }
         match ctx.resolve(&entry).ok().filter(|abs| abs.exists()) {
-            Some(abs) => match relative(&root, &abs) {
+            Some(abs) => match relative_path(&root, &abs) {
                 Some(rel) => {
                     shown_focus.push(if rel.is_empty() {
                         ".".into()
@@ -170,7 +170,7 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
         }
     }
     for abs in ctx.round_files() {
-        if let Some(rel) = relative(&root, &abs)
+        if let Some(rel) = relative_path(&root, &abs)
             && !focus.paths.contains(&rel)
             && !focus.recent.contains(&rel)
         {
@@ -228,12 +228,6 @@ pub fn warm_code_index(ctx: &ToolContext) {
         });
 }
 
-/// `abs` relative to `root`, `/`-separated; `None` outside it.
-fn relative(root: &Path, abs: &Path) -> Option<String> {
-    let rel = abs.strip_prefix(root).ok()?.to_str()?;
-    Some(rel.replace(std::path::MAIN_SEPARATOR, "/"))
-}
-
 /// The project's source files in path order (at most one past [`MAX_FILES`]), how many other
 /// files there were, and whether the walk saw the whole tree (it stops past [`MAX_FILES`]
 /// source files or [`MAX_WALKED`] files in all).
@@ -281,7 +275,7 @@ fn build(
     for (path, indexed) in sources.iter().zip(indexed) {
         match indexed {
             Indexed::Tags(tags) => {
-                if let Some(rel) = relative(root, path) {
+                if let Some(rel) = relative_path(root, path) {
                     files.push((rel, tags));
                 }
             }
@@ -296,7 +290,7 @@ fn build(
         .iter()
         .map(|(rel, tags)| (rel.as_str(), tags.as_ref()))
         .collect();
-    let (_, ranked) = rank(&view, focus);
+    let ranked = rank(&view, focus);
     let defined = |name: &str| {
         view.iter()
             .any(|(_, tags)| tags.definitions.iter().any(|d| d.name == name))
