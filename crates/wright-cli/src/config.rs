@@ -41,11 +41,6 @@ pub use file::{
     ChecksConfig, FileConfig, HookConfig, HooksConfig, McpServerConfig, mcp_server_problem,
 };
 
-/// Said on stderr while `tool_protocol = "native"` is accepted but the round still runs the
-/// text protocol (issue 19 lands in parts; this goes when the round speaks native).
-pub const NATIVE_PROTOCOL_PENDING: &str =
-    "tool_protocol `native` is not supported by the round yet; using `text`";
-
 /// Settings given on the command line.
 #[derive(Debug, Clone, Default)]
 pub struct Flags {

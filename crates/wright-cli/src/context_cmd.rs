@@ -101,7 +101,7 @@ pub fn report(
                 let tokens = added_to_system(&layer);
                 row(&mut out, &label, tokens);
             }
-            Layer::History(messages) => {
+            Layer::History(messages, _) => {
                 // The row holds the input message's framing too.
                 let framed = estimate_messages(&layer.messages()) + TOKENS_PER_MESSAGE;
                 let label = format!(
@@ -111,7 +111,7 @@ pub fn report(
                 );
                 row(&mut out, &label, framed);
             }
-            Layer::Input(_) | Layer::Scratchpad(_) => {}
+            Layer::Input(_) | Layer::Scratchpad(..) => {}
             Layer::TodoRecap(recap) => {
                 let label = if recap.is_some() {
                     "todo recap"

@@ -57,9 +57,6 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
     for problem in &settings.agent_problems {
         eprintln!("wright: warning: {problem}");
     }
-    if settings.agent.tool_protocol == wright_core::ToolProtocol::Native {
-        eprintln!("wright: warning: {}", config::NATIVE_PROTOCOL_PENDING);
-    }
     let env = |name: &str| std::env::var(name).ok();
     let home = match config::wright_home(&env) {
         Ok(home) => home,

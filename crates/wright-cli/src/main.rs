@@ -372,9 +372,6 @@ async fn exec(root: &Path, mut args: ExecArgs) -> u8 {
     for problem in &settings.agent_problems {
         eprintln!("wright: warning: {problem}");
     }
-    if settings.agent.tool_protocol == ToolProtocol::Native {
-        eprintln!("wright: warning: {}", config::NATIVE_PROTOCOL_PENDING);
-    }
     let profile = match agents_cmd::exec_profile(
         &mut settings,
         args.agent.as_deref(),

@@ -22,20 +22,28 @@
 //! model is never shown a `[assistant]` prefix to imitate.
 
 use wright_llm::{ChatMessage, ChatRequest};
-use wright_protocol::{Message, Role};
+use wright_protocol::{Message, NativeToolCall, Role};
 
 use crate::compaction::estimate_tokens;
 use crate::history::SummaryEntry;
 use crate::instructions::Instructions;
 use crate::react::{STOP_SEQUENCE, native_call_text};
+use crate::round::ToolProtocol;
 
 pub use crate::instructions::CODE_LAW_HEADER;
 
-/// One step of the running round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One step of the running round: in the text protocol one reply and its observation; in the
+/// native protocol one tool call and its result, the first call of a reply carrying the reply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ScratchStep {
-    /// The model's `Thought/Action` text.
+    /// The model's `Thought/Action` text (native: the text of the reply, often empty).
     pub assistant: String,
+    /// Native protocol: the reply's tool calls, on the step of its first call (empty on the
+    /// steps of its later calls, and always in the text protocol).
+    pub tool_calls: Vec<NativeToolCall>,
+    /// Native protocol: the id of the call whose result the observation is; `None` in the
+    /// text protocol and for a native reply that called no tool (an empty reply).
+    pub tool_call_id: Option<String>,
     /// The full observation the model reads while the round runs.
     pub observation: String,
     /// The observation's compressed history form, used instead when the request would
@@ -64,6 +72,9 @@ pub struct ContextBuilder<'a> {
     pub scratchpad: &'a [ScratchStep],
     /// The todo recap, if a todo list exists.
     pub todo_recap: Option<&'a str>,
+    /// How tool calls and results are rendered (issue 19): as text (spec E1) or as the
+    /// provider's native tool messages.
+    pub protocol: ToolProtocol,
 }
 
 /// How many layers a request has: spec A1's five, with L3 in two parts and the scratchpad of
@@ -81,12 +92,12 @@ pub enum Layer<'a> {
     Instructions(Option<&'a Instructions>),
     /// L3, first part: the summaries of archived rounds, oldest first.
     Summaries(&'a [SummaryEntry]),
-    /// L3, second part: the retained history.
-    History(&'a [Message]),
+    /// L3, second part: the retained history, rendered for a tool protocol.
+    History(&'a [Message], ToolProtocol),
     /// The user's input for this round, after @file preprocessing.
     Input(&'a str),
-    /// The running round's steps with their observations.
-    Scratchpad(&'a [ScratchStep]),
+    /// The running round's steps with their observations, rendered for a tool protocol.
+    Scratchpad(&'a [ScratchStep], ToolProtocol),
     /// The todo recap, when there is a todo list.
     TodoRecap(Option<&'a str>),
 }
@@ -113,9 +124,15 @@ impl Layer<'_> {
     /// The chat messages this layer adds, in order (spec E1 for history messages).
     pub fn messages(&self) -> Vec<ChatMessage> {
         match self {
-            Layer::History(history) => history.iter().map(history_message).collect(),
+            Layer::History(history, ToolProtocol::Text) => {
+                history.iter().map(history_message).collect()
+            }
+            Layer::History(history, ToolProtocol::Native) => native_history(history),
             Layer::Input(input) => vec![ChatMessage::user(*input)],
-            Layer::Scratchpad(scratchpad) => scratchpad.iter().flat_map(scratch_messages).collect(),
+            Layer::Scratchpad(scratchpad, protocol) => scratchpad
+                .iter()
+                .flat_map(|step| scratch_messages(step, *protocol))
+                .collect(),
             Layer::System(_)
             | Layer::Instructions(_)
             | Layer::Summaries(_)
@@ -140,9 +157,9 @@ impl<'a> ContextBuilder<'a> {
             Layer::System(self.system),
             Layer::Instructions(self.instructions),
             Layer::Summaries(self.summaries),
-            Layer::History(self.history),
+            Layer::History(self.history, self.protocol),
             Layer::Input(self.input),
-            Layer::Scratchpad(self.scratchpad),
+            Layer::Scratchpad(self.scratchpad, self.protocol),
             Layer::TodoRecap(self.todo_recap),
         ]
     }
@@ -160,10 +177,15 @@ impl<'a> ContextBuilder<'a> {
                 last.content.push_str(&appended);
             }
         }
+        // Under native tool calling the model does not write observations: nothing to stop at.
+        let stop = match self.protocol {
+            ToolProtocol::Text => vec![STOP_SEQUENCE.to_string()],
+            ToolProtocol::Native => Vec::new(),
+        };
         ChatRequest {
             system,
             messages,
-            stop: vec![STOP_SEQUENCE.to_string()],
+            stop,
             max_output_tokens: None,
         }
     }
@@ -205,18 +227,74 @@ fn assistant_text(message: &Message) -> String {
     }
 }
 
+/// History rendered for the native protocol: an assistant message that called tools becomes
+/// the provider's tool-call message and each answer its tool result, when every call has its
+/// answer right after it (providers refuse a call without one); the rest — text-mode steps, a
+/// step a crash cut short — renders as in the text protocol, so any history can be sent.
+fn native_history(history: &[Message]) -> Vec<ChatMessage> {
+    let mut messages = Vec::with_capacity(history.len());
+    let mut i = 0;
+    while i < history.len() {
+        let message = &history[i];
+        let calls = &message.metadata.tool_calls;
+        if message.role == Role::Assistant && !calls.is_empty() {
+            let results = history[i + 1..]
+                .iter()
+                .take_while(|m| m.role == Role::Tool && m.metadata.tool_call_id.is_some())
+                .count();
+            let answered = &history[i + 1..i + 1 + results];
+            let paired = answered.len() == calls.len()
+                && calls.iter().zip(answered).all(|(call, result)| {
+                    result.metadata.tool_call_id.as_deref() == Some(call.id.as_str())
+                });
+            if paired {
+                messages.push(ChatMessage::assistant_tool_calls(
+                    message.content.trim_end(),
+                    calls.clone(),
+                ));
+                for (call, result) in calls.iter().zip(answered) {
+                    messages.push(ChatMessage::tool_result(&call.id, &result.content));
+                }
+                i += 1 + results;
+                continue;
+            }
+        }
+        messages.push(history_message(message));
+        i += 1;
+    }
+    messages
+}
+
 /// A scratchpad step: what the model wrote, then what it observed, in full unless the request
-/// needed the compressed form (DESIGN §9.3).
-fn scratch_messages(step: &ScratchStep) -> [ChatMessage; 2] {
+/// needed the compressed form (DESIGN §9.3). Natively, the reply's tool calls (on its first
+/// call's step) and the call's result.
+fn scratch_messages(step: &ScratchStep, protocol: ToolProtocol) -> Vec<ChatMessage> {
     let observation = if step.use_compressed {
         &step.compressed
     } else {
         &step.observation
     };
-    [
-        ChatMessage::assistant(step.assistant.clone()),
-        ChatMessage::user(format!("Observation: {observation}")),
-    ]
+    match (protocol, &step.tool_call_id) {
+        (ToolProtocol::Native, Some(id)) => {
+            let mut messages = Vec::with_capacity(2);
+            if !step.tool_calls.is_empty() {
+                messages.push(ChatMessage::assistant_tool_calls(
+                    step.assistant.clone(),
+                    step.tool_calls.clone(),
+                ));
+            }
+            messages.push(ChatMessage::tool_result(id, observation.clone()));
+            messages
+        }
+        (ToolProtocol::Native, None) => vec![
+            ChatMessage::assistant(step.assistant.clone()),
+            ChatMessage::user(observation.clone()),
+        ],
+        (ToolProtocol::Text, _) => vec![
+            ChatMessage::assistant(step.assistant.clone()),
+            ChatMessage::user(format!("Observation: {observation}")),
+        ],
+    }
 }
 
 /// The todo recap as it closes a request.
@@ -257,6 +335,7 @@ mod tests {
             input: "now this",
             scratchpad,
             todo_recap: None,
+            protocol: ToolProtocol::Text,
         }
     }
 
@@ -265,7 +344,7 @@ mod tests {
             assistant: format!("Action: Read[{{\"n\": {n}}}]"),
             observation: format!("full {n}"),
             compressed: format!("{{\"status\":\"success\",\"n\":{n}}}"),
-            use_compressed: false,
+            ..ScratchStep::default()
         }
     }
 
@@ -438,15 +517,16 @@ mod layer_tests {
             input: "now",
             scratchpad: &[],
             todo_recap: None,
+            protocol: ToolProtocol::Text,
         };
         let order: Vec<_> = builder.layers().iter().map(discriminant).collect();
         let expected: Vec<_> = [
             Layer::System(""),
             Layer::Instructions(None),
             Layer::Summaries(&[]),
-            Layer::History(&[]),
+            Layer::History(&[], ToolProtocol::Text),
             Layer::Input(""),
-            Layer::Scratchpad(&[]),
+            Layer::Scratchpad(&[], ToolProtocol::Text),
             Layer::TodoRecap(None),
         ]
         .iter()
@@ -474,6 +554,7 @@ mod layer_tests {
             input: "now",
             scratchpad: &[],
             todo_recap: Some("1 todo"),
+            protocol: ToolProtocol::Text,
         };
         let layers = builder.layers();
         assert_eq!(layers[0].system_text().as_deref(), Some("L1"));

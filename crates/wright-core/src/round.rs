@@ -12,6 +12,7 @@ mod agent;
 mod compact;
 mod jobs;
 mod model_call;
+mod native;
 mod request;
 mod step;
 mod tool_call;
@@ -23,8 +24,8 @@ pub use agent::{Agent, AgentConfig, ToolProtocol, UnknownToolProtocol};
 use std::path::{Component, Path};
 
 use wright_protocol::{
-    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, ToolCall, ToolResult,
-    Usage,
+    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, ToolCall,
+    ToolDefinition, ToolResult, Usage,
 };
 use wright_store::{CheckpointKind, RoundStatus, StoreError, UsageKind};
 
@@ -32,7 +33,7 @@ use crate::context::{ScratchStep, estimate_request};
 use crate::error::RoundError;
 use crate::instructions::Instructions;
 use crate::mention;
-use crate::react::{Action, Reply, parse_reply};
+use crate::react::{Action, FORMAT_REMINDER, Reply, parse_reply};
 use crate::tiers::{HistoryView, tool_message};
 use crate::trim::history_step_text;
 use step::StepRecord;
@@ -144,6 +145,10 @@ pub(crate) struct Round<'a> {
     /// Whether a snapshot was taken before one of the round's steps (then one more is taken
     /// when it ends).
     checkpointed: bool,
+    /// Native tool protocol: the tools the requests offer (none in the text protocol).
+    offered: Vec<ToolDefinition>,
+    /// The token estimate of `offered` as the request carries them.
+    offered_estimate: u64,
 }
 
 impl Agent {
@@ -169,6 +174,8 @@ impl<'a> Round<'a> {
             instructions: Instructions::default(),
             rules_sent: Vec::new(),
             checkpointed: false,
+            offered: Vec::new(),
+            offered_estimate: 0,
         }
     }
 
@@ -203,6 +210,7 @@ impl<'a> Round<'a> {
             return self.fail(error);
         }
         self.view = HistoryView::new(&self.agent.history);
+        self.offer_tools();
         let opened = self.agent.history.open_round(&self.input);
         self.sink.warn_unsaved(opened);
         let steps = self.steps().await;
@@ -234,7 +242,7 @@ impl<'a> Round<'a> {
             // Every call is recorded, so cost counts them all; the last record is the call
             // whose request held the whole context, which the compaction trigger reads (A6/C7).
             // A continued reply's later requests also carry its first pieces: no calibration.
-            let estimate = (!continued).then(|| estimate_request(&request));
+            let estimate = (!continued).then(|| estimate_request(&request) + self.offered_estimate);
             if let (Some(estimate), [only]) = (estimate, completion.calls.as_slice()) {
                 self.agent.calibrate(estimate, only);
             }
@@ -250,10 +258,21 @@ impl<'a> Round<'a> {
                 );
                 self.sink.warn_unsaved(recorded);
             }
-            let record = match parse_reply(&completion.text) {
-                Reply::Answer(answer) if answer.is_empty() => {
-                    StepRecord::format_error(completion.text.clone(), "your reply was empty.")
+            if self.agent.config.tool_protocol == ToolProtocol::Native {
+                if let Some(answer) = self.native_step(&completion).await? {
+                    return Ok(answer);
                 }
+                if self.malformed_in_a_row >= MAX_MALFORMED_REPLIES {
+                    return Err(RoundError::MalformedReplies);
+                }
+                continue;
+            }
+            let record = match parse_reply(&completion.text) {
+                Reply::Answer(answer) if answer.is_empty() => StepRecord::format_error(
+                    completion.text.clone(),
+                    "your reply was empty.",
+                    FORMAT_REMINDER,
+                ),
                 Reply::Answer(answer) => {
                     self.store(Message::assistant(answer.clone()), None);
                     return Ok(answer);
@@ -278,7 +297,8 @@ impl<'a> Round<'a> {
                         Some(mut result) if !self.agent.cancellation().is_cancelled() => {
                             jobs::tell_with_result(&mut result, self.agent.take_ended_jobs());
                             let reminder = self.rule_reminders(&call, &result);
-                            StepRecord::tool_step(text, call, result).with_reminder(reminder)
+                            StepRecord::tool_step(text, call, result, FORMAT_REMINDER)
+                                .with_reminder(reminder)
                         }
                         // Interrupted: what the tool returned before it was stopped (Bash's
                         // output so far, a write that finished) is kept; a call that never
@@ -304,7 +324,7 @@ impl<'a> Round<'a> {
                         step,
                         message: problem.clone(),
                     });
-                    StepRecord::format_error(text, &problem)
+                    StepRecord::format_error(text, &problem, FORMAT_REMINDER)
                 }
             };
             self.keep(record);
@@ -327,6 +347,8 @@ impl<'a> Round<'a> {
             malformed,
             todos,
             reminder,
+            tool_call_id,
+            tool_calls,
         } = record;
         if let Some(stored_text) = stored_text {
             self.store(Message::assistant(stored_text), None);
@@ -334,6 +356,7 @@ impl<'a> Round<'a> {
         let metadata = MessageMetadata {
             tool_name: tool,
             todos,
+            tool_call_id: tool_call_id.clone(),
             ..MessageMetadata::default()
         };
         self.store_with(tool_message(&compressed), metadata);
@@ -343,6 +366,8 @@ impl<'a> Round<'a> {
         let reminder = reminder.unwrap_or_default();
         self.scratchpad.push(ScratchStep {
             assistant: text,
+            tool_calls,
+            tool_call_id,
             observation: observation + &reminder,
             compressed: compressed + &reminder,
             use_compressed: false,

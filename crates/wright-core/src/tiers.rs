@@ -10,6 +10,7 @@ use wright_tools::CompressionLevel;
 use crate::context::{ContextBuilder, ScratchStep, estimate_request};
 use crate::history::{HistoryManager, SummaryEntry};
 use crate::instructions::Instructions;
+use crate::round::ToolProtocol;
 
 /// A history `tool` message holding a compressed result.
 pub fn tool_message(compressed: &str) -> Message {
@@ -66,7 +67,8 @@ impl HistoryView {
         self.tight = true;
     }
 
-    /// The ContextBuilder for a request with this view as L3 and the round's other parts.
+    /// The ContextBuilder for a request with this view as L3 and the round's other parts, for
+    /// the text protocol (set [`ContextBuilder::protocol`] for the native one).
     pub fn context<'a>(
         &'a self,
         system: &'a str,
@@ -83,6 +85,7 @@ impl HistoryView {
             input,
             scratchpad,
             todo_recap,
+            protocol: ToolProtocol::Text,
         }
     }
 

@@ -4,7 +4,7 @@
 //! would only cost tokens.
 
 use serde_json::Value;
-use wright_protocol::ToolCall;
+use wright_protocol::{NativeToolCall, ToolCall};
 use wright_tools::{Tool, ToolKind};
 
 use crate::react::{Action, action_start};
@@ -35,6 +35,28 @@ pub fn history_step_text(text: &str, call: &ToolCall, tool: Option<&dyn Tool>) -
         args,
     });
     format!("{thought}{}", action.to_text())
+}
+
+/// A native tool call (issue 19) as history stores it, by the rule of [`history_step_text`]:
+/// the arguments the tool keeps for history, or its large content arguments trimmed when it
+/// edits files. Arguments that are not JSON, and calls of no known tool, are kept as sent.
+pub fn history_call(call: &NativeToolCall, tool: Option<&dyn Tool>) -> NativeToolCall {
+    let kept = tool.and_then(|tool| {
+        let mut args: Value = serde_json::from_str(&call.arguments).ok()?;
+        let args = match tool.history_args(&args) {
+            Some(args) => args,
+            None if tool.kind() == ToolKind::Edit && trim_value(&mut args) => args,
+            None => return None,
+        };
+        serde_json::to_string(&args).ok()
+    });
+    match kept {
+        Some(arguments) => NativeToolCall {
+            arguments,
+            ..call.clone()
+        },
+        None => call.clone(),
+    }
 }
 
 /// Trims every long string inside `value`; says whether anything was trimmed.

@@ -650,18 +650,3 @@ fn an_unknown_tool_protocol_is_a_usage_error_naming_the_protocols() {
     );
     assert!(server.requests().is_empty());
 }
-
-#[test]
-fn the_native_tool_protocol_warns_and_runs_text_until_the_round_speaks_it() {
-    let project = Project::new();
-    let server = serve(vec![reply("Action: Finish[ok]")]);
-    let run = project.exec(&server, "openai", &["--tool-protocol", "native"], "hi");
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert_eq!(run.stdout, "ok\n");
-    assert!(
-        run.stderr
-            .contains("warning: tool_protocol `native` is not supported by the round yet"),
-        "{}",
-        run.stderr
-    );
-}

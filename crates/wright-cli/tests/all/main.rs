@@ -30,6 +30,7 @@ mod interrupted_step;
 mod lifetime;
 mod mcp;
 mod memory;
+mod native_tools;
 mod plan;
 mod prompt_cache;
 mod rules;

@@ -19,7 +19,7 @@ use crate::compaction::ContextSettings;
 use crate::history::HistoryManager;
 use crate::hooks::Hooks;
 use crate::plan;
-use crate::prompt::agent_system_prompt;
+use crate::prompt::{agent_system_prompt, native_agent_system_prompt};
 
 use super::DEFAULT_MAX_STEPS;
 
@@ -162,7 +162,12 @@ impl Agent {
         config: AgentConfig,
         history: HistoryManager,
     ) -> Self {
-        let system = agent_system_prompt(&tools.descriptions(), None, None, None, false);
+        let system = match config.tool_protocol {
+            ToolProtocol::Text => {
+                agent_system_prompt(&tools.descriptions(), None, None, None, false)
+            }
+            ToolProtocol::Native => native_agent_system_prompt(None, None, None, false),
+        };
         Self {
             llm,
             summary_llm,
@@ -217,8 +222,18 @@ impl Agent {
         self
     }
 
-    /// L1 of the mode the agent is in, from its parts: the same bytes every time.
+    /// L1 of the mode the agent is in, from its parts: the same bytes every time. Under the
+    /// native tool protocol the tools are not described in it: requests offer them as tool
+    /// definitions.
     fn layer_one(&self) -> String {
+        if self.config.tool_protocol == ToolProtocol::Native {
+            return native_agent_system_prompt(
+                self.environment.as_deref(),
+                self.memory_index.as_deref(),
+                self.instructions.as_deref(),
+                self.planning,
+            );
+        }
         let descriptions = if self.planning {
             plan::descriptions(&self.tools)
         } else {

@@ -10,7 +10,7 @@ use wright_llm::ChatRequest;
 use wright_protocol::Event;
 
 use crate::compaction::plan_compaction;
-use crate::context::estimate_request;
+use crate::context::{ContextBuilder, estimate_request};
 use crate::error::RoundError;
 use crate::instructions::Instructions;
 
@@ -80,14 +80,19 @@ impl Round<'_> {
             view.tighten();
         }
         loop {
-            let request = view.request(
-                &agent.system,
-                Some(&self.instructions),
-                &self.input,
-                &self.scratchpad,
-                recap.as_deref(),
-            );
-            let estimated = agent.calibrated(estimate_request(&request));
+            let request = ContextBuilder {
+                protocol: agent.config.tool_protocol,
+                ..view.context(
+                    &agent.system,
+                    Some(&self.instructions),
+                    &self.input,
+                    &self.scratchpad,
+                    recap.as_deref(),
+                )
+            }
+            .request();
+            // Natively offered tools travel beside the messages and count against the window.
+            let estimated = agent.calibrated(estimate_request(&request) + self.offered_estimate);
             if estimated <= limit {
                 return Ok(ChatRequest {
                     max_output_tokens: Some(reply_cap(

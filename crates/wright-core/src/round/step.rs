@@ -1,10 +1,8 @@
 //! One step as the round keeps it (spec A2, C1; DESIGN §9.2): the text the model wrote and its
 //! history form, the full observation for the scratchpad and its compressed form for history.
 
-use wright_protocol::{ErrorCode, HistoryResult, TodoItem, ToolCall, ToolResult};
+use wright_protocol::{ErrorCode, HistoryResult, NativeToolCall, TodoItem, ToolCall, ToolResult};
 use wright_tools::data::ToolData;
-
-use crate::react::FORMAT_REMINDER;
 
 /// One step: what the model wrote and what it observed, in both forms.
 pub(super) struct StepRecord {
@@ -25,12 +23,21 @@ pub(super) struct StepRecord {
     pub(super) todos: Option<Vec<TodoItem>>,
     /// The glob rules' `<system-reminder>`s sent with this observation (not stored).
     pub(super) reminder: Option<String>,
+    /// Native protocol: the id of the call this step answers.
+    pub(super) tool_call_id: Option<String>,
+    /// Native protocol: the reply's calls, on the step of its first call.
+    pub(super) tool_calls: Vec<NativeToolCall>,
 }
 
 impl StepRecord {
     /// A step, stored already, that called a tool and got `result`. A call the tool could not
-    /// take counts as malformed and its observation restates the format.
-    pub(super) fn tool_step(text: String, call: ToolCall, result: ToolResult) -> Self {
+    /// take counts as malformed and its observation restates the format, `format_reminder`.
+    pub(super) fn tool_step(
+        text: String,
+        call: ToolCall,
+        result: ToolResult,
+        format_reminder: &str,
+    ) -> Self {
         let malformed = is_malformed_call(&result);
         let todos = match ToolData::of(&call.tool, &result.data) {
             Some(ToolData::Todo(data)) if result.is_success() => Some(data.todos),
@@ -40,7 +47,7 @@ impl StepRecord {
             stored_text: None,
             compressed: wright_tools::compress_to_string(&call.tool, &result),
             observation: if malformed {
-                format!("{}\n{FORMAT_REMINDER}", result.text)
+                format!("{}\n{format_reminder}", result.text)
             } else {
                 result.text
             },
@@ -49,6 +56,8 @@ impl StepRecord {
             malformed,
             todos,
             reminder: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
         }
     }
 
@@ -57,11 +66,11 @@ impl StepRecord {
         Self { reminder, ..self }
     }
 
-    /// A reply that could not be read: the observation restates the format, and history keeps
-    /// an error result.
-    pub(super) fn format_error(text: String, problem: &str) -> Self {
+    /// A reply that could not be read: the observation restates the format, `format_reminder`,
+    /// and history keeps an error result.
+    pub(super) fn format_error(text: String, problem: &str, format_reminder: &str) -> Self {
         let message = format!("your action could not be read: {problem}");
-        let observation = format!("Error: {message}\n{FORMAT_REMINDER}");
+        let observation = format!("Error: {message}\n{format_reminder}");
         let compressed = HistoryResult::error(ErrorCode::InvalidArguments, message).to_json();
         Self {
             stored_text: Some(text.clone()),
@@ -72,6 +81,18 @@ impl StepRecord {
             malformed: true,
             todos: None,
             reminder: None,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// This step as the answer to the native tool call `id`, carrying the reply's `calls` when
+    /// it is the reply's first.
+    pub(super) fn answering(self, id: &str, calls: Vec<NativeToolCall>) -> Self {
+        Self {
+            tool_call_id: Some(id.to_string()),
+            tool_calls: calls,
+            ..self
         }
     }
 }
@@ -87,12 +108,13 @@ fn is_malformed_call(result: &ToolResult) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::react::FORMAT_REMINDER;
     use crate::tiers::tool_message;
     use wright_protocol::Role;
 
     #[test]
     fn format_errors_are_stored_as_error_tool_results() {
-        let record = StepRecord::format_error("Action: Read{".into(), "bad json");
+        let record = StepRecord::format_error("Action: Read{".into(), "bad json", FORMAT_REMINDER);
         assert!(record.malformed);
         assert!(record.observation.contains(FORMAT_REMINDER));
         let compressed = record.compressed;
@@ -116,7 +138,8 @@ mod tests {
             args: serde_json::json!({}),
         };
         let result = ToolResult::error(ErrorCode::UnknownTool, "no tool Nope");
-        let record = StepRecord::tool_step("Action: Nope[{}]".into(), call, result);
+        let record =
+            StepRecord::tool_step("Action: Nope[{}]".into(), call, result, FORMAT_REMINDER);
         assert!(record.malformed);
         assert!(record.observation.ends_with(FORMAT_REMINDER));
         assert_eq!(record.tool.as_deref(), Some("Nope"));

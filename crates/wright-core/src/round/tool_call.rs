@@ -7,17 +7,18 @@ use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
 use wright_store::{CheckpointKind, UsageKind};
 
-use wright_tools::CommandRun;
+use wright_tools::{CommandRun, PreparedCall};
 
 use crate::approval::Gate;
 use crate::checkpoint::changes_files;
 use crate::checks;
+use crate::history::HistoryManager;
 use crate::hooks::HookOutcome;
 use crate::plan;
 use crate::subagent::subagent_spending;
 use crate::summary::result_summary;
 
-use super::{Agent, Round};
+use super::{Agent, EventSink, Round};
 
 impl Round<'_> {
     /// Runs a tool call (unknown tools included: the registry answers those with an error).
@@ -49,12 +50,7 @@ impl Round<'_> {
             Err(refusal) => *refusal,
             Ok(mut prepared) => match agent.hooks.pre_tool(call, agent.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,
-                HookOutcome::Failed(message) => {
-                    let message = agent.tools.masker().mask(&message).into_owned();
-                    let mut blocked = ToolResult::error(ErrorCode::Blocked, message);
-                    blocked.context = call.args.clone();
-                    blocked
-                }
+                HookOutcome::Failed(message) => agent.blocked_by_hook(call, &message),
                 HookOutcome::Passed => {
                     let gate = agent
                         .approvals
@@ -92,15 +88,7 @@ impl Round<'_> {
                             while let Ok(event) = progress.try_recv() {
                                 self.sink.emit(at_step(event, step));
                             }
-                            // A Task call's sub-agents billed calls of their own: the session's
-                            // cost counts them.
-                            for (model, usage) in subagent_spending(&result.stats) {
-                                let recorded =
-                                    agent
-                                        .history
-                                        .record_usage(usage, UsageKind::Subagent, &model);
-                                self.sink.warn_unsaved(recorded);
-                            }
+                            record_subagent_spending(&mut agent.history, &result, &mut self.sink);
                             agent.after_hooks(call, &mut result, &cancel).await;
                             ran = true;
                             result
@@ -112,18 +100,126 @@ impl Round<'_> {
                 }
             },
         };
-        self.sink.emit(Event::ToolResult {
-            step,
-            tool: call.tool.clone(),
-            status: result.status,
-            summary: result_summary(&call.tool, &result),
-            data: result.data.clone(),
-            error: result.error.clone(),
-        });
+        self.sink.emit(result_event(step, call, &result));
         if ran && !cancel.is_cancelled() {
             self.run_checks(call, &mut result).await;
         }
         Some(result)
+    }
+
+    /// Runs calls that only read side by side (issue 19: several read-only native calls of one
+    /// reply), each through the same refusals and hooks as [`run_tool`](Self::run_tool); their
+    /// events are reported in the reply's order before and after the runs, and the results come
+    /// back in that order. A call that turns out to change something once prepared (a `Task`
+    /// whose agent can write) makes them all run one at a time instead. `None` for a call the
+    /// user interrupted before it ran.
+    pub(super) async fn run_tools_side_by_side(
+        &mut self,
+        calls: &[ToolCall],
+    ) -> Vec<Option<ToolResult>> {
+        let step = self.step;
+        let agent = &mut *self.agent;
+        let cancel = agent.cancellation().clone();
+        let prepared: Vec<Result<PreparedCall<'_>, Box<ToolResult>>> = calls
+            .iter()
+            .map(|call| {
+                match agent
+                    .planning
+                    .then(|| plan::refusal(call, &agent.tools))
+                    .flatten()
+                {
+                    Some(refusal) => Err(Box::new(refusal)),
+                    None => agent.tools.prepare(call, &agent.ctx),
+                }
+            })
+            .collect();
+        let all_read = prepared.iter().all(|prepared| {
+            prepared
+                .as_ref()
+                .map_or(true, |prepared| prepared.kind().is_read_only())
+        });
+        if !all_read {
+            drop(prepared);
+            let mut results = Vec::with_capacity(calls.len());
+            for call in calls {
+                let result = self.run_tool(call).await;
+                let stop = result.is_none();
+                results.push(result);
+                if stop {
+                    break;
+                }
+            }
+            return results;
+        }
+        // Before: each call reported and its `pre_tool` hooks run, in order. Calls that only
+        // read need no approval and no snapshot.
+        let mut outcomes = Vec::with_capacity(calls.len());
+        for (call, prepared) in calls.iter().zip(prepared) {
+            self.sink.emit(Event::ToolCall {
+                step,
+                tool: call.tool.clone(),
+                args: call.args.clone(),
+            });
+            let outcome = match prepared {
+                Err(refusal) => Outcome::Done(*refusal),
+                Ok(prepared) => match agent.hooks.pre_tool(call, agent.ctx.root(), &cancel).await {
+                    HookOutcome::Interrupted => Outcome::Interrupted,
+                    HookOutcome::Failed(message) => {
+                        Outcome::Done(agent.blocked_by_hook(call, &message))
+                    }
+                    HookOutcome::Passed => Outcome::Ready(prepared),
+                },
+            };
+            outcomes.push(outcome);
+        }
+        // The runs, side by side; what they report while running is shown as it comes.
+        let (events, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let ctx = agent.ctx.clone().with_events(events);
+        let runs = outcomes
+            .iter_mut()
+            .filter_map(
+                |outcome| match std::mem::replace(outcome, Outcome::Running) {
+                    Outcome::Ready(prepared) => Some(prepared.run(&ctx)),
+                    other => {
+                        *outcome = other;
+                        None
+                    }
+                },
+            )
+            .collect::<Vec<_>>();
+        let runs = futures::future::join_all(runs);
+        tokio::pin!(runs);
+        let finished = loop {
+            tokio::select! {
+                finished = &mut runs => break finished,
+                Some(event) = progress.recv() => self.sink.emit(at_step(event, step)),
+            }
+        };
+        while let Ok(event) = progress.try_recv() {
+            self.sink.emit(at_step(event, step));
+        }
+        // After: each result's hooks and event, in order.
+        let mut finished = finished.into_iter();
+        let mut results = Vec::with_capacity(calls.len());
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            let result = match outcome {
+                Outcome::Done(result) => Some(result),
+                Outcome::Running => match finished.next() {
+                    Some(mut result) => {
+                        record_subagent_spending(&mut agent.history, &result, &mut self.sink);
+                        agent.after_hooks(call, &mut result, &cancel).await;
+                        Some(result)
+                    }
+                    None => None,
+                },
+                Outcome::Ready(_) | Outcome::Interrupted => None,
+            };
+            if let Some(result) = &result {
+                self.sink.emit(result_event(step, call, result));
+            }
+            results.push(result);
+        }
+        results
     }
 
     /// Runs the `[checks]` that cover the files a successful call edited (none for a call
@@ -178,6 +274,42 @@ impl Round<'_> {
     }
 }
 
+/// Where a call of a side-by-side batch is.
+enum Outcome<'t> {
+    /// Refused or blocked: this is its result.
+    Done(ToolResult),
+    /// Ready to run.
+    Ready(PreparedCall<'t>),
+    /// Running with the others.
+    Running,
+    /// The user interrupted it before it ran.
+    Interrupted,
+}
+
+/// A Task call's sub-agents billed calls of their own: the session's cost counts them.
+fn record_subagent_spending(
+    history: &mut HistoryManager,
+    result: &ToolResult,
+    sink: &mut EventSink<'_>,
+) {
+    for (model, usage) in subagent_spending(&result.stats) {
+        let recorded = history.record_usage(usage, UsageKind::Subagent, &model);
+        sink.warn_unsaved(recorded);
+    }
+}
+
+/// The event that reports `call`'s result.
+fn result_event(step: u32, call: &ToolCall, result: &ToolResult) -> Event {
+    Event::ToolResult {
+        step,
+        tool: call.tool.clone(),
+        status: result.status,
+        summary: result_summary(&call.tool, result),
+        data: result.data.clone(),
+        error: result.error.clone(),
+    }
+}
+
 /// A sub-agent's event as the step of the Task call that ran it reports it.
 fn at_step(mut event: Event, step: u32) -> Event {
     if let Event::Subagent { step: at, .. } = &mut event {
@@ -187,6 +319,14 @@ fn at_step(mut event: Event, step: u32) -> Event {
 }
 
 impl Agent {
+    /// The result of a call a `pre_tool` hook blocked with `message`.
+    fn blocked_by_hook(&self, call: &ToolCall, message: &str) -> ToolResult {
+        let message = self.tools.masker().mask(message).into_owned();
+        let mut blocked = ToolResult::error(ErrorCode::Blocked, message);
+        blocked.context = call.args.clone();
+        blocked
+    }
+
     /// Runs the `post_tool` hooks for a call that ran, adding the notes of those that failed
     /// to its observation.
     async fn after_hooks(

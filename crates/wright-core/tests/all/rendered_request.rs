@@ -2,6 +2,7 @@
 
 use chrono::{TimeZone, Utc};
 use serde_json::json;
+use wright_core::ToolProtocol;
 use wright_core::code_law::CodeLaw;
 use wright_core::context::{ContextBuilder, ScratchStep};
 use wright_core::history::SummaryEntry;
@@ -69,7 +70,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
         assistant: "Thought: Read it first.\nAction: Read[{\"file_path\": \"src/auth.rs\"}]".into(),
         observation: "     1\tfn login() {}\n[lines 1-1 of 1]".into(),
         compressed: String::new(),
-        use_compressed: false,
+        ..ScratchStep::default()
     }];
     let recap = todo_recap(&[
         TodoItem {
@@ -91,6 +92,7 @@ fn a_request_with_every_layer_renders_as_the_spec_orders_it() {
         input: &input,
         scratchpad: &scratchpad,
         todo_recap: recap.as_deref(),
+        protocol: ToolProtocol::Text,
     }
     .request();
     insta::assert_snapshot!(render(&request));

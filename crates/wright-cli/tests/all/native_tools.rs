@@ -1,0 +1,360 @@
+//! Issue 19, part 1: the native tool protocol end to end — the real binary against the testkit
+//! on both wires: tools offered as schemas, results sent as each provider expects, the answer
+//! printed, malformed arguments answered like text mode, read-only calls side by side, and a
+//! session switching protocol when it is resumed.
+
+use serde_json::Value;
+use wright_testkit::{ScriptedResponse, ScriptedToolCall};
+
+use crate::common::{Project, reply, serve};
+
+const NATIVE: [&str; 2] = ["--tool-protocol", "native"];
+
+fn call(id: &str, name: &str, arguments: &str) -> ScriptedToolCall {
+    ScriptedToolCall::new(id, name, arguments)
+}
+
+fn calls(calls: Vec<ScriptedToolCall>) -> ScriptedResponse {
+    ScriptedResponse::tool_calls(calls)
+}
+
+/// The names of the tools a request body offers, on either wire.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|tool| {
+                    tool["function"]["name"]
+                        .as_str()
+                        .or_else(|| tool["name"].as_str())
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The system prompt of a request body, on either wire.
+fn system(body: &Value) -> String {
+    match &body["system"] {
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        Value::String(text) => text.clone(),
+        _ => body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+/// The tool results of an OpenAI request body: (tool_call_id, content), in order.
+fn openai_results(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The tool results of an Anthropic request body: (tool_use_id, content), in order.
+fn anthropic_results(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter(|block| block["type"] == "tool_result")
+        .map(|block| {
+            let content = match &block["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<String>(),
+                other => other.to_string(),
+            };
+            (block["tool_use_id"].as_str().unwrap().to_string(), content)
+        })
+        .collect()
+}
+
+fn results(provider: &str, body: &Value) -> Vec<(String, String)> {
+    match provider {
+        "anthropic" => anthropic_results(body),
+        _ => openai_results(body),
+    }
+}
+
+#[test]
+fn both_providers_get_the_tools_as_schemas_and_the_results_as_they_expect() {
+    for provider in ["openai", "anthropic"] {
+        let project = Project::new();
+        project.write("notes.txt", "the password is swordfish\n");
+        let server = serve(vec![
+            calls(vec![call(
+                "call_1",
+                "Read",
+                r#"{"file_path": "notes.txt"}"#,
+            )]),
+            reply("It holds the password."),
+        ]);
+        let run = project.exec(&server, provider, &NATIVE, "what is in notes.txt?");
+        assert_eq!(run.code, Some(0), "{provider}: {}", run.stderr);
+        assert_eq!(run.stdout, "It holds the password.\n", "{provider}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{provider}");
+        let first = requests[0].json().unwrap();
+        let tools = offered(&first);
+        for tool in ["Read", "Edit", "Bash", "Grep"] {
+            assert!(tools.contains(&tool.to_string()), "{provider}: {tools:?}");
+        }
+        let read = first["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "Read" || t["function"]["name"] == "Read")
+            .unwrap();
+        let schema = match provider {
+            "anthropic" => &read["input_schema"],
+            _ => &read["function"]["parameters"],
+        };
+        assert_eq!(schema["type"], "object", "{provider}: {read}");
+        assert!(
+            schema["properties"]["file_path"].is_object(),
+            "{provider}: {read}"
+        );
+        // No text protocol: no format in the prompt, no stop at a made-up observation.
+        let prompt = system(&first);
+        assert!(!prompt.contains("Action:"), "{provider}: {prompt}");
+        assert!(
+            !prompt.contains("## Read"),
+            "{provider}: tools described twice"
+        );
+        assert!(first.get("stop").is_none() && first.get("stop_sequences").is_none());
+        let second = requests[1].json().unwrap();
+        let results = results(provider, &second);
+        assert_eq!(results.len(), 1, "{provider}: {second}");
+        assert_eq!(results[0].0, "call_1", "{provider}");
+        assert!(
+            results[0].1.contains("the password is swordfish"),
+            "{provider}: the full result in its round: {}",
+            results[0].1
+        );
+        // The call itself goes back as the provider's own call message.
+        let assistant = second["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "assistant")
+            .unwrap();
+        let (id, name) = match provider {
+            "anthropic" => {
+                let block = &assistant["content"][0];
+                assert_eq!(block["type"], "tool_use", "{assistant}");
+                (&block["id"], &block["name"])
+            }
+            _ => {
+                let call = &assistant["tool_calls"][0];
+                (&call["id"], &call["function"]["name"])
+            }
+        };
+        assert_eq!((id.as_str(), name.as_str()), (Some("call_1"), Some("Read")));
+        // Descriptions carry no text-protocol `Action:` examples.
+        let descriptions = first["tools"].to_string();
+        assert!(!descriptions.contains("Action: "), "{provider}");
+        assert!(descriptions.contains("Example arguments: {"), "{provider}");
+    }
+}
+
+#[test]
+fn the_text_protocol_stays_the_default_and_offers_no_tools() {
+    let project = Project::new();
+    let server = serve(vec![reply("Action: Finish[ok]")]);
+    let run = project.exec(&server, "anthropic", &[], "hi");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "ok\n");
+    let body = server.requests()[0].json().unwrap();
+    assert!(body.get("tools").is_none(), "{body}");
+    assert!(system(&body).contains("Action: Finish["));
+    assert_eq!(body["stop_sequences"][0], "\nObservation:");
+}
+
+#[test]
+fn malformed_arguments_get_the_text_modes_error_and_the_round_goes_on() {
+    for provider in ["openai", "anthropic"] {
+        let project = Project::new();
+        let server = serve(vec![
+            calls(vec![call("call_9", "Read", r#"{"file_path": "a.txt""#)]),
+            reply("I could not read it."),
+        ]);
+        let run = project.exec(&server, provider, &NATIVE, "read a.txt");
+        assert_eq!(run.code, Some(0), "{provider}: {}", run.stderr);
+        assert_eq!(run.stdout, "I could not read it.\n");
+        let second = server.requests()[1].json().unwrap();
+        let results = results(provider, &second);
+        assert_eq!(results.len(), 1, "{provider}: {second}");
+        assert_eq!(results[0].0, "call_9");
+        assert!(
+            results[0].1.starts_with(
+                "Error: your action could not be read: the arguments of `Read` are not valid JSON:"
+            ),
+            "{provider}: {}",
+            results[0].1
+        );
+        assert!(results[0].1.contains("tool-calling interface"));
+    }
+}
+
+/// The order of the tool events of a `--json` run: ("call"|"result", tool).
+fn tool_events(run: &crate::common::Run) -> Vec<(String, String)> {
+    run.events()
+        .iter()
+        .filter_map(|event| {
+            let kind = match event["type"].as_str()? {
+                "tool_call" => "call",
+                "tool_result" => "result",
+                _ => return None,
+            };
+            Some((kind.to_string(), event["tool"].as_str()?.to_string()))
+        })
+        .collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn read_only_calls_of_one_reply_run_side_by_side_and_answer_in_order() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    project.write("b.txt", "beta\n");
+    let server = serve(vec![
+        calls(vec![
+            call("c1", "Read", r#"{"file_path": "a.txt"}"#),
+            call("c2", "Grep", r#"{"pattern": "beta"}"#),
+            call("c3", "Read", r#"{"file_path": "b.txt"}"#),
+        ]),
+        reply("alpha and beta"),
+    ]);
+    let mut args = NATIVE.to_vec();
+    args.push("--json");
+    let run = project.exec(&server, "openai", &args, "read both");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // All three were called before any finished: they ran together.
+    assert_eq!(
+        tool_events(&run),
+        pairs(&[
+            ("call", "Read"),
+            ("call", "Grep"),
+            ("call", "Read"),
+            ("result", "Read"),
+            ("result", "Grep"),
+            ("result", "Read"),
+        ])
+    );
+    let second = server.requests()[1].json().unwrap();
+    let results = openai_results(&second);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2", "c3"], "{second}");
+    assert!(results[0].1.contains("alpha"));
+    assert!(results[1].1.contains("b.txt"));
+    assert!(results[2].1.contains("beta"));
+}
+
+#[test]
+fn a_reply_that_writes_runs_its_calls_one_after_another_in_order() {
+    let project = Project::new();
+    let server = serve(vec![
+        calls(vec![
+            call(
+                "w",
+                "Write",
+                r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
+            ),
+            call("r", "Read", r#"{"file_path": "new.txt"}"#),
+        ]),
+        reply("written and read"),
+    ]);
+    let mut args = NATIVE.to_vec();
+    args.push("--json");
+    let run = project.exec(&server, "anthropic", &args, "write then read");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        tool_events(&run),
+        pairs(&[
+            ("call", "Write"),
+            ("result", "Write"),
+            ("call", "Read"),
+            ("result", "Read"),
+        ])
+    );
+    let second = server.requests()[1].json().unwrap();
+    let results = anthropic_results(&second);
+    assert_eq!(results.len(), 2, "{second}");
+    assert!(results[1].1.contains("fresh"), "the Read saw the Write");
+}
+
+#[test]
+fn a_session_switches_protocol_when_it_is_resumed() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    let server = serve(vec![
+        calls(vec![call("c1", "Read", r#"{"file_path": "a.txt"}"#)]),
+        reply("It says alpha."),
+        // Round 2, text: the native step reads as text.
+        reply("Action: Finish[still alpha]"),
+        // Round 3, native again: round 1 goes back as native calls, round 2 as text.
+        reply("done"),
+    ]);
+    let session = ["--session", "s"];
+    let native: Vec<&str> = NATIVE.iter().chain(&session).copied().collect();
+    let run = project.exec(&server, "openai", &native, "read a.txt");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let run = project.exec(&server, "openai", &session, "and now?");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "still alpha\n");
+    let run = project.exec(&server, "openai", &native, "once more");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "done\n");
+    let requests = server.requests();
+    let text = requests[2].json().unwrap();
+    assert!(text.get("tools").is_none());
+    let sent = text["messages"].to_string();
+    assert!(
+        sent.contains(r#"Action: Read[{\"file_path\": \"a.txt\"}]"#),
+        "{sent}"
+    );
+    assert!(sent.contains(r#"[tool] {\"status\":\"success\""#), "{sent}");
+    assert!(!sent.contains("tool_call"), "{sent}");
+    let native = requests[3].json().unwrap();
+    let results = openai_results(&native);
+    assert_eq!(results.len(), 1, "{native}");
+    assert_eq!(results[0].0, "c1");
+    assert!(
+        results[0].1.starts_with(r#"{"status":"success""#),
+        "history form"
+    );
+    assert!(
+        native["messages"]
+            .to_string()
+            .contains("Action: Finish[still alpha]"),
+        "the text round stays text"
+    );
+}
