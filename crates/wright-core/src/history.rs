@@ -3,7 +3,9 @@
 //! and the last reported usage — written through to the session file as it happens.
 
 use chrono::{DateTime, Utc};
-use wright_protocol::{ErrorCode, HistoryResult, Message, Role, TodoItem, ToolStatus, Usage};
+use wright_protocol::{
+    ErrorCode, HistoryResult, Message, MessageMetadata, Role, TodoItem, ToolStatus, Usage,
+};
 use wright_store::{
     CheckpointRecord, CompactionRecord, Record, RoundStatus, SessionFile, StoreError, UsageKind,
 };
@@ -96,32 +98,72 @@ impl HistoryManager {
     /// observation (spec A4: a tool call and its result stay together). Written through to the
     /// session file; call it on a replayed history before opening the next round.
     pub fn repair_interrupted_step(&mut self) -> Result<bool, StoreError> {
-        let Some(last) = self.messages.last() else {
-            return Ok(false);
-        };
-        let pending_call = last.message.role == Role::Assistant
-            && matches!(
-                parse_reply(&last.message.content),
-                Reply::Step {
-                    action: Action::Tool(_),
-                    ..
-                }
-            );
-        if !pending_call {
+        let missing = self.unanswered_calls();
+        if missing.is_empty() {
             return Ok(false);
         }
         let result = HistoryResult::error(
             ErrorCode::Interrupted,
             "wright stopped before this step finished; its effects, if any, are unknown",
         );
-        let mut message = Message::new(Role::Tool, result.to_json());
-        message.metadata = last.message.metadata.clone();
-        self.push(message)?;
+        for metadata in missing {
+            let mut message = Message::new(Role::Tool, result.to_json());
+            message.metadata = metadata;
+            self.push(message)?;
+        }
         self.write(&Record::RoundEnd {
             at: Utc::now(),
             status: RoundStatus::Interrupted,
         })?;
         Ok(true)
+    }
+
+    /// The results a crash left unwritten, as the metadata of the tool messages that would
+    /// hold them: the last message's text-protocol action, or the native calls of the last
+    /// assistant message that no tool message after it answers (issue 19).
+    fn unanswered_calls(&self) -> Vec<MessageMetadata> {
+        let Some(at) = self
+            .messages
+            .iter()
+            .rposition(|stored| stored.message.role != Role::Tool)
+        else {
+            return Vec::new();
+        };
+        let reply = &self.messages[at].message;
+        if reply.role != Role::Assistant {
+            return Vec::new();
+        }
+        if reply.metadata.tool_calls.is_empty() {
+            let pending_call = at + 1 == self.messages.len()
+                && matches!(
+                    parse_reply(&reply.content),
+                    Reply::Step {
+                        action: Action::Tool(_),
+                        ..
+                    }
+                );
+            return if pending_call {
+                vec![reply.metadata.clone()]
+            } else {
+                Vec::new()
+            };
+        }
+        let answered: Vec<&str> = self.messages[at + 1..]
+            .iter()
+            .filter_map(|stored| stored.message.metadata.tool_call_id.as_deref())
+            .collect();
+        reply
+            .metadata
+            .tool_calls
+            .iter()
+            .filter(|call| !answered.contains(&call.id.as_str()))
+            .map(|call| MessageMetadata {
+                tool_name: Some(call.name.clone()),
+                tool_call_id: Some(call.id.clone()),
+                step: reply.metadata.step,
+                ..MessageMetadata::default()
+            })
+            .collect()
     }
 
     fn adopt(&mut self, compaction: &CompactionRecord) {
@@ -481,6 +523,42 @@ mod tests {
             !history.repair_interrupted_step().unwrap(),
             "nothing left to repair"
         );
+    }
+
+    #[test]
+    fn native_calls_a_crash_left_unanswered_get_interrupted_results() {
+        let mut history = HistoryManager::new(None);
+        history.open_round("go").unwrap();
+        let mut reply = Message::assistant("");
+        reply.metadata.tool_calls = vec![
+            wright_protocol::NativeToolCall::new("a", "Read", "{}"),
+            wright_protocol::NativeToolCall::new("b", "Grep", "{}"),
+            wright_protocol::NativeToolCall::new("c", "Bash", "{}"),
+        ];
+        history.push(reply).unwrap();
+        let mut first = Message::new(Role::Tool, r#"{"status":"success"}"#);
+        first.metadata.tool_call_id = Some("a".into());
+        history.push(first).unwrap();
+        assert!(history.repair_interrupted_step().unwrap());
+        let added: Vec<(Option<&str>, Option<&str>, bool)> = history.all_messages()[3..]
+            .iter()
+            .map(|stored| {
+                let m = &stored.message;
+                (
+                    m.metadata.tool_call_id.as_deref(),
+                    m.metadata.tool_name.as_deref(),
+                    m.content.contains("\"code\":\"interrupted\""),
+                )
+            })
+            .collect();
+        assert_eq!(
+            added,
+            vec![
+                (Some("b"), Some("Grep"), true),
+                (Some("c"), Some("Bash"), true)
+            ]
+        );
+        assert!(!history.repair_interrupted_step().unwrap());
     }
 
     #[test]

@@ -3,10 +3,14 @@
 //! printed, malformed arguments answered like text mode, read-only calls side by side, and a
 //! session switching protocol when it is resumed.
 
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::Duration;
+
 use serde_json::Value;
 use wright_testkit::{ScriptedResponse, ScriptedToolCall};
 
-use crate::common::{Project, reply, serve};
+use crate::common::{Project, interrupt_and_wait, reply, serve};
 
 const NATIVE: [&str; 2] = ["--tool-protocol", "native"];
 
@@ -357,4 +361,52 @@ fn a_session_switches_protocol_when_it_is_resumed() {
             .contains("Action: Finish[still alpha]"),
         "the text round stays text"
     );
+}
+
+#[test]
+fn ctrl_c_mid_reply_leaves_every_call_answered_for_the_next_round() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    let server = serve(vec![
+        calls(vec![
+            call("slow", "Bash", r#"{"command": "sleep 30"}"#),
+            call("next", "Read", r#"{"file_path": "a.txt"}"#),
+        ]),
+        reply("resumed"),
+    ]);
+    let mut child = project
+        .command(&server, "openai")
+        .args(["exec", "--json", "--tool-protocol", "native"])
+        .args(["--session", "s", "wait"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("\"type\":\"tool_call\"") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = interrupt_and_wait(&mut child, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(130));
+    let run = project.exec(
+        &server,
+        "openai",
+        &["--tool-protocol", "native", "--session", "s"],
+        "go on",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "resumed\n");
+    let body = server.requests()[1].json().unwrap();
+    let results = openai_results(&body);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["slow", "next"], "{body}");
+    assert!(
+        results[1].1.contains("\"code\":\"interrupted\""),
+        "{}",
+        results[1].1
+    );
+    assert!(!results[1].1.contains("alpha"), "the Read never ran");
 }
