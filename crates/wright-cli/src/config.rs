@@ -477,6 +477,25 @@ pub fn prices(files: &[FileConfig]) -> Result<HashMap<String, Price>, ConfigErro
     Ok(prices)
 }
 
+/// The tool protocol the settings choose when no flag does: `WRIGHT_TOOL_PROTOCOL`, then the
+/// first settings file that sets `tool_protocol`, else `text`.
+pub fn tool_protocol(
+    env: &impl Fn(&str) -> Option<String>,
+    files: &[FileConfig],
+) -> Result<ToolProtocol, ConfigError> {
+    if let Some(value) = env("WRIGHT_TOOL_PROTOCOL") {
+        return value.parse().map_err(|_| ConfigError::Env {
+            name: "WRIGHT_TOOL_PROTOCOL",
+            value,
+            expected: "expected `text` or `native`",
+        });
+    }
+    Ok(files
+        .iter()
+        .find_map(|f| f.tool_protocol)
+        .unwrap_or_default())
+}
+
 /// Resolves the context settings (flags have none): environment, then files, then defaults.
 pub fn context_settings(
     env: &dyn Fn(&str) -> Option<String>,
@@ -720,18 +739,6 @@ pub fn resolve(
         .map_or(DEFAULT_STREAM_IDLE_TIMEOUT, Duration::from_secs);
     llm.request_timeout =
         file_value(|f| f.request_timeout_secs).map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_secs);
-    let env_tool_protocol = match env("WRIGHT_TOOL_PROTOCOL") {
-        Some(value) => Some(
-            value
-                .parse::<ToolProtocol>()
-                .map_err(|_| ConfigError::Env {
-                    name: "WRIGHT_TOOL_PROTOCOL",
-                    value,
-                    expected: "expected `text` or `native`",
-                })?,
-        ),
-        None => None,
-    };
     let agent = AgentConfig {
         max_steps: files
             .iter()
@@ -739,11 +746,10 @@ pub fn resolve(
             .unwrap_or(DEFAULT_MAX_STEPS),
         context: context_settings(&env, files)?,
         user_config_dir: user_config_dir(&env),
-        tool_protocol: flags
-            .tool_protocol
-            .or(env_tool_protocol)
-            .or_else(|| files.iter().find_map(|f| f.tool_protocol))
-            .unwrap_or_default(),
+        tool_protocol: match flags.tool_protocol {
+            Some(protocol) => protocol,
+            None => tool_protocol(&env, files)?,
+        },
     };
     Ok(Settings {
         llm,

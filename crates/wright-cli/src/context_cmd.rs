@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use wright_core::ToolProtocol;
 use wright_core::compaction::{
     CHARS_PER_TOKEN, ContextSettings, check_trigger, estimate_tokens, round_starts,
 };
@@ -19,19 +20,21 @@ use wright_store::memory::MemoryPaths;
 const NEXT_INPUT: &str = "<your next message>";
 
 /// Renders the report for `session` (or a new session when there is none), its agent having
-/// the Memory tool over `memory`, L2 read with the user's settings directory `user_config`.
+/// the Memory tool over `memory`, L2 read with the user's settings directory `user_config`,
+/// the request built for the tool `protocol`.
 pub fn report(
     root: &Path,
     session: Option<&LoadedSession>,
     settings: &ContextSettings,
     memory: Option<&MemoryPaths>,
     user_config: Option<&Path>,
+    protocol: ToolProtocol,
     full: bool,
 ) -> String {
-    let next = SessionContext::load(root, session, memory, user_config);
+    let next = SessionContext::load(root, session, memory, user_config, protocol);
     let builder = next.builder(NEXT_INPUT);
     let request = builder.request();
-    let total = estimate_request(&request);
+    let total = estimate_request(&request) + next.offered_estimate();
     let history = next.history();
 
     let mut out = String::new();
@@ -72,8 +75,20 @@ pub fn report(
         match layer {
             Layer::System(_) => {
                 let tokens = added_to_system(&layer);
-                let label = format!("L1 system prompt + {} tools", next.tool_count());
-                row(&mut out, &label, tokens);
+                match next.protocol() {
+                    ToolProtocol::Text => {
+                        let label = format!("L1 system prompt + {} tools", next.tool_count());
+                        row(&mut out, &label, tokens);
+                    }
+                    ToolProtocol::Native => {
+                        row(&mut out, "L1 system prompt", tokens);
+                        let label = format!(
+                            "L1 tool definitions ({} tools, native protocol)",
+                            next.offered().len()
+                        );
+                        row(&mut out, &label, next.offered_estimate());
+                    }
+                }
             }
             Layer::Instructions(_) => {
                 // One row per source, each with its own estimate; the layer's joins are
@@ -181,12 +196,26 @@ pub fn report(
     }
     if full {
         let _ = writeln!(out, "\n===== system =====\n{}", request.system_text());
+        if !next.offered().is_empty() {
+            let tools = serde_json::to_string_pretty(next.offered()).unwrap_or_default();
+            let _ = writeln!(out, "\n===== tools =====\n{tools}");
+        }
         for message in &request.messages {
-            let role = match message.role {
-                ChatRole::User => "user",
-                ChatRole::Assistant => "assistant",
+            let role = match (message.role, &message.tool_call_id) {
+                (ChatRole::User, Some(id)) => format!("tool result {id}"),
+                (ChatRole::User, None) => "user".to_string(),
+                (ChatRole::Assistant, _) => "assistant".to_string(),
             };
             let _ = writeln!(out, "\n===== {role} =====\n{}", message.content);
+            for call in &message.tool_calls {
+                let _ = writeln!(
+                    out,
+                    "[tool call {}] {} {}",
+                    call.id,
+                    call.name,
+                    call.arguments.trim()
+                );
+            }
         }
     }
     out

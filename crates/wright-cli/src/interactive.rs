@@ -54,6 +54,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         }
     };
     config::learn_context_window(&mut settings).await;
+    let protocol = settings.agent.tool_protocol;
     for problem in &settings.agent_problems {
         eprintln!("wright: warning: {problem}");
     }
@@ -100,6 +101,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
         reports: Box::new(CliReports {
             memory: setup_memory,
             user_config: config::user_config_dir(&config::process_env),
+            protocol,
         }),
         plan: args.plan,
         mcp: mcp_launch,
@@ -116,6 +118,7 @@ pub async fn run(root: &Path, args: InteractiveArgs) -> u8 {
 struct CliReports {
     memory: Option<wright_store::memory::MemoryPaths>,
     user_config: Option<std::path::PathBuf>,
+    protocol: wright_core::ToolProtocol,
 }
 
 impl Reports for CliReports {
@@ -132,6 +135,7 @@ impl Reports for CliReports {
             settings,
             self.memory.as_ref(),
             self.user_config.as_deref(),
+            self.protocol,
             false,
         )
     }

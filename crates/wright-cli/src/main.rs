@@ -518,12 +518,20 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
         wright_store::memory::MemoryPaths::new(&home, root, dir.as_deref())
     });
     let user_config = config::user_config_dir(&env);
+    let protocol = match config::tool_protocol(&env, &files) {
+        Ok(protocol) => protocol,
+        Err(e) => {
+            eprintln!("wright: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let report = context_cmd::report(
         root,
         session.as_ref(),
         &settings,
         memory.as_ref(),
         user_config.as_deref(),
+        protocol,
         args.full,
     );
     use std::io::Write;

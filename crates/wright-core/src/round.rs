@@ -20,6 +20,7 @@ mod window;
 
 pub(crate) use agent::summary_client;
 pub use agent::{Agent, AgentConfig, ToolProtocol, UnknownToolProtocol};
+pub(crate) use native::{definitions_estimate, offered_tools};
 
 use std::path::{Component, Path};
 

@@ -410,3 +410,47 @@ fn ctrl_c_mid_reply_leaves_every_call_answered_for_the_next_round() {
     );
     assert!(!results[1].1.contains("alpha"), "the Read never ran");
 }
+
+#[test]
+fn wright_context_shows_the_native_request_with_its_tools_and_calls() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    let server = serve(vec![
+        calls(vec![call("c1", "Read", r#"{"file_path": "a.txt"}"#)]),
+        reply("It says alpha."),
+    ]);
+    let native: Vec<&str> = NATIVE.iter().chain(&["--session", "s"]).copied().collect();
+    let run = project.exec(&server, "anthropic", &native, "read a.txt");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // The same stored history, shown for each protocol.
+    let context = |protocol: &str| {
+        let output = project
+            .command(&server, "anthropic")
+            .env("WRIGHT_TOOL_PROTOCOL", protocol)
+            .args(["context", "--full", "--session", "s"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let shown = context("native");
+    assert!(shown.contains("L1 tool definitions ("), "{shown}");
+    assert!(shown.contains("===== tools =====\n[\n  {\n"), "{shown}");
+    assert!(
+        shown.contains("[tool call c1] Read {\"file_path\": \"a.txt\"}"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("===== tool result c1 =====\n{\"status\":\"success\""),
+        "{shown}"
+    );
+    assert!(!shown.contains("Action: "), "{shown}");
+    let shown = context("text");
+    assert!(shown.contains("L1 system prompt + "), "{shown}");
+    assert!(!shown.contains("===== tools ====="), "{shown}");
+    assert!(
+        shown.contains("Action: Read[{\"file_path\": \"a.txt\"}]"),
+        "{shown}"
+    );
+    assert!(!shown.contains("[tool call"), "{shown}");
+}

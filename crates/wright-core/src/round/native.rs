@@ -18,6 +18,8 @@ use wright_protocol::{
     ToolResult,
 };
 
+use wright_tools::ToolRegistry;
+
 use crate::compaction::estimate_tokens;
 use crate::error::RoundError;
 use crate::plan;
@@ -64,12 +66,8 @@ impl Round<'_> {
         let agent = &*self.agent;
         self.offered = match agent.config.tool_protocol {
             ToolProtocol::Text => Vec::new(),
-            ToolProtocol::Native if agent.planning => agent.tools.definitions_where(plan::offers),
-            ToolProtocol::Native => agent.tools.definitions_where(|_| true),
+            ToolProtocol::Native => offered_tools(&agent.tools, agent.planning),
         };
-        for definition in &mut self.offered {
-            definition.description = native_description(&definition.name, &definition.description);
-        }
         self.offered_estimate = definitions_estimate(&self.offered);
     }
 
@@ -233,6 +231,20 @@ impl Round<'_> {
     }
 }
 
+/// The tool definitions a native request offers: every tool of `tools`, or in plan mode
+/// those plan mode offers, their descriptions without the text protocol's examples.
+pub(crate) fn offered_tools(tools: &ToolRegistry, planning: bool) -> Vec<ToolDefinition> {
+    let mut offered = if planning {
+        tools.definitions_where(plan::offers)
+    } else {
+        tools.definitions_where(|_| true)
+    };
+    for definition in &mut offered {
+        definition.description = native_description(&definition.name, &definition.description);
+    }
+    offered
+}
+
 /// A tool's description for the native protocol: its text-protocol examples
 /// (`Example:` then `Action: Name[{...}]`) become `Example arguments: {...}`.
 pub(crate) fn native_description(name: &str, description: &str) -> String {
@@ -259,7 +271,7 @@ pub(crate) fn native_description(name: &str, description: &str) -> String {
 
 /// The token estimate of tool definitions as a request carries them (their JSON, spec A6's
 /// `len // 3`).
-fn definitions_estimate(definitions: &[ToolDefinition]) -> u64 {
+pub(crate) fn definitions_estimate(definitions: &[ToolDefinition]) -> u64 {
     definitions
         .iter()
         .map(|definition| {

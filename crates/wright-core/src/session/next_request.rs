@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use chrono::Local;
+use wright_protocol::ToolDefinition;
 use wright_store::LoadedSession;
 use wright_store::memory::MemoryPaths;
 use wright_tools::ToolRegistry;
@@ -13,7 +14,8 @@ use crate::environment::Environment;
 use crate::history::HistoryManager;
 use crate::instructions::Instructions;
 use crate::memory::{MemoryTool, SessionMemory, memory_index};
-use crate::prompt::agent_system_prompt;
+use crate::prompt::{agent_system_prompt, native_agent_system_prompt};
+use crate::round::{ToolProtocol, definitions_estimate, offered_tools};
 use crate::subagent::{AgentCatalog, agent_listing, with_task_description};
 use crate::tiers::HistoryView;
 
@@ -23,6 +25,9 @@ use crate::tiers::HistoryView;
 pub struct SessionContext {
     system: String,
     tool_count: usize,
+    protocol: ToolProtocol,
+    /// Natively, the tool definitions the request offers beside its messages.
+    offered: Vec<ToolDefinition>,
     instructions: Instructions,
     history: HistoryManager,
     view: HistoryView,
@@ -33,13 +38,16 @@ impl SessionContext {
     /// Reads the project at `root` and replays the records of `session` (none for a session
     /// not begun yet). L1 ends with the session's environment block, or today's for a new one,
     /// then, with `memory`, the Memory tool's index of memory as the session recorded it (or
-    /// as it is now). L2 is read with the user's settings directory `user_config_dir`.
+    /// as it is now). L2 is read with the user's settings directory `user_config_dir`. The
+    /// request is built for `protocol`: natively L1 does not describe the tools, which go
+    /// beside the messages as definitions ([`offered`](Self::offered)).
     /// Nothing is written and the session file is not locked.
     pub fn load(
         root: &Path,
         session: Option<&LoadedSession>,
         memory: Option<&MemoryPaths>,
         user_config_dir: Option<&Path>,
+        protocol: ToolProtocol,
     ) -> Self {
         let mut tools = ToolRegistry::builtin();
         if let Some(paths) = memory {
@@ -67,15 +75,27 @@ impl SessionContext {
         let recap = history
             .last_todo_list()
             .and_then(|todos| wright_tools::todo_recap(&todos));
-        Self {
-            system: agent_system_prompt(
-                &tools.descriptions(),
-                Some(&environment),
-                index.as_deref(),
-                None,
-                false,
+        let (system, offered) = match protocol {
+            ToolProtocol::Text => (
+                agent_system_prompt(
+                    &tools.descriptions(),
+                    Some(&environment),
+                    index.as_deref(),
+                    None,
+                    false,
+                ),
+                Vec::new(),
             ),
+            ToolProtocol::Native => (
+                native_agent_system_prompt(Some(&environment), index.as_deref(), None, false),
+                offered_tools(&tools, false),
+            ),
+        };
+        Self {
+            system,
             tool_count: tools.names().len(),
+            protocol,
+            offered,
             instructions: Instructions::load(root, user_config_dir, tools.masker()),
             view: HistoryView::new(&history),
             history,
@@ -86,13 +106,31 @@ impl SessionContext {
     /// The ContextBuilder of the next request, with `input` as the user's input and an empty
     /// scratchpad. An unreadable file of L2 is left out, as a round would leave it out.
     pub fn builder<'a>(&'a self, input: &'a str) -> ContextBuilder<'a> {
-        self.view.context(
-            &self.system,
-            Some(&self.instructions),
-            input,
-            &[],
-            self.recap.as_deref(),
-        )
+        ContextBuilder {
+            protocol: self.protocol,
+            ..self.view.context(
+                &self.system,
+                Some(&self.instructions),
+                input,
+                &[],
+                self.recap.as_deref(),
+            )
+        }
+    }
+
+    /// The tool protocol the request is built for.
+    pub fn protocol(&self) -> ToolProtocol {
+        self.protocol
+    }
+
+    /// Natively, the tool definitions the request offers (none in the text protocol).
+    pub fn offered(&self) -> &[ToolDefinition] {
+        &self.offered
+    }
+
+    /// The token estimate of [`offered`](Self::offered).
+    pub fn offered_estimate(&self) -> u64 {
+        definitions_estimate(&self.offered)
     }
 
     /// L2 as it is now: its parts, and the files that cannot be read or used.
