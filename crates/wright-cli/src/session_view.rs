@@ -204,7 +204,12 @@ fn reply_lines(out: &mut String, message: &Message) {
     if message.role == Role::Summary {
         let _ = writeln!(out, "[summary of earlier rounds]");
     }
-    let _ = writeln!(out, "{}", message.content.trim_end());
+    // A native reply's tool calls show as the action lines text mode writes.
+    let _ = writeln!(
+        out,
+        "{}",
+        wright_core::context::assistant_text(message).trim_end()
+    );
 }
 
 /// Where a compaction happened, and its summary or why there is none.

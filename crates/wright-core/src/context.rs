@@ -209,8 +209,8 @@ fn history_message(message: &Message) -> ChatMessage {
     }
 }
 
-/// An assistant message as text: its content, then one action line per native tool call.
-fn assistant_text(message: &Message) -> String {
+/// A message as text: its content, then, for a native reply, one action line per tool call.
+pub fn assistant_text(message: &Message) -> String {
     let calls = &message.metadata.tool_calls;
     if calls.is_empty() {
         return message.content.clone();

@@ -41,9 +41,17 @@ pub struct StoredStep<'a> {
 }
 
 impl StoredStep<'_> {
-    /// The tool call the step's reply makes, if it makes one.
+    /// The tool call the step's reply makes, if it makes one: its action, or a native reply's
+    /// first call (issue 19; its arguments `null` when they are not JSON).
     pub fn call(&self) -> Option<ToolCall> {
-        match parse_reply(&self.model_text()?.content) {
+        let message = self.model_text()?;
+        if let Some(native) = message.metadata.tool_calls.first() {
+            return Some(ToolCall {
+                tool: native.name.clone(),
+                args: serde_json::from_str(&native.arguments).unwrap_or_default(),
+            });
+        }
+        match parse_reply(&message.content) {
             Reply::Step {
                 action: Action::Tool(call),
                 ..
@@ -53,9 +61,13 @@ impl StoredStep<'_> {
     }
 
     /// The answer, if the step's reply is one: a `Finish` action's or a reply without an
-    /// action (DESIGN §9.6).
+    /// action (DESIGN §9.6) or native tool call.
     pub fn answer(&self) -> Option<String> {
-        match parse_reply(&self.model_text()?.content) {
+        let message = self.model_text()?;
+        if !message.metadata.tool_calls.is_empty() {
+            return None;
+        }
+        match parse_reply(&message.content) {
             Reply::Step {
                 action: Action::Finish(answer),
                 ..
@@ -242,6 +254,32 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use wright_protocol::MessageMetadata;
+
+    #[test]
+    fn a_native_reply_is_a_call_not_an_answer() {
+        let mut reply = Message::assistant("Looking.");
+        reply.metadata.tool_calls = vec![wright_protocol::NativeToolCall::new(
+            "c1",
+            "Read",
+            r#"{"file_path": "a"}"#,
+        )];
+        let step = StoredStep {
+            reply: Some(StoredMessage {
+                at: at(1),
+                message: &reply,
+            }),
+            result: None,
+        };
+        assert_eq!(step.answer(), None);
+        assert_eq!(
+            step.call(),
+            Some(ToolCall {
+                tool: "Read".into(),
+                args: serde_json::json!({"file_path": "a"}),
+            })
+        );
+        assert!(step.is_cut_off());
+    }
 
     fn at(second: u32) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(&format!("2026-11-22T08:00:{second:02}Z"))

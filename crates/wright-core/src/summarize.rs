@@ -15,7 +15,7 @@ use wright_llm::{ChatMessage, ChatRequest, LlmClient};
 use wright_protocol::{Role, Usage};
 
 use crate::compaction::CHARS_PER_TOKEN;
-use crate::context::estimate_request;
+use crate::context::{assistant_text, estimate_request};
 use crate::history::Stored;
 use wright_protocol::text::{last_chars, take_chars};
 
@@ -71,7 +71,8 @@ pub fn transcript(messages: &[Stored]) -> String {
         }
         text.push_str(tag);
         text.push(' ');
-        text.push_str(&stored.message.content);
+        // A native reply's tool calls are read as the action lines text mode writes.
+        text.push_str(&assistant_text(&stored.message));
     }
     text
 }
@@ -270,5 +271,23 @@ mod tests {
             user.starts_with("Start Time: 2026-11-22T08:00:00Z\nCutoff Time: 2026-11-22T09:30:00Z")
         );
         assert!(user.contains("[user] add login\n\n[assistant] Action: Finish[done]"));
+    }
+
+    #[test]
+    fn native_tool_calls_reach_the_summary_as_action_lines() {
+        let mut reply = Message::assistant("Reading.");
+        reply.metadata.tool_calls = vec![wright_protocol::NativeToolCall::new(
+            "c1",
+            "Read",
+            r#"{"file_path": "a.rs"}"#,
+        )];
+        let archived = [Stored {
+            at: Utc::now(),
+            message: reply,
+        }];
+        assert_eq!(
+            transcript(&archived),
+            "[assistant] Reading.\nAction: Read[{\"file_path\": \"a.rs\"}]"
+        );
     }
 }

@@ -453,4 +453,16 @@ fn wright_context_shows_the_native_request_with_its_tools_and_calls() {
         "{shown}"
     );
     assert!(!shown.contains("[tool call"), "{shown}");
+    let output = project
+        .command(&server, "anthropic")
+        .args(["sessions", "show", "s"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{shown}");
+    assert!(
+        shown.contains("Action: Read[{\"file_path\": \"a.txt\"}]\n  ↳ Read"),
+        "{shown}"
+    );
+    assert!(shown.contains("It says alpha."), "{shown}");
 }
