@@ -466,3 +466,32 @@ fn wright_context_shows_the_native_request_with_its_tools_and_calls() {
     );
     assert!(shown.contains("It says alpha."), "{shown}");
 }
+
+#[test]
+fn plan_mode_offers_only_the_tools_that_change_nothing() {
+    let project = Project::new();
+    let server = serve(vec![
+        calls(vec![call(
+            "w",
+            "Write",
+            r#"{"file_path": "x.txt", "content": "no"}"#,
+        )]),
+        reply("1. Do it."),
+    ]);
+    let args: Vec<&str> = NATIVE.iter().chain(&["--plan"]).copied().collect();
+    let run = project.exec(&server, "openai", &args, "plan it");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests();
+    let first = requests[0].json().unwrap();
+    let tools = offered(&first);
+    assert!(tools.contains(&"Read".to_string()), "{tools:?}");
+    for changing in ["Write", "Edit", "MultiEdit"] {
+        assert!(!tools.contains(&changing.to_string()), "{tools:?}");
+    }
+    assert!(system(&first).contains("plan"), "plan mode's L1");
+    // A call of a tool plan mode does not offer is refused, not run.
+    assert!(!project.path().join("x.txt").exists());
+    let results = openai_results(&requests[1].json().unwrap());
+    assert_eq!(results[0].0, "w");
+    assert!(results[0].1.contains("plan mode"), "{}", results[0].1);
+}
