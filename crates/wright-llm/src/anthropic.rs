@@ -16,7 +16,7 @@ use crate::{ChatRequest, FinishReason, LlmConfig};
 
 mod messages;
 
-use messages::{WireRequestMessage, alternating_messages};
+use messages::{WireRequestMessage, alternating_messages, mark_cache_breakpoint};
 
 /// The API version wright speaks, sent as `anthropic-version`.
 pub(crate) const API_VERSION: &str = "2023-06-01";
@@ -43,7 +43,8 @@ pub(crate) fn request_body(
     tools: &[ToolDefinition],
 ) -> serde_json::Result<Vec<u8>> {
     // Cache breakpoints after the first part (L1, the same for the whole session) and after
-    // the last (the whole system prompt, until the rules or the summaries change).
+    // the last (the whole system prompt, until the rules or the summaries change); a third
+    // ends the last user message (the whole conversation: `mark_cache_breakpoint`).
     let parts: Vec<&str> = request.system_parts().collect();
     let last = parts.len().saturating_sub(1);
     let system = parts
@@ -60,7 +61,11 @@ pub(crate) fn request_body(
         model: &config.model,
         max_tokens: request.output_limit(config.max_output_tokens),
         system,
-        messages: alternating_messages(&request.messages),
+        messages: {
+            let mut messages = alternating_messages(&request.messages);
+            mark_cache_breakpoint(&mut messages);
+            messages
+        },
         stop_sequences: &request.stop,
         stream: config.stream,
         tools: tools
@@ -479,7 +484,7 @@ mod tests {
     }
 
     #[test]
-    fn the_request_caches_the_system_prompt_and_names_stop_sequences() {
+    fn the_request_caches_the_system_prompt_and_the_conversation_and_names_stop_sequences() {
         let request = ChatRequest {
             system: vec!["be brief".into()],
             messages: vec![ChatMessage::user("hi")],
@@ -492,7 +497,9 @@ mod tests {
                 "model": "claude-test",
                 "max_tokens": 8192,
                 "system": [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}],
-                "messages": [{"role": "user", "content": "hi"}],
+                "messages": [{"role": "user", "content": [
+                    {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+                ]}],
                 "stop_sequences": ["Observation:"],
                 "stream": true,
             })
@@ -529,7 +536,9 @@ mod tests {
             json!({
                 "model": "claude-test",
                 "max_tokens": 8192,
-                "messages": [{"role": "user", "content": "hi"}],
+                "messages": [{"role": "user", "content": [
+                    {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+                ]}],
                 "stream": false,
             })
         );

@@ -67,6 +67,8 @@ enum WireContent<'a> {
 enum WireBlockOut<'a> {
     Text {
         text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheMark>,
     },
     /// A native call the model made. `input` must be an object: arguments that are not a
     /// JSON object (the model wrote malformed JSON) are sent as `{}`. Their text stays in
@@ -76,12 +78,52 @@ enum WireBlockOut<'a> {
         id: &'a str,
         name: &'a str,
         input: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheMark>,
     },
     ToolResult {
         tool_use_id: &'a str,
         #[serde(skip_serializing_if = "str::is_empty")]
         content: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheMark>,
     },
+}
+
+/// A prompt-cache breakpoint: `{"type": "ephemeral"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub(super) struct CacheMark {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// The breakpoint Anthropic caches a prompt's prefix at (5 minutes).
+pub(super) const EPHEMERAL: CacheMark = CacheMark { kind: "ephemeral" };
+
+/// Makes the end of the last user message a cache breakpoint: Anthropic caches only prefixes
+/// that end at one, so without it no request would read the conversation of the one before
+/// it from the cache. The next request's breakpoint finds this one by looking back (up to 20
+/// blocks), so each request reads all it shares with the previous one. The text is sent
+/// unchanged, as a text block.
+pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>]) {
+    let Some(last_user) = messages
+        .iter_mut()
+        .rev()
+        .find(|message| message.role == ChatRole::User)
+    else {
+        return;
+    };
+    let content = std::mem::replace(&mut last_user.content, WireContent::Blocks(Vec::new()));
+    let mut blocks = content.into_blocks();
+    if let Some(
+        WireBlockOut::Text { cache_control, .. }
+        | WireBlockOut::ToolUse { cache_control, .. }
+        | WireBlockOut::ToolResult { cache_control, .. },
+    ) = blocks.last_mut()
+    {
+        *cache_control = Some(EPHEMERAL);
+    }
+    last_user.content = WireContent::Blocks(blocks);
 }
 
 impl<'a> WireContent<'a> {
@@ -91,6 +133,7 @@ impl<'a> WireContent<'a> {
             return Some(WireContent::Blocks(vec![WireBlockOut::ToolResult {
                 tool_use_id: id,
                 content: &message.content,
+                cache_control: None,
             }]));
         }
         let has_text = !message.content.trim().is_empty();
@@ -99,11 +142,13 @@ impl<'a> WireContent<'a> {
         }
         let text = has_text.then(|| WireBlockOut::Text {
             text: message.content.clone(),
+            cache_control: None,
         });
         let calls = message.tool_calls.iter().map(|call| WireBlockOut::ToolUse {
             id: &call.id,
             name: &call.name,
             input: tool_input(&call.arguments),
+            cache_control: None,
         });
         Some(WireContent::Blocks(text.into_iter().chain(calls).collect()))
     }
@@ -138,7 +183,10 @@ impl<'a> WireContent<'a> {
 
     fn into_blocks(self) -> Vec<WireBlockOut<'a>> {
         match self {
-            WireContent::Text(text) => vec![WireBlockOut::Text { text }],
+            WireContent::Text(text) => vec![WireBlockOut::Text {
+                text,
+                cache_control: None,
+            }],
             WireContent::Blocks(blocks) => blocks,
         }
     }
@@ -225,13 +273,16 @@ mod tests {
             WireBlockOut::ToolResult {
                 tool_use_id: "a",
                 content: "one",
+                cache_control: None,
             },
             WireBlockOut::ToolResult {
                 tool_use_id: "b",
                 content: "two",
+                cache_control: None,
             },
             WireBlockOut::Text {
                 text: "note".into(),
+                cache_control: None,
             },
         ];
         assert_eq!(
@@ -245,11 +296,13 @@ mod tests {
                             id: "a",
                             name: "Read",
                             input: serde_json::json!({}),
+                            cache_control: None,
                         },
                         WireBlockOut::ToolUse {
                             id: "b",
                             name: "Read",
                             input: serde_json::json!({}),
+                            cache_control: None,
                         },
                     ]),
                 },
@@ -259,5 +312,31 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn the_last_user_message_ends_in_a_cache_breakpoint() {
+        let messages = vec![
+            ChatMessage::user("first"),
+            ChatMessage::assistant("reply"),
+            ChatMessage::tool_result("a", "one"),
+            ChatMessage::user("second"),
+            ChatMessage::assistant("prefill"),
+        ];
+        let mut wire = alternating_messages(&messages);
+        mark_cache_breakpoint(&mut wire);
+        let json = serde_json::to_value(&wire).unwrap();
+        assert_eq!(json[0]["content"], "first", "earlier messages unchanged");
+        assert_eq!(
+            json[2]["content"],
+            serde_json::json!([
+                {"type": "tool_result", "tool_use_id": "a", "content": "one"},
+                {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}},
+            ])
+        );
+        assert_eq!(json[3]["content"], "prefill", "never on a prefill");
+        let mut none: Vec<WireRequestMessage<'_>> = Vec::new();
+        mark_cache_breakpoint(&mut none);
+        assert!(none.is_empty());
     }
 }

@@ -91,7 +91,11 @@ async fn the_request_has_the_documented_shape() {
             "messages": [
                 {"role": "user", "content": "(continue)"},
                 {"role": "assistant", "content": "Ready."},
-                {"role": "user", "content": "Say hello.\n\nObservation: none"},
+                {"role": "user", "content": [{
+                    "type": "text",
+                    "text": "Say hello.\n\nObservation: none",
+                    "cache_control": {"type": "ephemeral"},
+                }]},
                 {"role": "assistant", "content": "Hello."},
             ],
             "stop_sequences": ["Observation:"],

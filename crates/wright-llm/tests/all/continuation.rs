@@ -113,7 +113,9 @@ async fn an_anthropic_reply_cut_once_is_joined_from_two_pieces() {
         json!([
             {"role": "user", "content": "Say hello."},
             {"role": "assistant", "content": "The first piece, "},
-            {"role": "user", "content": CONTINUE_PROMPT},
+            {"role": "user", "content": [
+                {"type": "text", "text": CONTINUE_PROMPT, "cache_control": {"type": "ephemeral"}},
+            ]},
         ])
     );
 }

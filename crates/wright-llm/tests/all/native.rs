@@ -359,7 +359,7 @@ async fn anthropic_history_sends_tool_use_blocks_and_the_results_in_one_user_mes
                  "content": "{\"status\":\"success\"}"},
                 {"type": "tool_result", "tool_use_id": "call_b",
                  "content": "{\"status\":\"error\"}"},
-                {"type": "text", "text": "And now?"},
+                {"type": "text", "text": "And now?", "cache_control": {"type": "ephemeral"}},
             ]},
         ])
     );
@@ -387,7 +387,7 @@ async fn anthropic_keeps_tool_results_ahead_of_text_that_came_before_them() {
             ]},
             {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "c", "content": "ok"},
-                {"type": "text", "text": "(a note)"},
+                {"type": "text", "text": "(a note)", "cache_control": {"type": "ephemeral"}},
             ]},
         ])
     );
@@ -408,7 +408,8 @@ async fn anthropic_sends_malformed_arguments_as_an_empty_input() {
     );
 }
 
-/// The bytes a request without tools produced before native tool calling existed.
+/// The bytes a request without tools sends: what it sent before native tool calling existed,
+/// but for the cache breakpoint that ends an Anthropic conversation (issue 19).
 #[tokio::test]
 async fn requests_without_tools_are_byte_for_byte_what_they_were() {
     let request = ChatRequest {
@@ -438,7 +439,8 @@ async fn requests_without_tools_are_byte_for_byte_what_they_were() {
                 r#"{"model":"test-model","max_tokens":8192,"system":[{"type":"text","#,
                 r#""text":"You are terse.","cache_control":{"type":"ephemeral"}}],"#,
                 r#""messages":[{"role":"user","content":"Say hello."},"#,
-                r#"{"role":"assistant","content":"Hello."},{"role":"user","content":"Again."}],"#,
+                r#"{"role":"assistant","content":"Hello."},{"role":"user","content":[{"type":"text","#,
+                r#""text":"Again.","cache_control":{"type":"ephemeral"}}]}],"#,
                 r#""stop_sequences":["\nObservation:"],"stream":true}"#,
             ),
         ),
