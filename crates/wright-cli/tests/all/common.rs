@@ -175,3 +175,26 @@ pub fn interrupt_and_wait(
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Runs `command` (a `wright exec --json` one), presses Ctrl-C 300 ms after its first
+/// `tool_call` event and waits for it to exit; returns its status and the event lines it
+/// printed after that event.
+pub fn interrupt_at_first_tool_call(
+    mut command: Command,
+) -> (std::process::ExitStatus, Vec<String>) {
+    use std::io::{BufRead, BufReader};
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().contains("\"type\":\"tool_call\"") {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = interrupt_and_wait(&mut child, std::time::Duration::from_secs(10));
+    (status, lines.map(|l| l.unwrap()).collect())
+}

@@ -3,14 +3,10 @@
 //! printed, malformed arguments answered like text mode, read-only calls side by side, and a
 //! session switching protocol when it is resumed.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-use std::time::Duration;
-
 use serde_json::Value;
 use wright_testkit::{ScriptedResponse, ScriptedToolCall};
 
-use crate::common::{Project, interrupt_and_wait, reply, serve};
+use crate::common::{Project, interrupt_at_first_tool_call, reply, serve};
 
 const NATIVE: [&str; 2] = ["--tool-protocol", "native"];
 
@@ -374,22 +370,11 @@ fn ctrl_c_mid_reply_leaves_every_call_answered_for_the_next_round() {
         ]),
         reply("resumed"),
     ]);
-    let mut child = project
-        .command(&server, "openai")
+    let mut command = project.command(&server, "openai");
+    command
         .args(["exec", "--json", "--tool-protocol", "native"])
-        .args(["--session", "s", "wait"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().contains("\"type\":\"tool_call\"") {
-            break;
-        }
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let status = interrupt_and_wait(&mut child, Duration::from_secs(10));
+        .args(["--session", "s", "wait"]);
+    let (status, _) = interrupt_at_first_tool_call(command);
     assert_eq!(status.code(), Some(130));
     let run = project.exec(
         &server,
