@@ -3,7 +3,7 @@
 //!
 //! A reply is a `response` object whose `output` holds items: a `reasoning` item (the scripted
 //! reasoning, as a summary), a `message` item (the text) and one `function_call` item per tool
-//! call. Streamed, each item is announced (`response.output_item.added`), filled by deltas and
+//! call (`custom_tool_call` for a custom tool's). Streamed, each item is announced (`response.output_item.added`), filled by deltas and
 //! closed (`response.output_item.done`), between `response.created` and `response.completed`
 //! (`response.incomplete` for the finish reason `length`); every event carries a
 //! `sequence_number` and there is no `[DONE]`.
@@ -121,8 +121,9 @@ enum OutputItem<'a> {
     Reasoning(&'a str),
     /// The reply text, as one `output_text` part.
     Message(&'a str),
-    /// A native tool call; `index` numbers the calls of the reply from 0.
-    FunctionCall {
+    /// A native tool call, a `function_call` item or (for a custom tool) a `custom_tool_call`
+    /// item; `index` numbers the calls of the reply from 0.
+    ToolCall {
         index: usize,
         call: &'a ScriptedToolCall,
     },
@@ -133,7 +134,8 @@ impl OutputItem<'_> {
         match self {
             OutputItem::Reasoning(_) => REASONING_ID.to_string(),
             OutputItem::Message(_) => MESSAGE_ID.to_string(),
-            OutputItem::FunctionCall { index, .. } => format!("fc_testkit_{index}"),
+            OutputItem::ToolCall { index, call } if call.custom => format!("ctc_testkit_{index}"),
+            OutputItem::ToolCall { index, .. } => format!("fc_testkit_{index}"),
         }
     }
 
@@ -149,14 +151,7 @@ impl OutputItem<'_> {
                 "role": "assistant",
                 "content": [],
             }),
-            OutputItem::FunctionCall { call, .. } => json!({
-                "id": id,
-                "type": "function_call",
-                "status": "in_progress",
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": "",
-            }),
+            OutputItem::ToolCall { call, .. } => tool_call_item(id, call, "in_progress", ""),
         }
     }
 
@@ -176,16 +171,28 @@ impl OutputItem<'_> {
                 "role": "assistant",
                 "content": [text_part(text)],
             }),
-            OutputItem::FunctionCall { call, .. } => json!({
-                "id": id,
-                "type": "function_call",
-                "status": outcome.status(),
-                "call_id": call.id,
-                "name": call.name,
-                "arguments": call.arguments,
-            }),
+            OutputItem::ToolCall { call, .. } => {
+                tool_call_item(id, call, outcome.status(), &call.arguments)
+            }
         }
     }
+}
+
+/// A `function_call` item with `arguments`, or a `custom_tool_call` item with `input`.
+fn tool_call_item(id: String, call: &ScriptedToolCall, status: &str, arguments: &str) -> Value {
+    let (kind, field) = if call.custom {
+        ("custom_tool_call", "input")
+    } else {
+        ("function_call", "arguments")
+    };
+    json!({
+        "id": id,
+        "type": kind,
+        "status": status,
+        "call_id": call.id,
+        "name": call.name,
+        field: arguments,
+    })
 }
 
 /// The reply's output items in order: reasoning, the message (unless the reply is only tool
@@ -203,7 +210,7 @@ fn output_items(response: &ScriptedResponse) -> Vec<OutputItem<'_>> {
             .tool_calls
             .iter()
             .enumerate()
-            .map(|(index, call)| OutputItem::FunctionCall { index, call }),
+            .map(|(index, call)| OutputItem::ToolCall { index, call }),
     );
     items
 }
@@ -288,23 +295,27 @@ fn item_events(
                 frame("response.content_part.done", part(text)),
             ));
         }
-        OutputItem::FunctionCall { call, .. } => {
+        OutputItem::ToolCall { call, .. } => {
+            let (delta, done, done_fields) = if call.custom {
+                (
+                    "response.custom_tool_call_input.delta",
+                    "response.custom_tool_call_input.done",
+                    json!({ "input": call.arguments }),
+                )
+            } else {
+                (
+                    "response.function_call_arguments.delta",
+                    "response.function_call_arguments.done",
+                    json!({ "name": call.name, "arguments": call.arguments }),
+                )
+            };
             for piece in response.argument_pieces(call) {
                 events.push((
                     EventKind::ContentDelta,
-                    frame(
-                        "response.function_call_arguments.delta",
-                        json!({ "delta": piece }),
-                    ),
+                    frame(delta, json!({ "delta": piece })),
                 ));
             }
-            events.push((
-                EventKind::Frame,
-                frame(
-                    "response.function_call_arguments.done",
-                    json!({ "name": call.name, "arguments": call.arguments }),
-                ),
-            ));
+            events.push((EventKind::Frame, frame(done, done_fields)));
         }
     }
     events.push((

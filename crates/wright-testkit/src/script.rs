@@ -352,6 +352,10 @@ pub struct ScriptedToolCall {
     pub name: String,
     /// The arguments text, sent as is: it need not be valid JSON.
     pub arguments: String,
+    /// A call of a Responses custom (freeform) tool: a `custom_tool_call` item whose `input`
+    /// is `arguments`, streamed as `custom_tool_call_input` deltas (Codex's `exec`, which
+    /// takes JavaScript). The other wires have no such calls and send it as a function call.
+    pub custom: bool,
 }
 
 impl ScriptedToolCall {
@@ -365,6 +369,19 @@ impl ScriptedToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            custom: false,
+        }
+    }
+
+    /// A call of the custom (freeform) tool `name` with the text `input`, known as `id`.
+    pub fn custom(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<String>,
+    ) -> ScriptedToolCall {
+        ScriptedToolCall {
+            custom: true,
+            ..ScriptedToolCall::new(id, name, input)
         }
     }
 }
@@ -463,6 +480,15 @@ mod tests {
                 ScriptedToolCall::new("c1", "Read", "{}")
             ])])
         );
+    }
+
+    #[test]
+    fn a_custom_tool_call_reads_from_a_script_file() {
+        let call: ScriptedToolCall = serde_json::from_str(
+            r#"{"id":"c1","name":"exec","arguments":"text(1)","custom":true}"#,
+        )
+        .unwrap();
+        assert_eq!(call, ScriptedToolCall::custom("c1", "exec", "text(1)"));
     }
 
     #[test]

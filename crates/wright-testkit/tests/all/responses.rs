@@ -220,6 +220,48 @@ async fn stream_sends_tool_calls_as_function_call_items_with_argument_deltas() {
 }
 
 #[tokio::test]
+async fn a_custom_tool_call_streams_as_a_custom_tool_call_item_with_input_deltas() {
+    let code = "text(1);";
+    let server = TestServer::start(Script::new(vec![
+        ScriptedResponse::tool_calls(vec![ScriptedToolCall::custom("call_x", "exec", code)])
+            .with_chunk_size(5),
+    ]))
+    .unwrap();
+
+    let response = common::post(server.addr(), PATH, r#"{"model":"gpt-test","stream":true}"#).await;
+
+    let data = numbered_data(&response);
+    let item = |status: &str, input: &str| {
+        json!({"id": "ctc_testkit_0", "type": "custom_tool_call", "status": status,
+               "call_id": "call_x", "name": "exec", "input": input})
+    };
+    let input = |kind: &str, fields: Value| item_event(kind, "ctc_testkit_0", 0, fields);
+    assert_eq!(
+        data[2..].to_vec(),
+        vec![
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": item("in_progress", "")}),
+            input(
+                "response.custom_tool_call_input.delta",
+                json!({"delta": "text("})
+            ),
+            input(
+                "response.custom_tool_call_input.delta",
+                json!({"delta": "1);"})
+            ),
+            input(
+                "response.custom_tool_call_input.done",
+                json!({"input": code})
+            ),
+            json!({"type": "response.output_item.done", "output_index": 0,
+                   "item": item("completed", code)}),
+            json!({"type": "response.completed", "response": response_object(
+                "completed", json!([item("completed", code)]), Value::Null)}),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn a_reply_cut_by_the_token_limit_ends_with_response_incomplete() {
     let server = TestServer::start(Script::new(vec![
         ScriptedResponse::text("trunc").with_finish_reason("length"),
