@@ -318,6 +318,98 @@ def run_claude(target, rounds):
 
 
 # ---------------------------------------------------------------------------------------------
+# Codex CLI against the same testkit (OpenAI Responses wire, native custom_tool_call items).
+
+CODEX = os.environ.get("CODEX_BIN", "/tmp/codex/node_modules/.bin/codex")
+# Codex's default model (first in `codex debug models`); its catalog entry gives the tools and
+# instructions Codex would use with it, and a 500k window, overridden below.
+CODEX_MODEL = "gpt-6.2-sol"
+# Compact within 200k as wright does (bench/context_growth.py). Codex keeps 95% of the
+# window for input (effective_context_window_percent) and compacts by default at 90% of it;
+# the limit is set explicitly to that default so the run does not depend on it.
+CODEX_WINDOW = 200000
+CODEX_AUTO_COMPACT = 180000
+CODEX_SUMMARY_MARK = "CONTEXT CHECKPOINT COMPACTION"
+CODEX_ANSWER = "It holds 800 small functions."
+# What a code-mode model sends to `exec` (JavaScript) to read the file: exec_command runs the
+# shell command in the project, `text` returns its output to the model.
+CODEX_READ = 'const r = await tools.exec_command({ cmd: "cat big.txt" });\ntext(r.output);\n'
+CODEX_CONFIG = """\
+model = "{model}"
+model_provider = "testkit"
+model_context_window = {window}
+model_auto_compact_token_limit = {compact}
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[model_providers.testkit]
+name = "testkit"
+base_url = "{url}/v1"
+env_key = "BENCH_API_KEY"
+wire_api = "responses"
+"""
+
+
+def run_codex(target, rounds):
+    """Runs the workload with Codex CLI; returns ([(request, reply text)], compactions).
+
+    One session: `codex exec` for round 1, then `codex exec resume <thread id>`. Each round
+    the scripted model reads the file as Codex's default model would: its tools are in code
+    mode (tool_mode code_mode_only), so it calls the custom tool `exec` with JavaScript that
+    runs `cat big.txt` through tools.exec_command (Codex runs it in the project and caps what
+    it returns itself), then answers. Usage is
+    reported from the request sizes (bytes / 4), so Codex decides when to compact from what
+    it really sends; its summary calls get the fixed summary.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        project = os.path.join(tmp, "project")
+        home = os.path.join(tmp, "home")
+        codex_home = os.path.join(home, ".codex")
+        os.mkdir(project)
+        os.makedirs(codex_home)
+        write_big_file(project)
+        script = {"responses": [], "routes": [{"body_contains": CODEX_SUMMARY_MARK, "response": {
+            "text": SUMMARY, "usage_from_request": True}}]}
+        for i in range(1, rounds + 1):
+            script["responses"] += [
+                {"tool_calls": [{"id": f"call_bench_{i}", "name": "exec",
+                                 "arguments": CODEX_READ, "custom": True}],
+                 "finish_reason": "tool_calls", "usage_from_request": True},
+                {"text": CODEX_ANSWER, "usage_from_request": True}]
+        server, url, record = serve(os.path.join(target, "wright-testkit"), tmp, script)
+        try:
+            with open(os.path.join(codex_home, "config.toml"), "w") as f:
+                f.write(CODEX_CONFIG.format(model=CODEX_MODEL, window=CODEX_WINDOW,
+                                            compact=CODEX_AUTO_COMPACT, url=url))
+            env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "CODEX_HOME": codex_home,
+                   "BENCH_API_KEY": "bench", **NO_EGRESS}
+            thread = None
+            for i in range(1, rounds + 1):
+                which = ["resume", thread] if thread else []
+                out = subprocess.run([CODEX, "exec", *which, "--json", "--skip-git-repo-check",
+                                      "--strict-config", f"round {i}: what is in big.txt?"],
+                                     cwd=project, env=env, capture_output=True, text=True,
+                                     stdin=subprocess.DEVNULL, timeout=600)
+                events = [json.loads(line) for line in out.stdout.splitlines()
+                          if line.startswith("{")]
+                failed = [e for e in events if e.get("type") in ("turn.failed", "error")]
+                if out.returncode != 0 or failed:
+                    sys.exit(f"codex round {i} failed: {out.stdout}\n{out.stderr}")
+                thread = thread or next(e["thread_id"] for e in events
+                                        if e.get("type") == "thread.started")
+            requests = read_record(record)
+        finally:
+            server.terminate()
+            server.wait()
+    main = iter([CODEX_READ, CODEX_ANSWER] * rounds)
+    texts = [SUMMARY if CODEX_SUMMARY_MARK in r["body"] else next(main, "") for r in requests]
+    compactions = sum(1 for r in requests if CODEX_SUMMARY_MARK in r["body"])
+    return list(zip(requests, texts)), compactions
+
+
+# ---------------------------------------------------------------------------------------------
 # The cost model.
 
 
@@ -367,7 +459,8 @@ class Prompt:
     def __init__(self, request, reply):
         self.path = request.get("path", "")
         self.raw_bytes = len(request["body"].encode())
-        self.summary = SUMMARY_MARK in request["body"] or CLAUDE_SUMMARY_MARK in request["body"]
+        self.summary = any(mark in request["body"]
+                           for mark in (SUMMARY_MARK, CLAUDE_SUMMARY_MARK, CODEX_SUMMARY_MARK))
         body = json.loads(request["body"])
         self.parts = prompt_parts(body)
         anthropic = self.path.split("?")[0].endswith("/v1/messages")
@@ -508,11 +601,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--verbose", "-v", action="count", default=0,
                         help="per-request table (twice: with the bytes around each break)")
-    parser.add_argument("--compare", choices=["claude"], action="append", default=[])
+    parser.add_argument("--compare", choices=["claude", "codex"], action="append", default=[])
     args = parser.parse_args()
     if "claude" in args.compare and not os.path.exists(CLAUDE):
         sys.exit(f"no Claude Code at {CLAUDE}: npm install --prefix /tmp/claude "
                  "@anthropic-ai/claude-code, or set CLAUDE_BIN")
+    if "codex" in args.compare and not os.path.exists(CODEX):
+        sys.exit(f"no Codex CLI at {CODEX}: npm install --prefix /tmp/codex @openai/codex,"
+                 " or set CODEX_BIN")
     subprocess.run(["cargo", "build", "--release", "-p", "wright-cli", "-p", "wright-testkit"],
                    cwd=ROOT, check=True)
     target = os.path.join(ROOT, "target", "release")
@@ -521,6 +617,9 @@ def main():
     if "claude" in args.compare:
         pairs, compactions = run_claude(target, args.rounds)
         figures["claude"] = report("Claude Code", pairs, compactions, args.rounds, args.verbose)
+    if "codex" in args.compare:
+        pairs, compactions = run_codex(target, args.rounds)
+        figures["codex"] = report("Codex CLI", pairs, compactions, args.rounds, args.verbose)
     if len(figures) > 1:
         base = figures["wright"]
         for name, f in figures.items():
