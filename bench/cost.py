@@ -86,12 +86,60 @@ Comparison with Codex CLI and Claude Code (time-boxed to 35 minutes):
   is a temporary directory. This blocks egress that honours proxies; it was not checked with a
   packet capture.
 
-  Codex CLI: blocked. codex-cli 0.171.0 refuses a provider with wire_api = "chat" ("`wire_api
-  = "chat"` is no longer supported. How to fix: set `wire_api = "responses"`"); with
-  wire_api = "responses" it POSTs /v1/responses, which wright-testkit answers with 404 ("no
-  provider at POST /v1/responses (expected a path ending in /chat/completions or
-  /v1/messages)"). Driving it needs the testkit to serve the Responses API (a Rust change,
-  outside this bench), so there is no `--compare codex`.
+  Codex CLI 0.171.0 (`--compare codex`; npm install --prefix /tmp/codex @openai/codex, or
+  CODEX_BIN) runs the same 40 rounds as one session (`codex exec`, then `codex exec resume
+  <thread id>`), with the testkit as a custom model_provider (wire_api = "responses", which
+  the testkit serves; 0.171 refuses wire_api = "chat"). Its default model, gpt-6.2-sol, has
+  tool_mode code_mode_only: its tools (26 KB, sent as an `additional_tools` input item, not
+  in `tools`) sit behind one custom tool, `exec`, that runs JavaScript, so the scripted model
+  reads the file as such a model would, with a custom_tool_call
+  `const r = await tools.exec_command({ cmd: "cat big.txt" }); text(r.output);` (Codex runs
+  it in its default read-only sandbox), then answers. Its window is 500k;
+  model_context_window = 200000 makes it compact within 200k as wright does, at its default
+  90% (model_auto_compact_token_limit = 180000, set explicitly; the figures are the same
+  without it). Replies report the request's size as usage (bytes / 4), which is what Codex
+  compacts on. The run takes about 45 seconds; the figures vary by a token or two
+  between runs (ids and timings in the observations). Figures:
+    82 requests (80 main + 2 summary calls), 2 compactions (in rounds 16 and 32)
+    total prompt tokens          7,248,248  (181,206 a round)
+    cache-weighted prompt tokens 1,140,365  (28,509 a round; 93.6% cached)
+    output tokens                    1,320
+    largest request                181,681  (a summary call)
+  Its observation: Codex caps a command's output at 10,000 tokens (its estimate, bytes / 4)
+  by keeping the head and the tail. Of the 800 lines (57.3 KB), lines 1-282 and 523-800 reach
+  the model (the two lines at the cut partly), joined by "…4319 tokens truncated…", under a
+  "Warning: truncated output (original token count: 14319)" / "Total output lines: 800"
+  header: 560 lines, 40.2 KB, about 10.2k tokens. Later rounds send it unchanged, since its
+  history is append-only.
+  Where its cached prefix breaks:
+    - 77 requests extend the previous one: the first of a round adds the answer and the new
+      question (about 80 tokens uncached), the second the observation (about 10.3k).
+    - compaction happens mid-round, once the round's observation takes Codex's estimate past
+      180k. The summary call is the history plus Codex's compaction prompt as a user message,
+      so it extends the previous request (10.4k uncached). The request after it holds the
+      tools, the base instructions, every earlier question verbatim, the re-sent developer
+      and environment messages and the summary; it leaves the previous request at part 0,
+      about 45 bytes in, because the `additional_tools` item gets a new `id`: about 16k tokens
+      billed in full. Input items carry such ids and the cost model counts them as sent; if
+      a provider does not treat them as prompt text, that request keeps about 13k tokens
+      cached (the tools, the base instructions and the kept questions) and the run costs
+      1,110,520 cache-weighted (2.6% less).
+  wright / Codex CLI: total prompt 1.38x, cache-weighted 2.29x, largest request 0.92x (wright
+  measured in the same run, 2026-11-27: 9,984,295 total, 2,610,524 cache-weighted, 167,319
+  largest). Issue 19's target, at most 2x Codex cache-weighted, is missed by about 330k
+  tokens (wright would need 2,280,730 or less). Each round Codex pays about 0.1 x its history
+  twice plus one 10.3k observation, and 2 compactions cost it about 16k each; wright pays its
+  16.2k live observation and the 10.4k rewritten one of the round before, and each of its 5
+  compactions costs it 104.5k uncached plus a 52.7k summary call.
+  What makes it less faithful: the scripted model returns no reasoning, whereas a real
+  gpt-6.2-sol returns encrypted reasoning items that Codex sends back in later requests
+  (`include: ["reasoning.encrypted_content"]`), so real requests are larger; with a custom
+  provider Codex compacts with a summary call through /responses, which may not be what it
+  does against OpenAI's own endpoint; the JavaScript is our guess at what the model writes (a
+  plain exec_command function call, which Codex also accepts, gives the same observation,
+  40.9 KB as an input item). Network as for Claude Code: proxies at 127.0.0.1:9 with
+  NO_PROXY=127.0.0.1, analytics and the update check off in config.toml, HOME and CODEX_HOME
+  in a temporary directory; the testkit saw no request but POST /v1/responses.
 """
 
 import argparse
