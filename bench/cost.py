@@ -407,9 +407,9 @@ def run_codex(target, rounds):
     the scripted model reads the file as Codex's default model would: its tools are in code
     mode (tool_mode code_mode_only), so it calls the custom tool `exec` with JavaScript that
     runs `cat big.txt` through tools.exec_command (Codex runs it in the project and caps what
-    it returns itself), then answers. Usage is
-    reported from the request sizes (bytes / 4), so Codex decides when to compact from what
-    it really sends; its summary calls get the fixed summary.
+    it returns itself), then answers. Usage is reported from the request sizes (bytes / 4),
+    so Codex decides when to compact from what it really sends; its summary calls get the
+    fixed summary.
     """
     with tempfile.TemporaryDirectory() as tmp:
         project = os.path.join(tmp, "project")

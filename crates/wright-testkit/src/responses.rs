@@ -3,10 +3,10 @@
 //!
 //! A reply is a `response` object whose `output` holds items: a `reasoning` item (the scripted
 //! reasoning, as a summary), a `message` item (the text) and one `function_call` item per tool
-//! call (`custom_tool_call` for a custom tool's). Streamed, each item is announced (`response.output_item.added`), filled by deltas and
-//! closed (`response.output_item.done`), between `response.created` and `response.completed`
-//! (`response.incomplete` for the finish reason `length`); every event carries a
-//! `sequence_number` and there is no `[DONE]`.
+//! call (`custom_tool_call` for a custom tool's). Streamed, each item is announced
+//! (`response.output_item.added`), filled by deltas and closed (`response.output_item.done`),
+//! between `response.created` and `response.completed` (`response.incomplete` for the finish
+//! reason `length`); every event carries a `sequence_number` and there is no `[DONE]`.
 
 use serde_json::{Value, json};
 
