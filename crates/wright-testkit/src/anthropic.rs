@@ -42,7 +42,7 @@ pub(crate) fn message_body(response: &ScriptedResponse, request: &RequestInfo) -
             "signature": THINKING_SIGNATURE,
         }));
     }
-    if has_text_block(response) {
+    if response.has_text_block() {
         content.push(json!({ "type": "text", "text": response.text }));
     }
     for call in &response.tool_calls {
@@ -109,7 +109,7 @@ pub(crate) fn stream_events(response: &ScriptedResponse, request: &RequestInfo) 
         events.push(block_stop(index));
         index += 1;
     }
-    if has_text_block(response) {
+    if response.has_text_block() {
         events.push(block_start(index, json!({ "type": "text", "text": "" })));
         for piece in response.text_pieces() {
             events.push(block_delta(
@@ -159,12 +159,6 @@ pub(crate) fn stream_events(response: &ScriptedResponse, request: &RequestInfo) 
         &json!({ "type": "message_stop" }),
     ));
     events
-}
-
-/// Whether the reply has a text block: always, unless it is only tool calls (as Anthropic
-/// sends them).
-fn has_text_block(response: &ScriptedResponse) -> bool {
-    !response.text.is_empty() || response.tool_calls.is_empty()
 }
 
 /// A `tool_use` block's `input` in a whole message: the arguments' object, or `{}` when they

@@ -2,12 +2,13 @@
 //!
 //! [`TestServer`] is a real HTTP/1.1 server on 127.0.0.1 that speaks both provider wire
 //! formats wright talks to — OpenAI Chat Completions (paths ending in `/chat/completions`)
-//! and Anthropic Messages (paths ending in `/v1/messages`), streamed (SSE) or not. It hands
+//! and Anthropic Messages (paths ending in `/v1/messages`) — and OpenAI Responses (paths
+//! ending in `/responses`, so that Codex CLI can be benchmarked), streamed (SSE) or not. It hands
 //! out the responses of a [`Script`] one per request, in order, and records every request
 //! so a test can assert on what the client sent. Scripted responses can also misbehave the
 //! ways real providers do: error statuses with `Retry-After`, slow heads, slow streams,
 //! streams cut before any event or cut or stalled mid-message, and arbitrary raw SSE. Replies
-//! can make native tool calls ([`ScriptedResponse::tool_calls`]) in either format. Fixed
+//! can make native tool calls ([`ScriptedResponse::tool_calls`]) in any format. Fixed
 //! JSON documents can be served at other paths (a local server's `/props`, `/v1/models`,
 //! `/api/show`).
 //!
@@ -36,6 +37,7 @@ pub mod mcp_server;
 mod openai;
 #[cfg(target_os = "linux")]
 pub mod processes;
+mod responses;
 pub mod scratch;
 mod script;
 mod server;

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use wright_testkit::{Script, ServerOptions, TestServer};
 
 const USAGE: &str = "\
-wright-testkit: a scripted fake model provider (OpenAI and Anthropic wire formats)
+wright-testkit: a scripted fake model provider (OpenAI Chat Completions, Anthropic Messages
+and OpenAI Responses wire formats)
 
 Usage:
   wright-testkit serve SCRIPT.json [--port N] [--record FILE]

@@ -100,10 +100,12 @@ pub struct ScriptedResponse {
     pub body: Option<String>,
     /// The assistant's reply text.
     pub text: String,
-    /// OpenAI: `reasoning_content` deltas; Anthropic: a thinking block before the text.
+    /// OpenAI: `reasoning_content` deltas; Anthropic: a thinking block before the text;
+    /// Responses: a `reasoning` item (as a summary) before the message.
     pub reasoning: Option<String>,
     /// Native tool calls after the text: OpenAI `tool_calls` (streamed as index-keyed
-    /// fragments), Anthropic `tool_use` blocks (streamed as `input_json_delta`s). Arguments
+    /// fragments), Anthropic `tool_use` blocks (streamed as `input_json_delta`s), Responses
+    /// `function_call` items (streamed as `function_call_arguments` deltas). Arguments
     /// are split like text, by `chunk_size`, and sent exactly as scripted, malformed or not.
     pub tool_calls: Vec<ScriptedToolCall>,
     /// Text (and reasoning) is split into deltas of this many chars; 0 = one delta. Default 16.
@@ -117,7 +119,8 @@ pub struct ScriptedResponse {
     /// Default `"stop"`; `"length"` means cut by the token limit.
     ///
     /// Anthropic maps `stop` to `end_turn` and `length` to `max_tokens`; anything else is
-    /// passed through as is (e.g. `stop_sequence`).
+    /// passed through as is (e.g. `stop_sequence`). Responses ends a `length` reply as
+    /// `incomplete` (`response.incomplete`), any other as `completed`.
     pub finish_reason: String,
     /// Wait this long before sending the response head.
     pub delay_ms: u64,
@@ -318,6 +321,12 @@ impl ScriptedResponse {
         split_into_chunks(&self.text, self.chunk_size)
     }
 
+    /// Whether the reply carries a text block (Anthropic) or message item (Responses): always,
+    /// unless it is only tool calls, as the providers send those.
+    pub(crate) fn has_text_block(&self) -> bool {
+        !self.text.is_empty() || self.tool_calls.is_empty()
+    }
+
     /// The bytes the reply is made of: its text and its tool calls' names and arguments.
     pub(crate) fn reply_len(&self) -> usize {
         self.tool_calls
@@ -343,6 +352,10 @@ pub struct ScriptedToolCall {
     pub name: String,
     /// The arguments text, sent as is: it need not be valid JSON.
     pub arguments: String,
+    /// A call of a Responses custom (freeform) tool: a `custom_tool_call` item whose `input`
+    /// is `arguments`, streamed as `custom_tool_call_input` deltas (Codex's `exec`, which
+    /// takes JavaScript). The other wires have no such calls and send it as a function call.
+    pub custom: bool,
 }
 
 impl ScriptedToolCall {
@@ -356,6 +369,19 @@ impl ScriptedToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            custom: false,
+        }
+    }
+
+    /// A call of the custom (freeform) tool `name` with the text `input`, known as `id`.
+    pub fn custom(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<String>,
+    ) -> ScriptedToolCall {
+        ScriptedToolCall {
+            custom: true,
+            ..ScriptedToolCall::new(id, name, input)
         }
     }
 }
@@ -364,11 +390,12 @@ impl ScriptedToolCall {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct ScriptedUsage {
-    /// Input tokens (Anthropic `input_tokens`).
+    /// Input tokens (Anthropic and Responses `input_tokens`).
     pub prompt_tokens: u64,
-    /// Output tokens (Anthropic `output_tokens`).
+    /// Output tokens (Anthropic and Responses `output_tokens`).
     pub completion_tokens: u64,
-    /// Prompt tokens read from cache (OpenAI `prompt_tokens_details.cached_tokens`,
+    /// Prompt tokens read from cache (OpenAI `prompt_tokens_details.cached_tokens`, Responses
+    /// `input_tokens_details.cached_tokens`,
     /// Anthropic `cache_read_input_tokens`).
     pub cached_tokens: Option<u64>,
     /// Prompt tokens written to cache (Anthropic `cache_creation_input_tokens`; OpenAI has none).
@@ -453,6 +480,15 @@ mod tests {
                 ScriptedToolCall::new("c1", "Read", "{}")
             ])])
         );
+    }
+
+    #[test]
+    fn a_custom_tool_call_reads_from_a_script_file() {
+        let call: ScriptedToolCall = serde_json::from_str(
+            r#"{"id":"c1","name":"exec","arguments":"text(1)","custom":true}"#,
+        )
+        .unwrap();
+        assert_eq!(call, ScriptedToolCall::custom("c1", "exec", "text(1)"));
     }
 
     #[test]

@@ -124,14 +124,14 @@ impl TestServer {
         self.addr
     }
 
-    /// `http://127.0.0.1:PORT`: the base URL for either provider (OpenAI clients append
-    /// `/chat/completions`, Anthropic clients `/v1/messages`).
+    /// `http://127.0.0.1:PORT`: the base URL for any provider (OpenAI clients append
+    /// `/chat/completions`, Anthropic clients `/v1/messages`, Codex `/v1/responses`).
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    /// Every request to a provider path (`/chat/completions`, `/v1/messages`) received so
-    /// far, in order: the model calls.
+    /// Every request to a provider path (`/chat/completions`, `/v1/messages`, `/responses`)
+    /// received so far, in order: the model calls.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state).requests.clone()
     }
@@ -309,7 +309,7 @@ async fn serve_connection(mut stream: TcpStream, state: Arc<Mutex<ServerState>>)
         Reply::UnknownPath => {
             let message = format!(
                 "wright-testkit: no provider at {} {} (expected a path ending in \
-                 /chat/completions or /v1/messages)",
+                 /chat/completions, /v1/messages or /responses)",
                 request.method, request.path
             );
             let body = Wire::OpenAi.error_body(404, &message).to_string();

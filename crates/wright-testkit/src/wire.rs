@@ -1,10 +1,10 @@
-//! What the two provider formats share: which format a request speaks, what it asked for,
+//! What the provider formats share: which format a request speaks, what it asked for,
 //! and the SSE events a streamed response is made of.
 
 use serde_json::Value;
 
 use crate::script::ScriptedResponse;
-use crate::{anthropic, openai};
+use crate::{anthropic, openai, responses};
 
 /// Model name echoed back when the request does not name one.
 const FALLBACK_MODEL: &str = "wright-testkit";
@@ -16,6 +16,8 @@ pub(crate) enum Wire {
     OpenAi,
     /// Anthropic Messages (`.../v1/messages`).
     Anthropic,
+    /// OpenAI Responses (`.../responses`), what Codex CLI speaks.
+    Responses,
 }
 
 impl Wire {
@@ -26,6 +28,8 @@ impl Wire {
             Some(Wire::OpenAi)
         } else if path.ends_with("/v1/messages") {
             Some(Wire::Anthropic)
+        } else if path.ends_with("/responses") {
+            Some(Wire::Responses)
         } else {
             None
         }
@@ -36,6 +40,7 @@ impl Wire {
         match self {
             Wire::OpenAi => openai::error_body(status, message),
             Wire::Anthropic => anthropic::error_body(status, message),
+            Wire::Responses => responses::error_body(status, message),
         }
     }
 
@@ -44,6 +49,7 @@ impl Wire {
         match self {
             Wire::OpenAi => openai::message_body(response, request),
             Wire::Anthropic => anthropic::message_body(response, request),
+            Wire::Responses => responses::message_body(response, request),
         }
     }
 
@@ -56,6 +62,7 @@ impl Wire {
         match self {
             Wire::OpenAi => openai::stream_events(response, request),
             Wire::Anthropic => anthropic::stream_events(response, request),
+            Wire::Responses => responses::stream_events(response, request),
         }
     }
 }
@@ -165,6 +172,7 @@ mod tests {
             Wire::for_path("/v1/messages?beta=true"),
             Some(Wire::Anthropic)
         );
+        assert_eq!(Wire::for_path("/v1/responses"), Some(Wire::Responses));
         assert_eq!(Wire::for_path("/v1/models"), None);
     }
 

@@ -8,4 +8,5 @@ mod anthropic;
 mod binary;
 mod common;
 mod openai;
+mod responses;
 mod server;
