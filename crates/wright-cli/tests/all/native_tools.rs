@@ -480,3 +480,65 @@ fn plan_mode_offers_only_the_tools_that_change_nothing() {
     assert_eq!(results[0].0, "w");
     assert!(results[0].1.contains("plan mode"), "{}", results[0].1);
 }
+
+#[test]
+fn compaction_summarises_native_rounds_and_keeps_the_retained_ones_paired() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    let mut script = Vec::new();
+    for i in 1..=12 {
+        script.push(calls(vec![call(
+            &format!("c{i}"),
+            "Read",
+            r#"{"file_path": "a.txt"}"#,
+        )]));
+        let mut answer = reply(&format!("answer {i}"));
+        if i == 12 {
+            answer.usage = Some(wright_testkit::ScriptedUsage {
+                prompt_tokens: 170_000,
+                completion_tokens: 10,
+                ..wright_testkit::ScriptedUsage::default()
+            });
+        }
+        script.push(answer);
+    }
+    let summary: String = std::iter::once("## 📌 Archived Session Summary\nSUMMARY-MARKER")
+        .chain(wright_core::summarize::SECTIONS.iter().map(|(h, _)| *h))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    script.push(reply(&summary));
+    script.push(reply("answer 13"));
+    let server = serve(script);
+    let native: Vec<&str> = NATIVE.iter().chain(&["--session", "s"]).copied().collect();
+    for i in 1..=13 {
+        let run = project.exec(&server, "openai", &native, &format!("question {i}"));
+        assert_eq!(run.code, Some(0), "round {i}: {}", run.stderr);
+    }
+    let requests = server.requests();
+    let summary_call = requests
+        .iter()
+        .find(|r| {
+            r.body
+                .contains("You archive the older part of a conversation")
+        })
+        .expect("a summary call");
+    // The archived rounds' calls reach the summary model as action lines.
+    assert!(
+        summary_call
+            .body
+            .contains(r#"[assistant] Action: Read[{\"file_path\": \"a.txt\"}]"#),
+        "{}",
+        summary_call.body
+    );
+    let last = requests.last().unwrap().json().unwrap();
+    let ids: Vec<String> = openai_results(&last)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let kept: Vec<String> = (3..=12).map(|i| format!("c{i}")).collect();
+    assert_eq!(
+        ids, kept,
+        "ten whole native rounds, each call with its result"
+    );
+    assert!(system(&last).contains("SUMMARY-MARKER"));
+}
