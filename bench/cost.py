@@ -30,7 +30,7 @@ Cost model, computed from the recorded request bodies (what the provider receive
     "extends" it. When the cached prefix came from an earlier request than the previous one,
     the table also says where the request leaves that one.
 
-Usage: python3 bench/cost.py [--rounds N] [-v|-vv] [--compare claude]
+Usage: python3 bench/cost.py [--rounds N] [-v|-vv] [--compare claude] [--wright-config TOML]
   (builds release `wright` and `wright-testkit` first; -v prints the per-request table, -vv
   also the bytes on both sides of each break)
 
@@ -147,12 +147,20 @@ def read_record(record):
         return [json.loads(line) for line in f if line.endswith("\n")]
 
 
-def run_wright(target, rounds):
-    """Runs the workload with wright; returns ([(request, reply text)], compactions)."""
+def run_wright(target, rounds, config=""):
+    """Runs the workload with wright; returns ([(request, reply text)], compactions).
+
+    `config` (TOML) is the run's user settings file: HOME and WRIGHT_HOME are the run's
+    temporary directory, so it goes in $HOME/.config/wright/config.toml.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         project = os.path.join(tmp, "project")
         os.mkdir(project)
         write_big_file(project)
+        if config:
+            os.makedirs(os.path.join(tmp, ".config", "wright"))
+            with open(os.path.join(tmp, ".config", "wright", "config.toml"), "a") as f:
+                f.write(config + "\n")
         read = {"text": READ, "usage_from_request": True}
         finish = {"text": FINISH, "usage_from_request": True}
         script = {
@@ -509,6 +517,8 @@ def main():
     parser.add_argument("--verbose", "-v", action="count", default=0,
                         help="per-request table (twice: with the bytes around each break)")
     parser.add_argument("--compare", choices=["claude"], action="append", default=[])
+    parser.add_argument("--wright-config", metavar="TOML", default="",
+                        help="settings for wright's run, as the text of its user config.toml")
     args = parser.parse_args()
     if "claude" in args.compare and not os.path.exists(CLAUDE):
         sys.exit(f"no Claude Code at {CLAUDE}: npm install --prefix /tmp/claude "
@@ -516,7 +526,7 @@ def main():
     subprocess.run(["cargo", "build", "--release", "-p", "wright-cli", "-p", "wright-testkit"],
                    cwd=ROOT, check=True)
     target = os.path.join(ROOT, "target", "release")
-    pairs, compactions = run_wright(target, args.rounds)
+    pairs, compactions = run_wright(target, args.rounds, args.wright_config)
     figures = {"wright": report("wright", pairs, compactions, args.rounds, args.verbose)}
     if "claude" in args.compare:
         pairs, compactions = run_claude(target, args.rounds)
