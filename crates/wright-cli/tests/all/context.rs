@@ -368,6 +368,23 @@ fn the_session_summary_request_extends_the_last_request_and_names_the_archived_r
 }
 
 #[test]
+fn another_summary_model_gets_the_separate_request_whatever_summary_request_says() {
+    let project = Project::new();
+    // Trusted: an untrusted project may not pick the summary model.
+    project.trust();
+    project.write(
+        ".wright/config.toml",
+        "summary_request = \"session\"\nsummary_model = \"small\"\n",
+    );
+    let summary = full_summary("SUMMARY-MARKER");
+    let server = twelve_rounds(&project, vec![reply(&summary), finish("answer 13")]);
+    assert_eq!(exec(&project, &server, "question 13").code, Some(0));
+    let summaries = summary_requests(&server);
+    assert_eq!(summaries.len(), 1, "the separate request of spec C2");
+    assert_eq!(summaries[0].json().unwrap()["model"], "small");
+}
+
+#[test]
 fn a_summary_that_times_out_archives_anyway_with_the_exact_message() {
     let project = Project::new();
     let slow = ScriptedResponse {

@@ -117,12 +117,18 @@ impl Agent {
         });
         let tokens_before = HistoryView::new(&self.history).estimate(&self.system);
         let max_tokens = self.request_limit(&self.summary_llm);
-        let plan = self.fitting_plan(whole, max_tokens);
+        // The session form names the archived rounds rather than repeating them, so it covers
+        // the whole plan whenever it fits; the separate request holds what it can.
+        let (plan, request) = match self.session_summary(&whole, max_tokens) {
+            Some(request) => (whole, request),
+            None => {
+                let plan = self.fitting_plan(whole, max_tokens);
+                let archived = self.history.to_archive(&plan);
+                (plan, summary_request_within(archived, max_tokens))
+            }
+        };
         let archived = self.history.to_archive(&plan).to_vec();
         let timeout = self.config.context.summary_timeout;
-        let request = self
-            .session_summary(&plan, &archived, max_tokens)
-            .unwrap_or_else(|| summary_request_within(&archived, max_tokens));
         let reply_tokens = self.reply_reserve(&self.summary_llm);
         let SummaryCall { summary, usage } = tokio::select! {
             call = summarize_with(&self.summary_llm, request, &archived, reply_tokens, timeout) => call,
@@ -180,12 +186,7 @@ impl Agent {
     /// separate request of spec C2 is sent — unless the setting asks for it, the summary model
     /// is the session's (another model has no cache of the session's prompt) and the request
     /// fits `max_tokens`.
-    fn session_summary(
-        &self,
-        plan: &CompactionPlan,
-        archived: &[crate::history::Stored],
-        max_tokens: u64,
-    ) -> Option<ChatRequest> {
+    fn session_summary(&self, plan: &CompactionPlan, max_tokens: u64) -> Option<ChatRequest> {
         let (session, summary) = (self.llm.config(), self.summary_llm.config());
         let same_model = session.model == summary.model && session.base_url == summary.base_url;
         if self.config.context.summary_request != SummaryRequestForm::Session
@@ -213,7 +214,7 @@ impl Agent {
         );
         let request = session_summary_request(
             next,
-            archived,
+            self.history.to_archive(plan),
             plan.archived_rounds,
             &first_kept.message.content,
         );
