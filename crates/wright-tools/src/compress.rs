@@ -32,7 +32,8 @@
 //! | Read, diff and Write line characters | 2000 | 500 |
 //! | other tools: string chars / array items / depth | 2000 / 20 / 8 | 1000 / 10 / 4 |
 //!
-//! `Standard` is what every step is written to history with. `Tight` is for when the retained
+//! `Standard` is what every step is written to history with, a Read's content then cut further
+//! to the session's `read_history_lines` ([`cap_read_content`]). `Tight` is for when the retained
 //! rounds alone pass the compaction threshold (DESIGN §9.3); it accepts results that are
 //! already compressed at `Standard` (their tool messages are all history still has) and gives
 //! the same shapes with smaller limits. Compressing twice at the same level changes nothing.
