@@ -30,12 +30,45 @@ Cost model, computed from the recorded request bodies (what the provider receive
     "extends" it. When the cached prefix came from an earlier request than the previous one,
     the table also says where the request leaves that one.
 
-Usage: python3 bench/cost.py [--rounds N] [-v|-vv] [--compare claude]
+Usage: python3 bench/cost.py [--rounds N] [-v|-vv] [--compare claude] [--wright-config TOML]
   (builds release `wright` and `wright-testkit` first; -v prints the per-request table, -vv
   also the bytes on both sides of each break)
 
-Figures (2026-11-26, 2 cores, release build, 40 rounds; the run is deterministic):
-  wright: 90 requests (80 main + 10 summary calls, 2 per compaction), 5 compactions
+Figures (2026-11-27, 2 cores, release build, 40 rounds; the run is deterministic up to the
+summary's times):
+  wright with its defaults (read_history_lines = 50, summary_request = "separate"):
+  80 requests (all main), 0 compactions
+    total prompt tokens          2,739,240  (68,481 a round)
+    cache-weighted prompt tokens   897,914  (22,448 a round; 74.7% of prompt tokens cached)
+    output tokens                    1,080
+    largest request                 64,330
+  Where its cached prefix breaks: 40 requests (the second of each round, after Read) extend
+  the previous one, the new live observation (all 800 lines, about 16.2k tokens) uncached;
+  39 (the first of each round after the first) leave it in its last message, 26 bytes in,
+  where the previous round's observation, sent whole, is now its history form cut to 50 lines
+  (about 1.1k tokens billed in full). History grows by about 1.3k tokens a round, so 40
+  rounds never reach the compaction threshold.
+
+  The options (--wright-config), cache-weighted prompt tokens / total / largest request /
+  compactions, 40 rounds:
+    read_history_lines = 500 (spec A3's default; before issue 19 part 2)
+                                              2,610,434 / 9,983,877 / 167,312 / 5
+    500, summary_request = "session"          2,532,519 / 11,074,531 / 167,319 / 5
+    read_history_lines = 200                  1,531,073 / 6,699,051 / 163,262 / 1
+    200, summary_request = "session"          1,450,061 / 6,792,247 / 163,253 / 1
+    read_history_lines = 100                  1,089,158 / 4,300,416 / 103,359 / 0
+    read_history_lines = 50 (the default)       897,866 / 2,738,856 /  64,320 / 0
+    read_history_lines = 20                     783,206 / 1,802,856 /  40,920 / 0
+    read_history_lines = 0 (position only)      707,437 / 1,184,332 /  25,457 / 0
+  and 80 rounds: 500: 5,823,936 (13 compactions); 500 + session: 5,623,193 (13); 100:
+  2,693,526 (1); 100 + session: 2,592,596 (1); 50: 2,154,279 (0); 0: 1,453,469 (0).
+  summary_request = "session" sends the summary call as the session's own request with the
+  summary instructions last, so it bills about 11.1k tokens in full instead of 52.7k; it
+  does nothing for the request after a compaction (below), which is most of what a
+  compaction costs.
+
+  Before (2026-11-26, read_history_lines = 500 as spec A3 has it, the only behaviour then):
+  90 requests (80 main + 10 summary calls, 2 per compaction), 5 compactions
     total prompt tokens          9,963,769  (249,094 a round)
     cache-weighted prompt tokens 2,608,240  (65,206 a round; 82.0% of prompt tokens cached)
     output tokens                    2,480
@@ -76,10 +109,11 @@ Comparison with Codex CLI and Claude Code (time-boxed to 35 minutes):
   compaction, 71 bytes into the system prompt; after the later ones, also the system prompt
   and the first messages): 15.8k-17.7k tokens cached, about 16-18k billed in full. Its
   observation is 62 KB a round (all 800 lines, numbered). The run takes about 6 minutes.
-  wright / Claude Code: total prompt 1.24x, cache-weighted 1.87x, largest request 1.04x.
+  wright / Claude Code: total prompt 0.34x, cache-weighted 0.64x, largest request 0.40x
+  (before, at read_history_lines = 500: 1.24x, 1.87x, 1.04x).
   (Without CLAUDE_CODE_AUTO_COMPACT_WINDOW Claude Code never compacts: 80 requests, total
   26,501,901, cache-weighted 3,229,426, largest 643,595 -- beyond a 200k model's window;
-  wright / that: cache-weighted 0.81x.)
+  wright / that: cache-weighted 0.28x; before, 0.81x.)
   Network: for Claude Code the proxies (HTTP(S)_PROXY, ALL_PROXY) point at 127.0.0.1:9 with
   NO_PROXY=127.0.0.1, and DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING, DISABLE_AUTOUPDATER,
   DISABLE_BUG_COMMAND, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC and DO_NOT_TRACK are set; HOME
@@ -195,12 +229,20 @@ def read_record(record):
         return [json.loads(line) for line in f if line.endswith("\n")]
 
 
-def run_wright(target, rounds):
-    """Runs the workload with wright; returns ([(request, reply text)], compactions)."""
+def run_wright(target, rounds, config=""):
+    """Runs the workload with wright; returns ([(request, reply text)], compactions).
+
+    `config` (TOML) is the run's user settings file: HOME and WRIGHT_HOME are the run's
+    temporary directory, so it goes in $HOME/.config/wright/config.toml.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         project = os.path.join(tmp, "project")
         os.mkdir(project)
         write_big_file(project)
+        if config:
+            os.makedirs(os.path.join(tmp, ".config", "wright"))
+            with open(os.path.join(tmp, ".config", "wright", "config.toml"), "a") as f:
+                f.write(config + "\n")
         read = {"text": READ, "usage_from_request": True}
         finish = {"text": FINISH, "usage_from_request": True}
         script = {
@@ -650,6 +692,8 @@ def main():
     parser.add_argument("--verbose", "-v", action="count", default=0,
                         help="per-request table (twice: with the bytes around each break)")
     parser.add_argument("--compare", choices=["claude", "codex"], action="append", default=[])
+    parser.add_argument("--wright-config", metavar="TOML", default="",
+                        help="settings for wright's run, as the text of its user config.toml")
     args = parser.parse_args()
     if "claude" in args.compare and not os.path.exists(CLAUDE):
         sys.exit(f"no Claude Code at {CLAUDE}: npm install --prefix /tmp/claude "
@@ -660,7 +704,7 @@ def main():
     subprocess.run(["cargo", "build", "--release", "-p", "wright-cli", "-p", "wright-testkit"],
                    cwd=ROOT, check=True)
     target = os.path.join(ROOT, "target", "release")
-    pairs, compactions = run_wright(target, args.rounds)
+    pairs, compactions = run_wright(target, args.rounds, args.wright_config)
     figures = {"wright": report("wright", pairs, compactions, args.rounds, args.verbose)}
     if "claude" in args.compare:
         pairs, compactions = run_claude(target, args.rounds)

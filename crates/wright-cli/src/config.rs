@@ -13,7 +13,7 @@ use wright_core::checks::{CheckSpec, Checks, DEFAULT_CHECK_TIMEOUT};
 use wright_core::commit::GitSettings;
 use wright_core::compaction::{
     ContextSettings, DEFAULT_COMPACT_THRESHOLD, DEFAULT_CONTEXT_WINDOW, DEFAULT_MIN_MESSAGES,
-    DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
+    DEFAULT_READ_HISTORY_LINES, DEFAULT_RETAIN_ROUNDS, DEFAULT_SUMMARY_TIMEOUT,
 };
 use wright_core::cost::Price;
 use wright_core::hooks::{DEFAULT_HOOK_TIMEOUT, HookSpec, Hooks};
@@ -541,6 +541,16 @@ pub fn context_settings(
             expected: "a number of tokens above 0, e.g. 200000",
         });
     }
+    let read_history_lines = files
+        .iter()
+        .find_map(|f| f.read_history_lines)
+        .unwrap_or(DEFAULT_READ_HISTORY_LINES);
+    if read_history_lines > wright_tools::READ_MAX_LINES {
+        return Err(ConfigError::Invalid {
+            key: "read_history_lines",
+            expected: "a number of lines from 0 to 500 (spec A3 keeps at most 500 of a Read)",
+        });
+    }
     Ok(ContextSettings {
         context_window,
         compact_threshold,
@@ -551,6 +561,11 @@ pub fn context_settings(
             .unwrap_or(DEFAULT_MIN_MESSAGES),
         summary_timeout,
         summary_model: files.iter().find_map(|f| f.summary_model.clone()),
+        read_history_lines,
+        summary_request: files
+            .iter()
+            .find_map(|f| f.summary_request)
+            .unwrap_or_default(),
     })
 }
 

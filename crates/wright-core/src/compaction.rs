@@ -17,6 +17,17 @@ pub const DEFAULT_MIN_MESSAGES: usize = 3;
 pub const DEFAULT_SUMMARY_TIMEOUT: Duration = Duration::from_secs(120);
 /// Spec A6: a token is estimated as this many characters (`len(text) // 3`).
 pub const CHARS_PER_TOKEN: u64 = 3;
+/// Lines of each Read's content its history form keeps unless `read_history_lines` says
+/// otherwise. A decision beyond the spec (issue 19): A3 caps a Read in history at 500 lines
+/// ("上限 500 行") and makes 500 the default; 50 stays within the cap and is the default.
+/// The model reads each Read whole in its round (A2); what history keeps of it is, from the
+/// next round on, re-sent with every request, re-billed in full once when its form changes
+/// (the round's requests carried the whole observation), and brings compaction, which
+/// re-bills the whole retained history, sooner. On bench/cost.py's 40 rounds of an 800-line
+/// Read: cache-weighted prompt tokens 2.61M at 500 lines (5 compactions), 1.09M at 100,
+/// 0.90M at 50, 0.71M at 0 (none); Claude Code 1.40M. A model that needs lines history no
+/// longer holds reads them again.
+pub const DEFAULT_READ_HISTORY_LINES: usize = 50;
 
 /// The context-engineering settings of a session.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +44,14 @@ pub struct ContextSettings {
     pub summary_timeout: Duration,
     /// The model that writes summaries; `None` means the session's model.
     pub summary_model: Option<String>,
+    /// Lines of each Read's content its history form keeps: spec A3's 500 unless set lower
+    /// (`read_history_lines`; see [`HistoryManager::set_read_history_lines`]).
+    ///
+    /// [`HistoryManager::set_read_history_lines`]: crate::history::HistoryManager::set_read_history_lines
+    pub read_history_lines: usize,
+    /// How the summary call is asked: spec C2's separate request (the default) or the
+    /// session's own prompt, which the provider has cached (`summary_request`).
+    pub summary_request: crate::summarize::SummaryRequestForm,
 }
 
 impl Default for ContextSettings {
@@ -44,6 +63,8 @@ impl Default for ContextSettings {
             min_messages: DEFAULT_MIN_MESSAGES,
             summary_timeout: DEFAULT_SUMMARY_TIMEOUT,
             summary_model: None,
+            read_history_lines: DEFAULT_READ_HISTORY_LINES,
+            summary_request: crate::summarize::SummaryRequestForm::Separate,
         }
     }
 }

@@ -53,10 +53,20 @@ pub struct HistoryManager {
     round_start: Option<usize>,
     /// Rounds the session has opened, undone ones included: the running round's number.
     rounds_opened: u32,
+    /// The `read_history_lines` setting when it keeps fewer lines of a Read than spec A3's
+    /// 500; `None` keeps the compressor's form as it is.
+    read_history_lines: Option<usize>,
     file: Option<SessionFile>,
 }
 
 impl HistoryManager {
+    /// Keeps at most `lines` lines of each Read's content in the tool messages written from
+    /// now on (the `read_history_lines` setting; spec A3's 500 and above change nothing).
+    /// Messages already written keep the form they were written with.
+    pub fn set_read_history_lines(&mut self, lines: usize) {
+        self.read_history_lines = (lines < wright_tools::READ_MAX_LINES).then_some(lines);
+    }
+
     /// An empty history, written through to `file` when there is one.
     pub fn new(file: Option<SessionFile>) -> Self {
         Self {
@@ -277,8 +287,16 @@ impl HistoryManager {
         self.write(&Record::Checkpoint(checkpoint))
     }
 
-    /// Appends an assistant step or a compressed tool result.
-    pub fn push(&mut self, message: Message) -> Result<(), StoreError> {
+    /// Appends an assistant step or a compressed tool result (a Read's content cut to the
+    /// `read_history_lines` setting, spec C1: the history module writes the history form).
+    pub fn push(&mut self, mut message: Message) -> Result<(), StoreError> {
+        if let Some(lines) = self.read_history_lines
+            && message.role == Role::Tool
+            && message.metadata.tool_name.as_deref() == Some("Read")
+            && let Some(capped) = wright_tools::cap_read_content(&message.content, lines)
+        {
+            message.content = capped;
+        }
         let stored = Stored {
             at: Utc::now(),
             message,
@@ -559,6 +577,49 @@ mod tests {
             ]
         );
         assert!(!history.repair_interrupted_step().unwrap());
+    }
+
+    #[test]
+    fn read_results_are_written_with_the_read_history_lines_setting() {
+        let content: Vec<String> = (1..=800).map(|n| format!("line {n}")).collect();
+        let read = wright_protocol::ToolResult::success(
+            "FULL",
+            serde_json::json!({"file_path": "big.txt", "offset": 1, "lines_shown": 800,
+                "total_lines": 800, "content": content.join("\n")}),
+        );
+        let tool = |name: &str| Message {
+            role: Role::Tool,
+            content: wright_tools::compress_to_string(name, &read),
+            metadata: wright_protocol::MessageMetadata {
+                tool_name: Some(name.into()),
+                step: Some(1),
+                ..wright_protocol::MessageMetadata::default()
+            },
+        };
+        let mut history = HistoryManager::new(None);
+        history.set_read_history_lines(2);
+        history.open_round("read it").unwrap();
+        history.push(tool("Read")).unwrap();
+        history.push(tool("Other")).unwrap();
+        let stored: Vec<serde_json::Value> = history.messages[1..]
+            .iter()
+            .map(|s| serde_json::from_str(&s.message.content).unwrap())
+            .collect();
+        assert_eq!(stored[0]["data"]["content"], "line 1\nline 2");
+        assert_eq!(stored[0]["data"]["content_lines_dropped"], 798);
+        assert_eq!(
+            stored[1],
+            serde_json::from_str::<serde_json::Value>(&tool("Other").content).unwrap(),
+            "only Read results are cut"
+        );
+        let mut spec = HistoryManager::new(None);
+        spec.set_read_history_lines(wright_tools::READ_MAX_LINES);
+        spec.push(tool("Read")).unwrap();
+        assert_eq!(
+            spec.messages[0].message,
+            tool("Read"),
+            "500 is the spec's form"
+        );
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! what is still missing then is filled with `None`, so a stored summary always holds the
 //! template.
 
+mod session;
 mod template;
 
 use std::time::Duration;
 
+pub use session::{SummaryRequestForm, session_summary_request};
 pub use template::{SECTIONS, TITLE, missing_sections, section_body, with_every_section};
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -164,8 +166,21 @@ pub async fn summarize(
     (max_tokens, reply_tokens): (u64, u32),
     timeout: Duration,
 ) -> SummaryCall {
+    let request = summary_request_within(archived, max_tokens);
+    summarize_with(llm, request, archived, reply_tokens, timeout).await
+}
+
+/// Asks `llm` for the summary of `archived` with `request` (the separate request of
+/// [`summarize`] or the [`session_summary_request`]), for a reply of at most `reply_tokens`,
+/// giving up after `timeout` as [`summarize`] does.
+pub async fn summarize_with(
+    llm: &LlmClient,
+    mut request: ChatRequest,
+    archived: &[Stored],
+    reply_tokens: u32,
+    timeout: Duration,
+) -> SummaryCall {
     let deadline = tokio::time::Instant::now() + timeout;
-    let mut request = summary_request_within(archived, max_tokens);
     request.max_output_tokens = Some(reply_tokens);
     let mut ignore = |_| {};
     let failed = |failure| SummaryCall {

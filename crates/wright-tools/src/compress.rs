@@ -32,7 +32,8 @@
 //! | Read, diff and Write line characters | 2000 | 500 |
 //! | other tools: string chars / array items / depth | 2000 / 20 / 8 | 1000 / 10 / 4 |
 //!
-//! `Standard` is what every step is written to history with. `Tight` is for when the retained
+//! `Standard` is what every step is written to history with, a Read's content then cut further
+//! to the session's `read_history_lines` ([`cap_read_content`]). `Tight` is for when the retained
 //! rounds alone pass the compaction threshold (DESIGN §9.3); it accepts results that are
 //! already compressed at `Standard` (their tool messages are all history still has) and gives
 //! the same shapes with smaller limits. Compressing twice at the same level changes nothing.
@@ -51,7 +52,8 @@ use serde_json::Value;
 use wright_protocol::{HistoryResult, ToolResult};
 
 /// Spec A3: Read keeps at most 500 lines of the current range ("上限 500 行，仅当前区间").
-const READ_MAX_LINES: usize = 500;
+/// The `read_history_lines` setting may lower it ([`cap_read_content`]), never raise it.
+pub const READ_MAX_LINES: usize = 500;
 /// Spec A3: Grep keeps a summary and at most 5 match lines with file and line number.
 const GREP_MAX_LINES: usize = 5;
 /// Spec A3: Glob and LS keep their counts and the first 10 entries ("前 5-10 项").
@@ -186,6 +188,24 @@ pub fn compress_to_string_with(tool: &str, result: &ToolResult, level: Compressi
 /// compressed result read back from history, to compress it harder.
 pub fn compress_with(tool: &str, result: &ToolResult, level: CompressionLevel) -> Value {
     serde_json::to_value(history_result(tool, result, level)).unwrap_or_default()
+}
+
+/// A stored Read history form (a history `tool` message's JSON, as [`compress_to_string`]
+/// wrote it) with its content cut to the first `max_lines` lines of the window — at most
+/// [`READ_MAX_LINES`], the spec A3 cap — for the `read_history_lines` setting, which keeps
+/// less of each Read in history so that a session's prompt grows, and is re-billed, less.
+/// With 0 lines the form keeps no content, only where the window sits (`file_path`,
+/// `offset`, `lines_shown`, `total_lines`, `mtime`) and `content_lines_dropped`: the model
+/// reads the file again when it needs the lines. `None` when `stored` is not a successful
+/// Read's history form.
+pub fn cap_read_content(stored: &str, max_lines: usize) -> Option<String> {
+    let mut form: HistoryResult = serde_json::from_str(stored).ok()?;
+    let limits = Limits {
+        read_lines: max_lines.min(READ_MAX_LINES),
+        ..Limits::STANDARD
+    };
+    form.data = files::read(&form.data, &limits)?;
+    Some(form.to_json())
 }
 
 /// The history form as its type. C1: the error is kept in full, whatever the level; it says

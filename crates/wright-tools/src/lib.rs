@@ -61,7 +61,8 @@ pub use background::tools::{BashOutputTool, KillBashTool};
 pub use background::{JobInfo, Jobs, job_reminder};
 pub use bash::{BashTool, CommandRun, PROVIDER_KEY_VARIABLES, run_confined_command};
 pub use compress::{
-    CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,
+    CompressionLevel, READ_MAX_LINES, cap_read_content, compress, compress_to_string,
+    compress_to_string_with, compress_with,
 };
 pub use context::{Freshness, ToolContext};
 pub use definitions::{DefinitionEntry, DefinitionsData, DefinitionsTool, Skipped};

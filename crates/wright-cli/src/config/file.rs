@@ -7,6 +7,7 @@ use serde::Deserialize;
 use wright_core::ToolProtocol;
 use wright_core::approval::ApprovalMode;
 use wright_core::cost::Price;
+use wright_core::summarize::SummaryRequestForm;
 use wright_llm::ProviderKind;
 
 use wright_tools::project_file::read_project_file;
@@ -57,6 +58,15 @@ pub struct FileConfig {
     pub summary_model: Option<String>,
     /// Seconds the summary call may take (spec E2).
     pub summary_timeout_secs: Option<u64>,
+    /// Lines of each Read's content kept in history, 0 to 500 (spec A3's cap); default 50
+    /// (`DEFAULT_READ_HISTORY_LINES`, a decision beyond the spec). Fewer make a long
+    /// session's prompts smaller and cheaper; the model reads a file again when it needs
+    /// lines history no longer has. 500 is the spec's own default.
+    pub read_history_lines: Option<usize>,
+    /// How the compaction's summary call is asked: `separate` (spec C2, the default: the
+    /// summary prompt and the archived messages) or `session` (the session's own prompt with
+    /// the summary prompt last, which the provider's prompt cache covers).
+    pub summary_request: Option<SummaryRequestForm>,
     /// Which actions run without asking: `ask`, `auto-edit` or `auto`. `wright exec
     /// --approval` wins over it; unset, `exec` uses `auto`.
     pub approval: Option<ApprovalMode>,

@@ -54,7 +54,7 @@ fn a_settings_file_reads_into_the_whole_struct() {
 #[test]
 fn context_settings_come_from_environment_then_files_then_defaults() {
     let files = [file(
-        "context_window = 32000\ncompact_threshold = 0.5\nretain_rounds = 4\nmin_messages = 5\nsummary_model = \"small\"\nsummary_timeout_secs = 9",
+        "context_window = 32000\ncompact_threshold = 0.5\nretain_rounds = 4\nmin_messages = 5\nsummary_model = \"small\"\nsummary_timeout_secs = 9\nread_history_lines = 40\nsummary_request = \"session\"",
     )];
     let settings = context_settings(&env_of(&[("WRIGHT_RETAIN_ROUNDS", "2")]), &files).unwrap();
     assert_eq!(
@@ -66,6 +66,8 @@ fn context_settings_come_from_environment_then_files_then_defaults() {
             min_messages: 5,
             summary_timeout: Duration::from_secs(9),
             summary_model: Some("small".into()),
+            read_history_lines: 40,
+            summary_request: wright_core::summarize::SummaryRequestForm::Session,
         }
     );
     let defaults = context_settings(&env_of(&[]), &[]).unwrap();
@@ -77,6 +79,14 @@ fn context_settings_come_from_environment_then_files_then_defaults() {
     let from_env = context_settings(&env, &files).unwrap();
     assert_eq!(from_env.context_window, 1000);
     assert_eq!(from_env.summary_timeout, Duration::from_secs(1));
+}
+
+#[test]
+fn read_history_lines_above_the_spec_cap_are_refused() {
+    let error = context_settings(&env_of(&[]), &[file("read_history_lines = 501")]).unwrap_err();
+    assert!(error.to_string().contains("read_history_lines"), "{error}");
+    let zero = context_settings(&env_of(&[]), &[file("read_history_lines = 0")]).unwrap();
+    assert_eq!(zero.read_history_lines, 0);
 }
 
 #[test]

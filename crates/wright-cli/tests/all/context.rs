@@ -140,8 +140,10 @@ fn observations_are_full_within_a_round_and_compressed_in_the_next() {
     assert!(
         read.get("text").is_none() && read.get("stats").is_none() && read.get("context").is_none()
     );
+    // Issue 19: history keeps the first 50 lines by default (read_history_lines).
     let read_json = read.to_string();
-    assert!(read_json.contains("line number 500") && !read_json.contains("line number 501\\n"));
+    assert!(read_json.contains("line number 50") && !read_json.contains("line number 51"));
+    assert_eq!(read["data"]["content_lines_dropped"], 750);
     let bash = &tool_messages[1].to_string();
     assert!(
         bash.contains("err-100") && bash.contains("err-81") && !bash.contains("err-80\\n"),
@@ -153,6 +155,58 @@ fn observations_are_full_within_a_round_and_compressed_in_the_next() {
         (1..=5).contains(&shown),
         "at most 5 grep lines in history: {grep}"
     );
+}
+
+/// The `[tool]` messages a request sends from history, parsed.
+fn history_tool_results(request: &RecordedRequest) -> Vec<Value> {
+    messages(request)
+        .iter()
+        .filter_map(|(_, content)| content.strip_prefix("[tool] "))
+        .map(|json| serde_json::from_str(json).unwrap())
+        .collect()
+}
+
+/// Two rounds, the first reading an 800-line file, with `settings` as the project's
+/// config.toml; the requests the server got.
+fn read_then_ask(settings: &str) -> Vec<RecordedRequest> {
+    let project = Project::new();
+    let big: String = (1..=800).map(|i| format!("line number {i}\n")).collect();
+    project.write("big.txt", &big);
+    project.write(".wright/config.toml", settings);
+    let server = serve(vec![
+        reply("Thought: read\nAction: Read[{\"file_path\": \"big.txt\"}]"),
+        finish("read it"),
+        finish("next"),
+    ]);
+    assert_eq!(exec(&project, &server, "read big").code, Some(0));
+    assert_eq!(exec(&project, &server, "and now?").code, Some(0));
+    server.requests()
+}
+
+#[test]
+fn read_history_lines_zero_keeps_where_a_read_was_and_none_of_its_lines() {
+    let requests = read_then_ask("read_history_lines = 0\n");
+    let observation = messages(&requests[1]).pop().unwrap().1;
+    assert!(
+        observation.contains("   800\tline number 800"),
+        "the round reads the file whole (A2)"
+    );
+    let tool = history_tool_results(&requests[2]);
+    assert_eq!(tool.len(), 1);
+    let data = &tool[0]["data"];
+    assert_eq!(data["file_path"], "big.txt");
+    assert_eq!(data["total_lines"], 800);
+    assert_eq!(data["content_lines_dropped"], 800);
+    assert_eq!(data.get("content"), None, "{data}");
+}
+
+#[test]
+fn read_history_lines_500_is_the_spec_a3_form() {
+    let requests = read_then_ask("read_history_lines = 500\n");
+    let tool = history_tool_results(&requests[2]);
+    let read_json = tool[0].to_string();
+    assert!(read_json.contains("line number 500") && !read_json.contains("line number 501"));
+    assert_eq!(tool[0]["data"]["content_lines_dropped"], 300);
 }
 
 /// A summary with every section of the A5 template, and `marker` before the first.
@@ -269,6 +323,65 @@ fn passing_the_threshold_summarises_the_archived_rounds_and_keeps_ten_whole_roun
             .unwrap()
             .contains("SUMMARY-MARKER")
     );
+}
+
+#[test]
+fn the_session_summary_request_extends_the_last_request_and_names_the_archived_rounds() {
+    let project = Project::new();
+    project.write(".wright/config.toml", "summary_request = \"session\"\n");
+    let summary = full_summary("SUMMARY-MARKER");
+    let server = twelve_rounds(&project, vec![reply(&summary), finish("answer 13")]);
+    let run = project.exec(
+        &server,
+        "openai",
+        &["--session", SESSION, "--json"],
+        "question 13",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 14, "12 rounds, the summary call, round 13");
+    let sent = |request: &RecordedRequest| request.json().unwrap()["messages"].clone();
+    let (round_12, call) = (sent(&requests[11]), sent(&requests[12]));
+    let (round_12, call) = (round_12.as_array().unwrap(), call.as_array().unwrap());
+    // Round 12's request, system prompt included, is the call's prefix: the provider has it
+    // cached. Then round 12's answer and the instructions.
+    assert_eq!(call[..round_12.len()], round_12[..]);
+    assert_eq!(call.len(), round_12.len() + 2);
+    let instructions = call.last().unwrap()["content"].as_str().unwrap();
+    assert!(
+        instructions.starts_with("You archive the older part of a conversation"),
+        "{instructions:.80}"
+    );
+    assert!(
+        instructions.contains("the first 2 rounds of the conversation above")
+            && instructions.contains("begins with \"question 3\""),
+        "{instructions}"
+    );
+    assert!(instructions.contains("Start Time: 20"), "real start time");
+    let finished = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "compaction_finished")
+        .unwrap();
+    assert_eq!(finished["archived_rounds"], 2);
+    assert!(system(&requests[13]).contains("SUMMARY-MARKER"));
+}
+
+#[test]
+fn another_summary_model_gets_the_separate_request_whatever_summary_request_says() {
+    let project = Project::new();
+    // Trusted: an untrusted project may not pick the summary model.
+    project.trust();
+    project.write(
+        ".wright/config.toml",
+        "summary_request = \"session\"\nsummary_model = \"small\"\n",
+    );
+    let summary = full_summary("SUMMARY-MARKER");
+    let server = twelve_rounds(&project, vec![reply(&summary), finish("answer 13")]);
+    assert_eq!(exec(&project, &server, "question 13").code, Some(0));
+    let summaries = summary_requests(&server);
+    assert_eq!(summaries.len(), 1, "the separate request of spec C2");
+    assert_eq!(summaries[0].json().unwrap()["model"], "small");
 }
 
 #[test]

@@ -160,8 +160,9 @@ impl Agent {
         tools: ToolRegistry,
         ctx: ToolContext,
         config: AgentConfig,
-        history: HistoryManager,
+        mut history: HistoryManager,
     ) -> Self {
+        history.set_read_history_lines(config.context.read_history_lines);
         let system = match config.tool_protocol {
             ToolProtocol::Text => {
                 agent_system_prompt(&tools.descriptions(), None, None, None, false)

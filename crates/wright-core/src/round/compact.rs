@@ -3,14 +3,18 @@
 //! and which rounds) is [`compaction`](crate::compaction)'s; this is the part that calls the
 //! summary model, records the outcome and reports it.
 
-use wright_llm::LlmClient;
-use wright_protocol::{Event, Message, UsageCall};
+use wright_llm::{ChatRequest, LlmClient};
+use wright_protocol::{Event, Message, Role, UsageCall};
 use wright_store::UsageKind;
 
 use crate::compaction::{CompactionPlan, check_trigger, plan_compaction, round_starts};
 use crate::context::estimate_request;
 use crate::error::RoundError;
-use crate::summarize::{SummaryCall, SummaryFailure, summarize, summary_request};
+use crate::instructions::Instructions;
+use crate::summarize::{
+    SummaryCall, SummaryFailure, SummaryRequestForm, session_summary_request, summarize_with,
+    summary_request, summary_request_within,
+};
 use crate::tiers::HistoryView;
 
 use super::request::reserved_for_reply;
@@ -113,11 +117,21 @@ impl Agent {
         });
         let tokens_before = HistoryView::new(&self.history).estimate(&self.system);
         let max_tokens = self.request_limit(&self.summary_llm);
-        let plan = self.fitting_plan(whole, max_tokens);
+        // The session form names the archived rounds rather than repeating them, so it covers
+        // the whole plan whenever it fits; the separate request holds what it can.
+        let (plan, request) = match self.session_summary(&whole, max_tokens) {
+            Some(request) => (whole, request),
+            None => {
+                let plan = self.fitting_plan(whole, max_tokens);
+                let archived = self.history.to_archive(&plan);
+                (plan, summary_request_within(archived, max_tokens))
+            }
+        };
         let archived = self.history.to_archive(&plan).to_vec();
         let timeout = self.config.context.summary_timeout;
+        let reply_tokens = self.reply_reserve(&self.summary_llm);
         let SummaryCall { summary, usage } = tokio::select! {
-            call = summarize(&self.summary_llm, &archived, (max_tokens, self.reply_reserve(&self.summary_llm)), timeout) => call,
+            call = summarize_with(&self.summary_llm, request, &archived, reply_tokens, timeout) => call,
             () = self.cancellation().cancelled() => return Err(RoundError::Interrupted),
         };
         if let Some(usage) = usage {
@@ -164,6 +178,47 @@ impl Agent {
             tokens_after: HistoryView::new(&self.history).estimate(&self.system),
         });
         Ok(rest_left)
+    }
+
+    /// The summary request in the session's own prompt (`summary_request = "session"`, see
+    /// [`session_summary_request`]): the request the next round would start with, its input
+    /// replaced by the summary instructions for the rounds `plan` archives. `None` — the
+    /// separate request of spec C2 is sent — unless the setting asks for it, the summary model
+    /// is the session's (another model has no cache of the session's prompt) and the request
+    /// fits `max_tokens`.
+    fn session_summary(&self, plan: &CompactionPlan, max_tokens: u64) -> Option<ChatRequest> {
+        let (session, summary) = (self.llm.config(), self.summary_llm.config());
+        let same_model = session.model == summary.model && session.base_url == summary.base_url;
+        if self.config.context.summary_request != SummaryRequestForm::Session
+            || self.config.tool_protocol != super::ToolProtocol::Text
+            || !same_model
+        {
+            return None;
+        }
+        let retained = self.history.retained();
+        let first_kept = retained
+            .get(plan.archive_len)
+            .filter(|stored| stored.message.role == Role::User)?;
+        // L2 as the round's requests read it (round/request.rs), so the prefix is theirs.
+        let instructions = Instructions::load(
+            self.ctx.root(),
+            self.config.user_config_dir.as_deref(),
+            self.tools.masker(),
+        );
+        let next = HistoryView::new(&self.history).request(
+            &self.system,
+            Some(&instructions),
+            "",
+            &[],
+            None,
+        );
+        let request = session_summary_request(
+            next,
+            self.history.to_archive(plan),
+            plan.archived_rounds,
+            &first_kept.message.content,
+        );
+        (self.calibrated(estimate_request(&request)) <= max_tokens).then_some(request)
     }
 
     /// What the window keeps for a reply of `llm`.

@@ -50,14 +50,18 @@ pub(super) fn read(data: &Value, limits: &Limits) -> Option<Value> {
     // A result compressed before already lost some lines: they count too.
     let dropped_before = form.content_lines_dropped.take().unwrap_or(0);
     form.content_truncated = None;
+    let mut dropped = dropped_before;
     if let Some(content) = form.content.take() {
         let lines = Lines::head(&content, limits.read_lines, limits.snippet_line_chars);
-        let dropped = lines.dropped.saturating_add(dropped_before);
-        form.content = Some(lines.text);
-        if dropped > 0 {
-            form.content_truncated = Some(true);
-            form.content_lines_dropped = Some(dropped);
-        }
+        dropped = dropped.saturating_add(lines.dropped);
+        // No line kept of a window that had some: no content at all, rather than an empty
+        // one that reads as an empty file.
+        let none_kept = limits.read_lines == 0 && lines.total > 0;
+        form.content = (!none_kept).then_some(lines.text);
+    }
+    if dropped > 0 {
+        form.content_truncated = Some(true);
+        form.content_lines_dropped = Some(dropped);
     }
     Some(to_value(&form))
 }

@@ -5,7 +5,8 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use wright_protocol::{ErrorCode, ToolResult, ToolStatus};
 use wright_tools::{
-    CompressionLevel, compress, compress_to_string, compress_to_string_with, compress_with,
+    CompressionLevel, cap_read_content, compress, compress_to_string, compress_to_string_with,
+    compress_with,
 };
 
 /// A successful result as the registry returns it: full text, stats and context included.
@@ -143,6 +144,51 @@ fn read_of_800_lines_keeps_exactly_the_first_500() {
             "content": null, "content_truncated": true, "content_lines_dropped": 300,
         })
     );
+}
+
+#[test]
+fn a_stored_read_capped_lower_keeps_its_first_lines_and_counts_every_dropped_one() {
+    let stored = compress_to_string("Read", &success(read_data(800)));
+    let capped: Value = serde_json::from_str(&cap_read_content(&stored, 50).unwrap()).unwrap();
+    let content = lines(&capped["data"]["content"]);
+    assert_eq!(content.len(), 50);
+    assert_eq!(content[49], "    50\tline number 50");
+    assert_eq!(capped["data"]["content_lines_dropped"], json!(750));
+    assert_eq!(capped["data"]["content_truncated"], json!(true));
+    assert_eq!(capped["data"]["lines_shown"], json!(800));
+}
+
+#[test]
+fn a_read_capped_at_zero_lines_keeps_where_its_window_was_and_no_content() {
+    let stored = compress_to_string("Read", &success(read_data(800)));
+    let capped = cap_read_content(&stored, 0).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&capped).unwrap(),
+        json!({"status": "success", "data": {
+            "file_path": "src/big.rs", "offset": 1, "lines_shown": 800, "total_lines": 800,
+            "mtime": 1_700_000_000.5, "truncated": false, "modified_externally": false,
+            "content_truncated": true, "content_lines_dropped": 800,
+        }})
+    );
+    // The tight tier, applied to it later, keeps the count.
+    let again = compress_with(
+        "Read",
+        &from_history(&serde_json::from_str(&capped).unwrap()),
+        CompressionLevel::Tight,
+    );
+    assert_eq!(again["data"]["content_lines_dropped"], json!(800));
+    assert_eq!(again["data"].get("content"), None);
+}
+
+#[test]
+fn a_cap_above_the_spec_limit_keeps_the_spec_limit() {
+    let stored = compress_to_string("Read", &success(read_data(800)));
+    assert_eq!(
+        cap_read_content(&stored, 10_000).as_deref(),
+        Some(stored.as_str())
+    );
+    let failed = r#"{"status":"error","data":null,"error":{"code":"not_found","message":"gone"}}"#;
+    assert_eq!(cap_read_content(failed, 0), None);
 }
 
 #[test]
