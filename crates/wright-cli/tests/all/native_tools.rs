@@ -542,3 +542,25 @@ fn compaction_summarises_native_rounds_and_keeps_the_retained_ones_paired() {
     );
     assert!(system(&last).contains("SUMMARY-MARKER"));
 }
+
+#[test]
+fn the_todo_recap_closes_a_native_request_inside_the_last_tool_result() {
+    let project = Project::new();
+    let todos = r#"{"todos": [{"id": "1", "content": "Ship it", "status": "in_progress"}]}"#;
+    let server = serve(vec![
+        calls(vec![call("t", "TodoWrite", todos)]),
+        reply("planned"),
+    ]);
+    let run = project.exec(&server, "anthropic", &NATIVE, "plan");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let second = server.requests()[1].json().unwrap();
+    let results = anthropic_results(&second);
+    assert_eq!(results.len(), 1, "{second}");
+    let (result, recap) = results[0].1.split_once("\n\n<todo-recap>\n").unwrap();
+    assert!(
+        result.contains("Ship it"),
+        "the TodoWrite result first: {result}"
+    );
+    assert!(recap.ends_with("</todo-recap>"), "the recap last: {recap}");
+    assert!(recap.contains("Ship it"), "{recap}");
+}
