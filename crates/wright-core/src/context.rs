@@ -310,11 +310,25 @@ pub fn estimate_request(request: &ChatRequest) -> u64 {
     estimate_tokens(&request.system_text()) + estimate_messages(&request.messages)
 }
 
-/// The local token estimate of chat messages, each with its framing.
+/// The local token estimate of chat messages, each with its framing; a native message's tool
+/// calls (id, name, arguments) and result id count too.
 pub fn estimate_messages(messages: &[ChatMessage]) -> u64 {
     messages
         .iter()
-        .map(|m| estimate_tokens(&m.content) + TOKENS_PER_MESSAGE)
+        .map(|m| {
+            let calls: u64 = m
+                .tool_calls
+                .iter()
+                .map(|call| {
+                    estimate_tokens(&call.id)
+                        + estimate_tokens(&call.name)
+                        + estimate_tokens(&call.arguments)
+                        + TOKENS_PER_MESSAGE
+                })
+                .sum();
+            let id = m.tool_call_id.as_deref().map_or(0, estimate_tokens);
+            estimate_tokens(&m.content) + calls + id + TOKENS_PER_MESSAGE
+        })
         .sum()
 }
 
@@ -489,6 +503,36 @@ mod tests {
             "Observation: {\"status\":\"success\",\"n\":1}"
         );
         assert_eq!(request.messages[4].content, "Observation: full 2");
+    }
+
+    #[test]
+    fn a_native_calls_arguments_count_in_the_estimate_as_its_action_line_does() {
+        let content = "x".repeat(90_000);
+        let arguments = serde_json::json!({"file_path": "a.txt", "content": content}).to_string();
+        let native = ScratchStep {
+            tool_calls: vec![NativeToolCall::new("c1", "Write", arguments.clone())],
+            tool_call_id: Some("c1".into()),
+            observation: "ok".into(),
+            ..ScratchStep::default()
+        };
+        let text = ScratchStep {
+            assistant: format!("Action: Write[{arguments}]"),
+            observation: "ok".into(),
+            ..ScratchStep::default()
+        };
+        let estimate = |step: ScratchStep, protocol| {
+            estimate_request(
+                &ContextBuilder {
+                    protocol,
+                    ..parts(&[], std::slice::from_ref(&step))
+                }
+                .request(),
+            )
+        };
+        let native = estimate(native, ToolProtocol::Native);
+        let text = estimate(text, ToolProtocol::Text);
+        assert!(native >= 30_000, "{native}");
+        assert!(native.abs_diff(text) < 50, "{native} vs {text}");
     }
 
     #[test]

@@ -39,10 +39,24 @@ pub fn history_step_text(text: &str, call: &ToolCall, tool: Option<&dyn Tool>) -
 
 /// A native tool call (issue 19) as history stores it, by the rule of [`history_step_text`]:
 /// the arguments the tool keeps for history, or its large content arguments trimmed when it
-/// edits files. Arguments that are not JSON, and calls of no known tool, are kept as sent.
+/// edits files. Arguments that are not JSON keep their first [`MAX_ARG_CHARS`] characters (a
+/// reply cut by the output limit may hold a whole file's worth); calls of no known tool are
+/// kept as sent.
 pub fn history_call(call: &NativeToolCall, tool: Option<&dyn Tool>) -> NativeToolCall {
+    let Ok(mut args) = serde_json::from_str::<Value>(&call.arguments) else {
+        let chars = call.arguments.chars().count();
+        let arguments = if chars > MAX_ARG_CHARS {
+            let head: String = call.arguments.chars().take(MAX_ARG_CHARS).collect();
+            format!("{head}… [not JSON; trimmed in history: {chars} characters in all]")
+        } else {
+            call.arguments.clone()
+        };
+        return NativeToolCall {
+            arguments,
+            ..call.clone()
+        };
+    };
     let kept = tool.and_then(|tool| {
-        let mut args: Value = serde_json::from_str(&call.arguments).ok()?;
         let args = match tool.history_args(&args) {
             Some(args) => args,
             None if tool.kind() == ToolKind::Edit && trim_value(&mut args) => args,
@@ -100,6 +114,24 @@ fn trimmed(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn native_arguments_that_are_not_json_keep_their_head_in_history() {
+        let long = format!(
+            "{{\"file_path\": \"a\", \"content\": \"{}",
+            "x".repeat(10_000)
+        );
+        let kept = history_call(&NativeToolCall::new("c", "Write", long), None);
+        assert!(kept.arguments.chars().count() < MAX_ARG_CHARS + 80);
+        assert!(
+            kept.arguments
+                .ends_with("… [not JSON; trimmed in history: 10031 characters in all]"),
+            "{}",
+            kept.arguments
+        );
+        let short = NativeToolCall::new("c", "Write", "{bad");
+        assert_eq!(history_call(&short, None), short);
+    }
     use wright_tools::ToolRegistry;
 
     fn call(tool: &str, args: Value) -> ToolCall {

@@ -564,3 +564,39 @@ fn the_todo_recap_closes_a_native_request_inside_the_last_tool_result() {
     assert!(recap.ends_with("</todo-recap>"), "the recap last: {recap}");
     assert!(recap.contains("Ship it"), "{recap}");
 }
+
+#[test]
+fn arguments_cut_by_the_output_limit_say_so_and_are_not_sent_back_broken() {
+    let project = Project::new();
+    let cut = format!(
+        r#"{{"file_path": "big.txt", "content": "{}"#,
+        "line\\n".repeat(2_000)
+    );
+    let server = serve(vec![
+        ScriptedResponse {
+            finish_reason: "length".into(),
+            ..calls(vec![call("w", "Write", &cut)])
+        },
+        reply("I will write it in parts."),
+    ]);
+    let run = project.exec(&server, "openai", &NATIVE, "write a big file");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let second = server.requests()[1].json().unwrap();
+    let results = openai_results(&second);
+    assert!(
+        results[0].1.contains("reached the output-token limit"),
+        "{}",
+        results[0].1
+    );
+    let sent = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .unwrap();
+    assert_eq!(
+        sent["tool_calls"][0]["function"]["arguments"], "{}",
+        "a server that parses arguments is never sent broken JSON"
+    );
+    assert!(!project.path().join("big.txt").exists());
+}

@@ -12,10 +12,10 @@
 //! and their results are kept in the reply's order.
 
 use serde_json::Value;
-use wright_llm::Completion;
+use wright_llm::{Completion, FinishReason};
 use wright_protocol::{
-    ErrorCode, HistoryResult, Message, MessageMetadata, NativeToolCall, ToolCall, ToolDefinition,
-    ToolResult,
+    ErrorCode, Event, HistoryResult, Message, MessageMetadata, NativeToolCall, ToolCall,
+    ToolDefinition, ToolResult,
 };
 
 use wright_tools::ToolRegistry;
@@ -35,9 +35,14 @@ pub(crate) const NATIVE_FORMAT_REMINDER: &str = "Call a tool through the tool-ca
 with its arguments as one JSON object that matches the tool's schema; to give your final answer, \
 reply with text and call no tool.";
 
+/// Said of arguments cut short by the output-token limit.
+const CUT_SHORT: &str = "Your reply reached the output-token limit while writing them, so they \
+were cut short: make smaller calls (write a large file in parts: Write the first part, then Edit \
+to add the rest).";
+
 /// Tools that only read but must not run beside another call: they speak to the user or change
-/// the agent's own state, whose order matters.
-const ONE_AT_A_TIME: [&str; 2] = ["AskUser", "TodoWrite"];
+/// state whose order matters (the agent's list, what a job's output was last read up to).
+const ONE_AT_A_TIME: [&str; 3] = ["AskUser", "TodoWrite", "BashOutput"];
 
 /// A native call's arguments as the tool takes them: one JSON object (an empty string, which
 /// some servers send for a call without arguments, is `{}`); otherwise what is wrong, worded
@@ -104,13 +109,24 @@ impl Round<'_> {
                 ..MessageMetadata::default()
             },
         );
+        // A reply cut by the output limit is not continued once it calls tools: arguments cut
+        // short say why, so the model writes less per call rather than the same again.
+        let cut = completion.finish_reason == FinishReason::Length;
         let parsed: Vec<Result<ToolCall, String>> = calls
             .iter()
             .map(|call| {
-                parse_arguments(call).map(|args| ToolCall {
-                    tool: call.name.clone(),
-                    args,
-                })
+                parse_arguments(call)
+                    .map(|args| ToolCall {
+                        tool: call.name.clone(),
+                        args,
+                    })
+                    .map_err(|problem| {
+                        if cut {
+                            format!("{problem} {CUT_SHORT}")
+                        } else {
+                            problem
+                        }
+                    })
             })
             .collect();
         let results = if self.side_by_side(&parsed) {
@@ -159,11 +175,17 @@ impl Round<'_> {
                         .with_reminder(reminder)
                 }
                 // Written already with the reply: only the error result is kept.
-                Err(problem) => StepRecord {
-                    stored_text: None,
-                    tool: Some(native.name.clone()),
-                    ..StepRecord::format_error(assistant, &problem, NATIVE_FORMAT_REMINDER)
-                },
+                Err(problem) => {
+                    self.sink.emit(Event::FormatError {
+                        step: self.step,
+                        message: problem.clone(),
+                    });
+                    StepRecord {
+                        stored_text: None,
+                        tool: Some(native.name.clone()),
+                        ..StepRecord::format_error(assistant, &problem, NATIVE_FORMAT_REMINDER)
+                    }
+                }
             };
             all_malformed &= record.malformed;
             let reply_calls = if i == 0 { calls.clone() } else { Vec::new() };

@@ -75,7 +75,7 @@ impl Round<'_> {
         let nothing_to_archive = plan_compaction(view.messages(), settings.retain_rounds).is_none();
         if !view.is_tight()
             && nothing_to_archive
-            && agent.calibrated(view.estimate(&agent.system)) >= threshold
+            && agent.calibrated(view.estimate(&agent.system) + self.offered_estimate) >= threshold
         {
             view.tighten();
         }

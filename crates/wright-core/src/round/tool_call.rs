@@ -142,6 +142,9 @@ impl Round<'_> {
             drop(prepared);
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
+                if cancel.is_cancelled() {
+                    break;
+                }
                 let result = self.run_tool(call).await;
                 let stop = result.is_none();
                 results.push(result);
@@ -171,6 +174,14 @@ impl Round<'_> {
                 },
             };
             outcomes.push(outcome);
+        }
+        // Ctrl-C during the hooks: none of them runs.
+        if outcomes.iter().any(|o| matches!(o, Outcome::Interrupted)) || cancel.is_cancelled() {
+            for outcome in &mut outcomes {
+                if matches!(outcome, Outcome::Ready(_)) {
+                    *outcome = Outcome::Interrupted;
+                }
+            }
         }
         // The runs, side by side; what they report while running is shown as it comes.
         let (events, mut progress) = tokio::sync::mpsc::unbounded_channel();

@@ -165,7 +165,9 @@ struct WireToolCallOut<'a> {
 #[derive(Serialize)]
 struct WireFunctionOut<'a> {
     name: &'a str,
-    /// The arguments text as the model sent it, malformed or not.
+    /// The arguments text as the model sent it when it is a JSON object, else `{}`: servers
+    /// that parse it (chat templates do) would refuse the whole request. History keeps what
+    /// was sent, and the result answering the call says what was wrong with it.
     arguments: &'a str,
 }
 
@@ -176,9 +178,17 @@ impl<'a> WireToolCallOut<'a> {
             kind: "function",
             function: WireFunctionOut {
                 name: &call.name,
-                arguments: &call.arguments,
+                arguments: object_or_empty(&call.arguments),
             },
         }
+    }
+}
+
+/// `arguments` when it holds a JSON object, else `{}`.
+fn object_or_empty(arguments: &str) -> &str {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(_)) => arguments,
+        _ => "{}",
     }
 }
 

@@ -291,7 +291,7 @@ async fn without_tools_offered_stray_tool_calls_are_ignored_as_before() {
 }
 
 #[tokio::test]
-async fn openai_history_sends_tool_calls_and_tool_messages() {
+async fn openai_history_sends_tool_calls_and_tool_messages_and_malformed_arguments_as_empty() {
     let body = sent_body(
         ProviderKind::OpenAi,
         &history_with_tool_calls(MALFORMED_ARGUMENTS),
@@ -306,7 +306,7 @@ async fn openai_history_sends_tool_calls_and_tool_messages() {
             {"role": "user", "content": "Look around."},
             {"role": "assistant", "content": "Reading both.", "tool_calls": [
                 {"id": "call_a", "type": "function",
-                 "function": {"name": "Read", "arguments": MALFORMED_ARGUMENTS}},
+                 "function": {"name": "Read", "arguments": "{}"}},
                 {"id": "call_b", "type": "function",
                  "function": {"name": "Glob", "arguments": "{\"pattern\": \"*\"}"}},
             ]},
