@@ -175,6 +175,8 @@ impl<'a> ContextBuilder<'a> {
             if let Some(last) = messages.last_mut() {
                 last.content.push_str("\n\n");
                 last.content.push_str(&appended);
+                // The recap moves on with the next request: a cache breakpoint goes before it.
+                last.volatile_tail += 2 + appended.len();
             }
         }
         // Under native tool calling the model does not write observations: nothing to stop at.

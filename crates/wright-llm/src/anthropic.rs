@@ -12,7 +12,7 @@ use wright_protocol::{NativeToolCall, ToolDefinition, Usage};
 use crate::error::StreamFault;
 use crate::sse::{Delta, Piece, StreamDecoder};
 use crate::tool_calls::ToolCallFragment;
-use crate::{ChatRequest, FinishReason, LlmConfig};
+use crate::{ChatRequest, ChatRole, FinishReason, LlmConfig};
 
 mod messages;
 
@@ -63,7 +63,12 @@ pub(crate) fn request_body(
         system,
         messages: {
             let mut messages = alternating_messages(&request.messages);
-            mark_cache_breakpoint(&mut messages);
+            let volatile_tail = request
+                .messages
+                .last()
+                .filter(|last| last.role == ChatRole::User)
+                .map_or(0, |last| last.volatile_tail);
+            mark_cache_breakpoint(&mut messages, volatile_tail);
             messages
         },
         stop_sequences: &request.stop,

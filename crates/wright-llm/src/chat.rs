@@ -32,6 +32,16 @@ pub struct ChatMessage {
     /// a `role: "tool"` message, Anthropic a `tool_result` block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// How many bytes at the end of `content` change with every request (wright's todo recap,
+    /// which closes each request and moves on with the next): a provider's cache breakpoint
+    /// goes before them, so the next request, which no longer has them there, still shares
+    /// the prefix. 0 for none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub volatile_tail: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl ChatMessage {
@@ -42,6 +52,7 @@ impl ChatMessage {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            volatile_tail: 0,
         }
     }
 
@@ -52,6 +63,7 @@ impl ChatMessage {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            volatile_tail: 0,
         }
     }
 

@@ -544,25 +544,51 @@ fn compaction_summarises_native_rounds_and_keeps_the_retained_ones_paired() {
 }
 
 #[test]
-fn the_todo_recap_closes_a_native_request_inside_the_last_tool_result() {
-    let project = Project::new();
-    let todos = r#"{"todos": [{"id": "1", "content": "Ship it", "status": "in_progress"}]}"#;
-    let server = serve(vec![
-        calls(vec![call("t", "TodoWrite", todos)]),
-        reply("planned"),
-    ]);
-    let run = project.exec(&server, "anthropic", &NATIVE, "plan");
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let second = server.requests()[1].json().unwrap();
-    let results = anthropic_results(&second);
-    assert_eq!(results.len(), 1, "{second}");
-    let (result, recap) = results[0].1.split_once("\n\n<todo-recap>\n").unwrap();
-    assert!(
-        result.contains("Ship it"),
-        "the TodoWrite result first: {result}"
-    );
-    assert!(recap.ends_with("</todo-recap>"), "the recap last: {recap}");
-    assert!(recap.contains("Ship it"), "{recap}");
+fn the_todo_recap_closes_a_native_request_after_the_cache_breakpoint() {
+    for provider in ["openai", "anthropic"] {
+        let project = Project::new();
+        let todos = r#"{"todos": [{"id": "1", "content": "Ship it", "status": "in_progress"}]}"#;
+        let server = serve(vec![
+            calls(vec![call("t", "TodoWrite", todos)]),
+            reply("planned"),
+        ]);
+        let run = project.exec(&server, provider, &NATIVE, "plan");
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let second = server.requests()[1].json().unwrap();
+        let last = second["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        match provider {
+            // OpenAI caches any prefix: the recap ends the last tool message.
+            "openai" => {
+                assert_eq!(last["role"], "tool", "{last}");
+                let content = last["content"].as_str().unwrap();
+                let (result, recap) = content.split_once("\n\n<todo-recap>\n").unwrap();
+                assert!(result.contains("Ship it"), "{result}");
+                assert!(recap.ends_with("</todo-recap>") && recap.contains("Ship it"));
+            }
+            // Anthropic caches up to a breakpoint: it ends the result, and the recap, which
+            // the next request will not have there, follows as a block of its own.
+            _ => {
+                let blocks = last["content"].as_array().unwrap();
+                assert_eq!(blocks.len(), 2, "{last}");
+                assert_eq!(blocks[0]["type"], "tool_result");
+                assert_eq!(blocks[0]["cache_control"]["type"], "ephemeral");
+                assert!(
+                    !blocks[0]["content"]
+                        .as_str()
+                        .unwrap()
+                        .contains("todo-recap")
+                );
+                let recap = blocks[1]["text"].as_str().unwrap();
+                assert!(recap.starts_with("\n\n<todo-recap>\n"), "{recap}");
+                assert!(recap.ends_with("</todo-recap>") && recap.contains("Ship it"));
+            }
+        }
+    }
 }
 
 #[test]

@@ -104,8 +104,10 @@ pub(super) const EPHEMERAL: CacheMark = CacheMark { kind: "ephemeral" };
 /// that end at one, so without it no request would read the conversation of the one before
 /// it from the cache. The next request's breakpoint finds this one by looking back (up to 20
 /// blocks), so each request reads all it shares with the previous one. The text is sent
-/// unchanged, as a text block.
-pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>]) {
+/// unchanged, as text blocks: the last `volatile_tail` bytes of the conversation (the todo
+/// recap, which the next request no longer has there) become a block of their own after the
+/// breakpoint.
+pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>], volatile_tail: usize) {
     let Some(last_user) = messages
         .iter_mut()
         .rev()
@@ -115,6 +117,9 @@ pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>]) {
     };
     let content = std::mem::replace(&mut last_user.content, WireContent::Blocks(Vec::new()));
     let mut blocks = content.into_blocks();
+    let tail = blocks
+        .last_mut()
+        .and_then(|block| block.split_tail(volatile_tail));
     if let Some(
         WireBlockOut::Text { cache_control, .. }
         | WireBlockOut::ToolUse { cache_control, .. }
@@ -123,7 +128,34 @@ pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>]) {
     {
         *cache_control = Some(EPHEMERAL);
     }
+    blocks.extend(tail);
     last_user.content = WireContent::Blocks(blocks);
+}
+
+impl WireBlockOut<'_> {
+    /// Cuts the last `tail` bytes of this block's text off into a text block of their own,
+    /// when the block ends with that many and holds more; `None` otherwise.
+    fn split_tail(&mut self, tail: usize) -> Option<Self> {
+        let text: &str = match self {
+            WireBlockOut::Text { text, .. } => text,
+            WireBlockOut::ToolResult { content, .. } => content,
+            WireBlockOut::ToolUse { .. } => return None,
+        };
+        let at = text.len().checked_sub(tail)?;
+        if tail == 0 || at == 0 || !text.is_char_boundary(at) {
+            return None;
+        }
+        let rest = text[at..].to_string();
+        match self {
+            WireBlockOut::Text { text, .. } => text.truncate(at),
+            WireBlockOut::ToolResult { content, .. } => *content = &content[..at],
+            WireBlockOut::ToolUse { .. } => return None,
+        }
+        Some(WireBlockOut::Text {
+            text: rest,
+            cache_control: None,
+        })
+    }
 }
 
 impl<'a> WireContent<'a> {
@@ -324,7 +356,7 @@ mod tests {
             ChatMessage::assistant("prefill"),
         ];
         let mut wire = alternating_messages(&messages);
-        mark_cache_breakpoint(&mut wire);
+        mark_cache_breakpoint(&mut wire, 0);
         let json = serde_json::to_value(&wire).unwrap();
         assert_eq!(json[0]["content"], "first", "earlier messages unchanged");
         assert_eq!(
@@ -336,7 +368,38 @@ mod tests {
         );
         assert_eq!(json[3]["content"], "prefill", "never on a prefill");
         let mut none: Vec<WireRequestMessage<'_>> = Vec::new();
-        mark_cache_breakpoint(&mut none);
+        mark_cache_breakpoint(&mut none, 0);
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn the_breakpoint_goes_before_the_recap_which_the_next_request_moves() {
+        let recap = "\n\n<todo-recap>\n1 todo\n</todo-recap>";
+        for mut last in [
+            ChatMessage::user(format!("Observation: ok{recap}")),
+            ChatMessage::tool_result("a", format!("ok{recap}")),
+        ] {
+            last.volatile_tail = recap.len();
+            let messages = vec![
+                ChatMessage::user("go"),
+                ChatMessage::assistant("step"),
+                last,
+            ];
+            let mut wire = alternating_messages(&messages);
+            mark_cache_breakpoint(&mut wire, recap.len());
+            let json = serde_json::to_value(&wire).unwrap();
+            let blocks = json[2]["content"].as_array().unwrap();
+            assert_eq!(blocks.len(), 2, "{json}");
+            assert_eq!(blocks[0]["cache_control"]["type"], "ephemeral");
+            let stable = blocks[0]["text"]
+                .as_str()
+                .or(blocks[0]["content"].as_str())
+                .unwrap();
+            assert!(!stable.contains("todo-recap"), "{stable}");
+            assert_eq!(
+                blocks[1],
+                serde_json::json!({"type": "text", "text": recap})
+            );
+        }
     }
 }
