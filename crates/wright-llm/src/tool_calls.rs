@@ -78,10 +78,22 @@ impl ToolCallAssembler {
     }
 }
 
-/// The id given to the call at `position` of a reply when the server sent none; prefixed so
-/// it cannot meet a provider's own `call_...` ids.
+/// The id given to the call at `position` of a reply when the server sent none: prefixed so
+/// it cannot meet a provider's own `call_...` ids, and unique across the replies of a session
+/// (a process's first id comes from the clock, the next ones count on), since a request may
+/// hold many replies and Anthropic refuses two calls with one id.
 pub(crate) fn fallback_id(position: usize) -> String {
-    format!("wright_call_{position}")
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let start = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(1, |since| since.as_micros() as u64)
+    };
+    let _ = NEXT.compare_exchange(0, start(), Ordering::Relaxed, Ordering::Relaxed);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("wright_call_{n:x}_{position}")
 }
 
 #[cfg(test)]
@@ -132,12 +144,23 @@ mod tests {
         let mut calls = ToolCallAssembler::default();
         calls.push(fragment(0, Some("a"), Some("Read"), "{}"));
         calls.push(fragment(1, None, Some("Glob"), "{}"));
-        assert_eq!(
-            calls.finish(),
-            vec![
-                NativeToolCall::new("a", "Read", "{}"),
-                NativeToolCall::new("wright_call_1", "Glob", "{}"),
-            ]
+        let finished = calls.finish();
+        assert_eq!(finished[0], NativeToolCall::new("a", "Read", "{}"));
+        assert!(
+            finished[1].id.starts_with("wright_call_"),
+            "{:?}",
+            finished[1]
         );
+        assert!(finished[1].id.ends_with("_1"), "{:?}", finished[1]);
+        assert_eq!(
+            (finished[1].name.as_str(), finished[1].arguments.as_str()),
+            ("Glob", "{}")
+        );
+    }
+
+    #[test]
+    fn fallback_ids_never_repeat() {
+        let ids: std::collections::HashSet<String> = (0..100).map(|_| fallback_id(0)).collect();
+        assert_eq!(ids.len(), 100);
     }
 }

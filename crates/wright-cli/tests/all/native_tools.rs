@@ -626,3 +626,29 @@ fn arguments_cut_by_the_output_limit_say_so_and_are_not_sent_back_broken() {
     );
     assert!(!project.path().join("big.txt").exists());
 }
+
+#[test]
+fn three_unreadable_replies_in_a_row_end_the_round() {
+    let project = Project::new();
+    let server = serve(vec![
+        calls(vec![call("a", "Read", "{oops")]),
+        reply(""),
+        calls(vec![call("b", "Read", "[1]"), call("c", "Read", "nope")]),
+        reply("never asked"),
+    ]);
+    let mut args = NATIVE.to_vec();
+    args.push("--json");
+    let run = project.exec(&server, "anthropic", &args, "read");
+    assert_ne!(run.code, Some(0), "{}", run.stdout);
+    let events = run.events();
+    let format_errors = events
+        .iter()
+        .filter(|e| e["type"] == "format_error")
+        .count();
+    // One per unreadable call; an empty reply is told as in text mode, without an event.
+    assert_eq!(format_errors, 3);
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "error", "{last}");
+    assert_eq!(last["code"], "malformed_replies", "{last}");
+    assert_eq!(server.requests().len(), 3);
+}

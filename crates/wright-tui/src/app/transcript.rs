@@ -245,8 +245,10 @@ impl Transcript {
                     Some(ToolData::Write(write)) => write.diff,
                     _ => None,
                 };
+                // Calls of one native reply share a step: each preview covers its own call.
+                let previewed = self.previewed.remove(step);
                 if *status == ToolStatus::Success
-                    && !self.previewed.contains(step)
+                    && !previewed
                     && let Some(diff) = diff.filter(|d| !d.trim().is_empty())
                 {
                     out.extend(capped_diff(&diff, &theme));

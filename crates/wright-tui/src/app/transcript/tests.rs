@@ -200,6 +200,46 @@ fn a_change_shown_for_approval_is_not_shown_again_after_it_ran() {
 }
 
 #[test]
+fn a_second_change_of_the_same_step_shows_its_diff_after_the_first_was_previewed() {
+    // Native tool calling: two calls of one reply share a step; only the first was asked.
+    let mut t = transcript();
+    let first = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+first\n";
+    let second = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+second\n";
+    let result = |diff: &str| Event::ToolResult {
+        step: 1,
+        tool: "Write".into(),
+        status: ToolStatus::Success,
+        summary: "updated".into(),
+        data: json!({"file_path": "f", "action": "overwritten", "lines": 1, "bytes": 2,
+            "head": "", "truncated": false, "diff": diff}),
+        error: None,
+    };
+    let text = shown(
+        &mut t,
+        &[
+            tool_call(1, "Write", json!({"file_path": "x"})),
+            Event::ApprovalRequested {
+                step: 1,
+                tool: "Write".into(),
+                kind: ActionKind::FileChange,
+                preview: first.into(),
+                concern: None,
+            },
+            Event::ApprovalDecided {
+                step: 1,
+                decision: ApprovalVerdict::Always,
+                reason: None,
+            },
+            result(first),
+            tool_call(1, "Write", json!({"file_path": "y"})),
+            result(second),
+        ],
+    );
+    assert_eq!(text.matches("+first").count(), 1, "{text}");
+    assert_eq!(text.matches("+second").count(), 1, "{text}");
+}
+
+#[test]
 fn a_tool_waiting_for_approval_does_not_spin() {
     let mut t = transcript();
     shown(
