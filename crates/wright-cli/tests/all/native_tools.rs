@@ -652,3 +652,44 @@ fn three_unreadable_replies_in_a_row_end_the_round() {
     assert_eq!(last["code"], "malformed_replies", "{last}");
     assert_eq!(server.requests().len(), 3);
 }
+
+#[test]
+fn a_native_reply_cut_by_a_kill_is_answered_in_the_next_rounds_request() {
+    let project = Project::new();
+    project.write("a.txt", "alpha\n");
+    let server = serve(vec![
+        calls(vec![
+            call("read", "Read", r#"{"file_path": "a.txt"}"#),
+            call("wait", "Bash", r#"{"command": "touch started; sleep 20"}"#),
+        ]),
+        reply("resumed"),
+    ]);
+    let mut child = project
+        .command(&server, "openai")
+        .args(["exec", "--tool-protocol", "native", "--session", "s", "go"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !project.path().join("started").exists() {
+        assert!(std::time::Instant::now() < deadline, "never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let native: Vec<&str> = NATIVE.iter().chain(&["--session", "s"]).copied().collect();
+    let run = project.exec(&server, "openai", &native, "again");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let body = server.requests()[1].json().unwrap();
+    let results = openai_results(&body);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["read", "wait"], "{body}");
+    assert!(results[0].1.contains("alpha"), "the Read that ran is kept");
+    assert!(
+        results[1].1.contains("\"code\":\"interrupted\""),
+        "{}",
+        results[1].1
+    );
+}

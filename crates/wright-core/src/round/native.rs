@@ -129,67 +129,54 @@ impl Round<'_> {
                     })
             })
             .collect();
-        let results = if self.side_by_side(&parsed) {
-            let runnable: Vec<ToolCall> = parsed.iter().flatten().cloned().collect();
-            self.run_tools_side_by_side(&runnable).await
-        } else {
-            let mut results = Vec::with_capacity(parsed.len());
-            for call in parsed.iter().flatten() {
-                if self.agent.cancellation().is_cancelled() {
-                    break;
-                }
-                let result = self.run_tool(call).await;
-                let stop = result.is_none();
-                results.push(result);
-                if stop {
-                    break;
-                }
-            }
-            results
-        };
-        let interrupted = self.agent.cancellation().is_cancelled()
-            || results.len() < parsed.iter().flatten().count()
-            || results.iter().any(Option::is_none);
-        if interrupted {
-            self.store_interrupted(calls, &parsed, results);
-            return Err(RoundError::Interrupted);
-        }
         let malformed_before = self.malformed_in_a_row;
         let mut all_malformed = true;
-        let mut results = results.into_iter().flatten();
-        for (i, (native, parsed)) in calls.iter().zip(parsed).enumerate() {
-            let assistant = if i == 0 {
-                completion.text.clone()
-            } else {
-                String::new()
-            };
-            let record = match parsed {
-                Ok(call) => {
-                    // Every call that could run did (not interrupted, checked above).
-                    let Some(mut result) = results.next() else {
-                        continue;
-                    };
-                    jobs::tell_with_result(&mut result, self.agent.take_ended_jobs());
-                    let reminder = self.rule_reminders(&call, &result);
-                    StepRecord::tool_step(assistant, call, result, NATIVE_FORMAT_REMINDER)
-                        .with_reminder(reminder)
-                }
-                // Written already with the reply: only the error result is kept.
-                Err(problem) => {
-                    self.sink.emit(Event::FormatError {
-                        step: self.step,
-                        message: problem.clone(),
-                    });
-                    StepRecord {
-                        stored_text: None,
-                        tool: Some(native.name.clone()),
-                        ..StepRecord::format_error(assistant, &problem, NATIVE_FORMAT_REMINDER)
+        if self.side_by_side(&parsed) {
+            let runnable: Vec<ToolCall> = parsed.iter().flatten().cloned().collect();
+            let results = self.run_tools_side_by_side(&runnable).await;
+            let interrupted = self.agent.cancellation().is_cancelled()
+                || results.len() < runnable.len()
+                || results.iter().any(Option::is_none);
+            if interrupted {
+                self.store_interrupted(calls, &parsed, results);
+                return Err(RoundError::Interrupted);
+            }
+            let mut results = results.into_iter().flatten();
+            for (i, (native, parsed)) in calls.iter().zip(parsed).enumerate() {
+                let outcome = match parsed {
+                    Ok(call) => match results.next() {
+                        Some(result) => Ok((call, result)),
+                        None => continue,
+                    },
+                    Err(problem) => Err(problem),
+                };
+                all_malformed &= self.keep_call(i, completion, native, outcome);
+            }
+        } else {
+            // One after another, each result written as soon as it is there (spec D3): a
+            // kill loses only the call running.
+            for (i, native) in calls.iter().enumerate() {
+                let outcome = match &parsed[i] {
+                    Err(problem) => Err(problem.clone()),
+                    Ok(call) => {
+                        let result = if self.agent.cancellation().is_cancelled() {
+                            None
+                        } else {
+                            self.run_tool(call).await
+                        };
+                        match result {
+                            Some(result) if !self.agent.cancellation().is_cancelled() => {
+                                Ok((call.clone(), result))
+                            }
+                            result => {
+                                self.store_interrupted(&calls[i..], &parsed[i..], vec![result]);
+                                return Err(RoundError::Interrupted);
+                            }
+                        }
                     }
-                }
-            };
-            all_malformed &= record.malformed;
-            let reply_calls = if i == 0 { calls.clone() } else { Vec::new() };
-            self.keep(record.answering(&native.id, reply_calls));
+                };
+                all_malformed &= self.keep_call(i, completion, native, outcome);
+            }
         }
         self.malformed_in_a_row = if all_malformed {
             malformed_before + 1
@@ -197,6 +184,51 @@ impl Round<'_> {
             0
         };
         Ok(None)
+    }
+
+    /// Keeps the `i`-th call of the reply `completion` as a step: its result, or the problem
+    /// with its arguments (already written with the reply, so only the error result is kept).
+    /// The reply's first call carries the reply for the scratchpad. Says whether the call
+    /// counts as malformed.
+    fn keep_call(
+        &mut self,
+        i: usize,
+        completion: &Completion,
+        native: &NativeToolCall,
+        outcome: Result<(ToolCall, ToolResult), String>,
+    ) -> bool {
+        let assistant = if i == 0 {
+            completion.text.clone()
+        } else {
+            String::new()
+        };
+        let record = match outcome {
+            Ok((call, mut result)) => {
+                jobs::tell_with_result(&mut result, self.agent.take_ended_jobs());
+                let reminder = self.rule_reminders(&call, &result);
+                StepRecord::tool_step(assistant, call, result, NATIVE_FORMAT_REMINDER)
+                    .with_reminder(reminder)
+            }
+            Err(problem) => {
+                self.sink.emit(Event::FormatError {
+                    step: self.step,
+                    message: problem.clone(),
+                });
+                StepRecord {
+                    stored_text: None,
+                    tool: Some(native.name.clone()),
+                    ..StepRecord::format_error(assistant, &problem, NATIVE_FORMAT_REMINDER)
+                }
+            }
+        };
+        let malformed = record.malformed;
+        let reply_calls = if i == 0 {
+            completion.tool_calls.clone()
+        } else {
+            Vec::new()
+        };
+        self.keep(record.answering(&native.id, reply_calls));
+        malformed
     }
 
     /// Whether the calls of one reply run side by side: more than one, every one readable and
