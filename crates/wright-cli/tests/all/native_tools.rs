@@ -693,3 +693,40 @@ fn a_native_reply_cut_by_a_kill_is_answered_in_the_next_rounds_request() {
         results[1].1
     );
 }
+
+#[test]
+fn read_only_sub_agents_of_one_reply_run_side_by_side() {
+    let project = Project::new();
+    let task = |id: &str| {
+        call(
+            id,
+            "Task",
+            r#"{"agent": "explore", "description": "Look", "prompt": "say found"}"#,
+        )
+    };
+    let server = serve(vec![
+        calls(vec![task("t1"), task("t2")]),
+        // Each sub-agent's one reply (native too: text is its answer); either may come first.
+        reply("found"),
+        reply("found"),
+        reply("both found"),
+    ]);
+    let mut args = NATIVE.to_vec();
+    args.push("--json");
+    let run = project.exec(&server, "openai", &args, "look twice");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.events().last().unwrap()["answer"], "both found");
+    assert_eq!(
+        tool_events(&run),
+        pairs(&[
+            ("call", "Task"),
+            ("call", "Task"),
+            ("result", "Task"),
+            ("result", "Task"),
+        ])
+    );
+    let last = server.requests().pop().unwrap().json().unwrap();
+    let results = openai_results(&last);
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|(_, content)| content.contains("found")));
+}
