@@ -158,13 +158,16 @@ Comparison with Codex CLI and Claude Code (time-boxed to 35 minutes):
       a provider does not treat them as prompt text, that request keeps about 13k tokens
       cached (the tools, the base instructions and the kept questions) and the run costs
       1,110,520 cache-weighted (2.6% less).
-  wright / Codex CLI: total prompt 1.38x, cache-weighted 2.29x, largest request 0.92x (wright
-  measured in the same run, 2026-11-27: 9,984,295 total, 2,610,524 cache-weighted, 167,319
-  largest). Issue 19's target, at most 2x Codex cache-weighted, is missed by about 330k
-  tokens (wright would need 2,280,730 or less). Each round Codex pays about 0.1 x its history
-  twice plus one 10.3k observation, and 2 compactions cost it about 16k each; wright pays its
-  16.2k live observation and the 10.4k rewritten one of the round before, and each of its 5
-  compactions costs it 104.5k uncached plus a 52.7k summary call.
+  wright / Codex CLI, with wright's default read_history_lines = 50 (2026-11-27 on main:
+  2,739,240 total, 897,914 cache-weighted, 64,330 largest): total prompt 0.38x, cache-weighted
+  0.79x, largest request 0.35x -- issue 19's target (at most 2x Codex cache-weighted) is met.
+  Before (read_history_lines = 500, spec A3's default, the only behaviour until issue 19:
+  9,984,295 total, 2,610,524 cache-weighted, 167,319 largest): 1.38x, 2.29x, 0.92x. Each
+  round Codex pays about 0.1 x its history twice plus one 10.3k observation, and 2
+  compactions cost it about 16k each; wright at 500 lines paid its 16.2k live observation and
+  the 10.4k rewritten one of the round before, and each of its 5 compactions cost it 104.5k
+  uncached plus a 52.7k summary call; at 50 lines it pays the 16.2k live observation, 1.1k for
+  the rewritten one, and history grows 1.3k a round, so 40 rounds never compact.
   What makes it less faithful: the scripted model returns no reasoning, whereas a real
   gpt-6.2-sol returns encrypted reasoning items that Codex sends back in later requests
   (`include: ["reasoning.encrypted_content"]`), so real requests are larger; with a custom
