@@ -246,7 +246,18 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         Ok(source) => source,
         Err(skipped) => return skipped,
     };
-    let found = extractor.definitions(lang, &source);
+    // EXPERIMENTAL (issue 18, branch `walk`): the languages with a tree walker take it in
+    // place of the tag query (the same definitions, see `walk.rs`); `WRIGHT_CODE_QUERY=1`
+    // forces the query, to compare the two in one binary.
+    static QUERY_ONLY: OnceLock<bool> = OnceLock::new();
+    let query_only =
+        *QUERY_ONLY.get_or_init(|| std::env::var_os("WRIGHT_CODE_QUERY").is_some_and(|v| v == "1"));
+    let walked = if query_only {
+        None
+    } else {
+        extractor.definitions_walked(lang, &source)
+    };
+    let found = walked.unwrap_or_else(|| extractor.definitions(lang, &source));
     Indexed::Tags(Arc::new(FileTags {
         lang,
         definitions: found.definitions,

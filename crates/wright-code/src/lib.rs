@@ -17,9 +17,28 @@ use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
 mod index;
 mod rank;
+mod walk;
 
 pub use index::{FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Scope, index_files, relative_path};
 pub use rank::{Focus, Ranked, rank};
+
+/// Hooks for `examples/stages.rs` (measuring where indexing spends its time); not an API.
+#[doc(hidden)]
+pub mod profile {
+    use super::Lang;
+
+    /// The grammar a language is parsed with.
+    #[must_use]
+    pub fn language(lang: Lang) -> tree_sitter::Language {
+        lang.grammar().0
+    }
+
+    /// The names a file mentions, as [`crate::FileTags`] records them.
+    #[must_use]
+    pub fn references(lang: Lang, source: &[u8]) -> String {
+        crate::index::references(lang, source)
+    }
+}
 
 /// Definitions reported from one file at most.
 pub const MAX_DEFINITIONS_PER_FILE: usize = 5_000;
@@ -279,27 +298,80 @@ impl Extractor {
                 out.truncated = true;
                 break;
             }
-            let name = source
-                .get(tag.name_range.clone())
-                .map(|b| cut(&String::from_utf8_lossy(b), MAX_NAME_CHARS))
-                .unwrap_or_default();
-            let line_text = source
-                .get(tag.line_range.clone())
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default();
-            let signature = signature(lang, &line_text);
             let coarse = config.syntax_type_name(tag.syntax_type_id);
-            let kind = refine_kind(lang, coarse, &signature).to_owned();
-            out.definitions.push(Definition {
-                name,
-                kind,
-                line: tag.span.start.row + 1,
-                signature,
-            });
+            push_definition(
+                &mut out,
+                lang,
+                source,
+                (tag.name_range, tag.line_range, tag.span.start.row),
+                coarse,
+            );
         }
         out.definitions.sort_by_key(|d| d.line);
         out
     }
+
+    /// EXPERIMENTAL (issue 18, branch `walk`): the definitions in `source` found by walking
+    /// its syntax tree with a `TreeCursor` and matching node kinds (`walk.rs`), in place of
+    /// the tag query; the same output as [`Extractor::definitions`] for the languages that
+    /// have a walker (Rust, Go), `None` for the others.
+    pub fn definitions_walked(&mut self, lang: Lang, source: &[u8]) -> Option<FileDefinitions> {
+        let walker = walk::walker(lang)?;
+        let mut out = FileDefinitions::default();
+        let parser = self.context.parser();
+        if parser.set_language(&walker.language).is_err() {
+            out.partial = true;
+            return Some(out);
+        }
+        let Some(tree) = parser.parse(source, None) else {
+            out.partial = true;
+            return Some(out);
+        };
+        out.partial = tree.root_node().has_error();
+        for tag in walker.tags(&tree, source) {
+            if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {
+                out.truncated = true;
+                break;
+            }
+            push_definition(
+                &mut out,
+                lang,
+                source,
+                (tag.name_range, tag.line_range, tag.row),
+                tag.syntax,
+            );
+        }
+        out.definitions.sort_by_key(|d| d.line);
+        Some(out)
+    }
+}
+
+/// Adds the definition a tag names: its name (cut), its line's signature and its kind made
+/// precise. `at` is the name's bytes, its line's (trimmed) and its row.
+fn push_definition(
+    out: &mut FileDefinitions,
+    lang: Lang,
+    source: &[u8],
+    at: (std::ops::Range<usize>, std::ops::Range<usize>, usize),
+    coarse: &str,
+) {
+    let (name_range, line_range, row) = at;
+    let name = source
+        .get(name_range)
+        .map(|b| cut(&String::from_utf8_lossy(b), MAX_NAME_CHARS))
+        .unwrap_or_default();
+    let line_text = source
+        .get(line_range)
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default();
+    let signature = signature(lang, &line_text);
+    let kind = refine_kind(lang, coarse, &signature).to_owned();
+    out.definitions.push(Definition {
+        name,
+        kind,
+        line: row + 1,
+        signature,
+    });
 }
 
 /// The tag query's kind made precise where the query lumps kinds together (Rust's structs,

@@ -286,3 +286,37 @@ fn rust_functions_without_a_body_are_found() {
     assert!(got.contains(&d("ext", "function", 2)), "{got:?}");
     assert!(got.contains(&d("req", "method", 5)), "{got:?}");
 }
+
+/// EXPERIMENTAL walker (`walk.rs`): the same definitions, signatures, kinds and flags as the
+/// tag query, on sources that exercise every rule, nested definitions and broken code.
+#[test]
+fn the_tree_walk_finds_what_the_query_finds() {
+    let sources: &[(Lang, &str)] = &[
+        (
+            Lang::Rust,
+            "pub struct Ast;\nenum E { A }\nunion U { a: u8 }\ntype T = u8;\ntrait Tr {\n    fn req(&self);\n    fn prov(&self) {}\n}\nimpl Ast {\n    fn m(&self) {\n        fn inner() {}\n        let _ = || { struct Local; };\n    }\n}\nmod m { pub fn f() {} }\nmacro_rules! mac { () => {} }\nextern \"C\" {\n    fn ext(x: i32) -> i32;\n}\npub fn parse(input: &str) -> Result<Ast> {\n    Ok(Ast)\n}\n",
+        ),
+        (
+            Lang::Rust,
+            "fn good() {}\nfn broken( {\nimpl X { fn m() {} \n",
+        ),
+        (Lang::Rust, "struct { }\nfn (x) {}\ntrait {}\n"),
+        (
+            Lang::Go,
+            "package p\n\n// F does.\nfunc F() int {\n\treturn 1\n}\n\ntype S struct{}\ntype I interface {\n\tRead(p []byte) (int, error)\n}\ntype H = func(int)\ntype (\n\tA int\n\tB = A\n)\n\nfunc (s S) M() {\n\tf := func() {}\n\t_ = f\n\ttype local struct{}\n}\n",
+        ),
+        (Lang::Go, "package p\nfunc broken( {\nfunc ok() {}\n"),
+    ];
+    for (lang, src) in sources {
+        let by_query = Extractor::new().definitions(*lang, src.as_bytes());
+        let walked = Extractor::new()
+            .definitions_walked(*lang, src.as_bytes())
+            .expect("a walker");
+        assert_eq!(walked, by_query, "{src}");
+    }
+    assert!(
+        Extractor::new()
+            .definitions_walked(Lang::Python, b"def f(): pass\n")
+            .is_none()
+    );
+}

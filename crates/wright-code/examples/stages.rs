@@ -1,0 +1,208 @@
+//! Where indexing a tree spends its CPU time, stage by stage (issue 18's speed work; not a
+//! tool). Every stage runs over all files on one thread, one stage after the other, and is
+//! timed by the thread's own CPU time (`/proc/thread-self/schedstat`), so that another
+//! process busy on the machine does not count:
+//!
+//! - `walk`: listing the tree (`read_dir`, sorted, hidden entries skipped);
+//! - `read`: reading every source file;
+//! - `parse`: tree-sitter parsing alone (one `Parser` reused);
+//! - `tags`: `Extractor::definitions` (its own parse, the tag query, the signatures and
+//!   kinds); `tags - parse` is the query stage;
+//! - `walker`: the prototype's TreeCursor walk in place of the query (parse included), where
+//!   the language has one;
+//! - `refs`: lexing the names each file mentions;
+//! - then `index_files` as the tools call it, without a cache and with a fresh one (process CPU
+//!   time, all threads): the difference is the cache's JSON, and `rank` over the result.
+//!
+//! Usage: `cargo run --release -p wright-code --example stages -- DIR [--compare]`;
+//! `--compare` checks that the walker's (name, kind, line, signature) equal the query's per
+//! file and prints the first differences.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use wright_code::{Extractor, FileTags, Focus, Indexed, Lang, Scope, index_files, rank};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            files(&entry.path(), out);
+        } else if kind.is_file() {
+            out.push(entry.path());
+        }
+    }
+}
+
+/// This thread's CPU time so far, in nanoseconds.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The process's CPU time so far (user and system, every thread, finished ones too), in ms.
+fn process_cpu_ms() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // Fields after the command's `)`: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11).and_then(|f| f.parse().ok()).unwrap_or(0)
+        + fields.get(12).and_then(|f| f.parse().ok()).unwrap_or(0);
+    // USER_HZ is 100 on Linux.
+    ticks * 10
+}
+
+fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let t0 = thread_cpu_ns();
+    let w0 = std::time::Instant::now();
+    let out = f();
+    let cpu = thread_cpu_ns() - t0;
+    eprintln!(
+        "{name:<8} cpu {:>7.1} ms   wall {:>7.1} ms",
+        cpu as f64 / 1e6,
+        w0.elapsed().as_secs_f64() * 1e3
+    );
+    out
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = args.next().unwrap_or_else(|| ".".to_owned());
+    let compare = args.next().as_deref() == Some("--compare");
+    let root = Path::new(&dir)
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(&dir));
+    let all = stage("walk", || {
+        let mut all = Vec::new();
+        files(&root, &mut all);
+        all
+    });
+    let sources: Vec<(Lang, Vec<u8>)> = stage("read", || {
+        all.iter()
+            .filter_map(|p| {
+                let lang = Lang::of_path(p)?;
+                let bytes = std::fs::read(p).ok()?;
+                (bytes.len() as u64 <= wright_code::MAX_FILE_BYTES).then_some((lang, bytes))
+            })
+            .collect()
+    });
+    let bytes: usize = sources.iter().map(|(_, b)| b.len()).sum();
+    eprintln!(
+        "{} source files, {:.1} MB",
+        sources.len(),
+        bytes as f64 / 1e6
+    );
+    stage("parse", || {
+        let mut parser = tree_sitter::Parser::new();
+        let mut nodes = 0usize;
+        for (lang, source) in &sources {
+            let _ = parser.set_language(&wright_code::profile::language(*lang));
+            if let Some(tree) = parser.parse(source, None) {
+                nodes += tree.root_node().descendant_count();
+            }
+        }
+        nodes
+    });
+    let by_query = stage("tags", || {
+        let mut extractor = Extractor::new();
+        sources
+            .iter()
+            .map(|(lang, source)| extractor.definitions(*lang, source))
+            .collect::<Vec<_>>()
+    });
+    let by_walk = stage("walker", || {
+        let mut extractor = Extractor::new();
+        sources
+            .iter()
+            .map(|(lang, source)| extractor.definitions_walked(*lang, source))
+            .collect::<Vec<_>>()
+    });
+    let defs: usize = by_query.iter().map(|f| f.definitions.len()).sum();
+    eprintln!("{defs} definitions by the query");
+    if compare {
+        let mut same = 0;
+        let mut differ = 0;
+        let mut compared_defs = 0;
+        for (((lang, _), q), w) in sources.iter().zip(&by_query).zip(&by_walk) {
+            let Some(w) = w else { continue };
+            let mut a = q.definitions.clone();
+            let mut b = w.definitions.clone();
+            a.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
+            b.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
+            compared_defs += a.len();
+            if a == b && q.partial == w.partial && q.truncated == w.truncated {
+                same += 1;
+            } else {
+                differ += 1;
+                if differ <= 5 {
+                    let only_q: Vec<_> = a.iter().filter(|d| !b.contains(d)).take(5).collect();
+                    let only_w: Vec<_> = b.iter().filter(|d| !a.contains(d)).take(5).collect();
+                    eprintln!(
+                        "DIFF ({}): query only {only_q:?}\n  walker only {only_w:?}",
+                        lang.name()
+                    );
+                }
+            }
+        }
+        eprintln!(
+            "walker vs query: {same} files equal, {differ} differ ({compared_defs} definitions compared)"
+        );
+    }
+    stage("refs", || {
+        sources
+            .iter()
+            .map(|(lang, source)| wright_code::profile::references(*lang, source).len())
+            .sum::<usize>()
+    });
+    let stop = AtomicBool::new(false);
+    let c0 = process_cpu_ms();
+    let w0 = std::time::Instant::now();
+    let _ = index_files(&root, &all, None, Scope::Whole, &stop);
+    eprintln!(
+        "index_files, no cache:    process cpu {:>5} ms  wall {:>6.1} ms",
+        process_cpu_ms() - c0,
+        w0.elapsed().as_secs_f64() * 1e3
+    );
+    let cache = std::env::temp_dir().join(format!("wright-stages-{}", std::process::id()));
+    let c0 = process_cpu_ms();
+    let w0 = std::time::Instant::now();
+    let (indexed, _) = index_files(&root, &all, Some(&cache), Scope::Whole, &stop);
+    eprintln!(
+        "index_files, fresh cache: process cpu {:>5} ms  wall {:>6.1} ms",
+        process_cpu_ms() - c0,
+        w0.elapsed().as_secs_f64() * 1e3
+    );
+    let c0 = process_cpu_ms();
+    let w0 = std::time::Instant::now();
+    let _ = index_files(&root, &all, Some(&cache), Scope::Whole, &stop);
+    eprintln!(
+        "index_files, warm cache:  process cpu {:>5} ms  wall {:>6.1} ms",
+        process_cpu_ms() - c0,
+        w0.elapsed().as_secs_f64() * 1e3
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+    let tags: Vec<(String, std::sync::Arc<FileTags>)> = all
+        .iter()
+        .zip(indexed)
+        .filter_map(|(p, i)| match i {
+            Indexed::Tags(t) => Some((wright_code::relative_path(&root, p)?, t)),
+            _ => None,
+        })
+        .collect();
+    let view: Vec<(&str, &FileTags)> = tags.iter().map(|(p, t)| (p.as_str(), t.as_ref())).collect();
+    stage("rank", || rank(&view, &Focus::default()).len());
+}
