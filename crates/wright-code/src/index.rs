@@ -246,7 +246,7 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         Ok(source) => source,
         Err(skipped) => return skipped,
     };
-    // EXPERIMENTAL (issue 18, branch `walk`): the languages with a tree walker take it in
+    // The languages with a tree walker take it in
     // place of the tag query (the same definitions, see `walk.rs`); `WRIGHT_CODE_QUERY=1`
     // forces the query, to compare the two in one binary.
     static QUERY_ONLY: OnceLock<bool> = OnceLock::new();

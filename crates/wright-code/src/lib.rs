@@ -311,7 +311,7 @@ impl Extractor {
         out
     }
 
-    /// EXPERIMENTAL (issue 18, branch `walk`): the definitions in `source` found by walking
+    /// The definitions in `source` found by walking
     /// its syntax tree with a `TreeCursor` and matching node kinds (`walk.rs`), in place of
     /// the tag query; the same output as [`Extractor::definitions`] for the languages that
     /// have a walker (Rust, Go), `None` for the others.

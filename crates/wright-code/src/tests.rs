@@ -287,8 +287,8 @@ fn rust_functions_without_a_body_are_found() {
     assert!(got.contains(&d("req", "method", 5)), "{got:?}");
 }
 
-/// EXPERIMENTAL walker (`walk.rs`): the same definitions, signatures, kinds and flags as the
-/// tag query, on sources that exercise every rule, nested definitions and broken code.
+/// The tree walk (`walk.rs`): the same definitions, signatures, kinds and flags as the tag
+/// query, on sources that exercise every rule, nested definitions and broken code.
 #[test]
 fn the_tree_walk_finds_what_the_query_finds() {
     let sources: &[(Lang, &str)] = &[
@@ -319,4 +319,39 @@ fn the_tree_walk_finds_what_the_query_finds() {
             .definitions_walked(Lang::Python, b"def f(): pass\n")
             .is_none()
     );
+}
+
+/// The tree walk against the tag query on real code: every Rust file of this workspace (some
+/// 600 files). A rule that drifts from `queries/rust.scm` fails here.
+#[test]
+fn the_tree_walk_matches_the_query_on_this_workspace() {
+    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let hidden = name.to_string_lossy().starts_with('.');
+            if path.is_dir() && !hidden && name != "target" {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    rust_files(&crates, &mut paths);
+    let mut files = 0;
+    for path in &paths {
+        let Ok(src) = std::fs::read(path) else {
+            continue;
+        };
+        let by_query = Extractor::new().definitions(Lang::Rust, &src);
+        let walked = Extractor::new().definitions_walked(Lang::Rust, &src);
+        assert_eq!(walked, Some(by_query), "{}", path.display());
+        files += 1;
+    }
+    assert!(files > 300, "{files} files");
 }
