@@ -9,13 +9,14 @@
 #
 # Figures (2-core machine, otherwise idle, 2026-11-27; release build; median of 5):
 #   tree                                   RepoMap cold  warm  warm 8000  Definitions cold  warm  ctags -R
-#   1,000 .rs files of ~/.cargo crates 12 MB   1161 ms    76 ms   91 ms       1142 ms        80 ms  210 ms
+#   1,000 .rs files of ~/.cargo crates 12 MB    890 ms    73 ms   83 ms        879 ms        76 ms  205 ms
 #   Go 1.19 net+go+os+internal (1,357 .go of
-#     1,704 files, 9.9 MB)                      915 ms    59 ms   63 ms        989 ms        87 ms  184 ms
-# Cold is CPU-bound on both cores (perf: 1.93 CPUs used): tree-sitter's parse alone is ~1.2 s of
-# CPU on the Rust tree and its tag query ~0.6 s more, where ctags reads ~50 MB/s with a hand-made
-# lexer. Warm (the cache of the run before, which a session's start-up indexing also makes) is a
-# walk, a stat per file and the ranking.
+#     1,704 files, 9.9 MB)                      750 ms    55 ms   58 ms        749 ms        77 ms  158 ms
+# (Before the tree walk replaced the tag query for Rust and Go: Rust 1,161 / 1,142 ms cold, Go
+# 915 / 989 ms.) Cold is CPU-bound on both cores: tree-sitter's parse alone is ~1.24 s of CPU
+# on the Rust tree (75 % of the total now; the query was 0.8 s, the walk 0.26 s), where ctags
+# reads ~50 MB/s with a hand-made lexer. Warm (the cache of the run before, which a session's
+# start-up indexing also makes) is a walk, a stat per file and the ranking.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p wright-cli
