@@ -2,32 +2,14 @@
 //! Used by `bench/definitions.sh` to compare with ctags; hidden directories are skipped, files
 //! over 1 MiB too. Files are parsed on every core, as the Definitions tool does.
 
+mod common;
+
+use common::files;
 use std::path::{Path, PathBuf};
 
 use std::sync::atomic::AtomicBool;
 
 use wright_code::{Indexed, Scope, index_files};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            files(&entry.path(), out);
-        } else if kind.is_file() {
-            out.push(entry.path());
-        }
-    }
-}
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -8,8 +8,8 @@
 //! - `parse`: tree-sitter parsing alone (one `Parser` reused);
 //! - `tags`: `Extractor::definitions` (its own parse, the tag query, the signatures and
 //!   kinds); `tags - parse` is the query stage;
-//! - `walker`: the prototype's TreeCursor walk in place of the query (parse included), where
-//!   the language has one;
+//! - `walker`: the TreeCursor walk in place of the query (parse included), where the language
+//!   has one;
 //! - `refs`: lexing the names each file mentions;
 //! - then `index_files` as the tools call it, without a cache and with a fresh one (process CPU
 //!   time, all threads): the difference is the cache's JSON, and `rank` over the result.
@@ -18,31 +18,13 @@
 //! `--compare` checks that the walker's (name, kind, line, signature) equal the query's per
 //! file and prints the first differences.
 
+mod common;
+
+use common::files;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use wright_code::{Extractor, FileTags, Focus, Indexed, Lang, Scope, index_files, rank};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            files(&entry.path(), out);
-        } else if kind.is_file() {
-            out.push(entry.path());
-        }
-    }
-}
 
 /// This thread's CPU time so far, in nanoseconds.
 fn thread_cpu_ns() -> u64 {
