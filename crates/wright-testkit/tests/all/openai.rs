@@ -155,20 +155,23 @@ async fn non_streaming_completion_without_usage_has_no_usage_field() {
 
 #[tokio::test]
 async fn error_status_has_openai_error_shape_and_extra_headers() {
-    let server = TestServer::start(Script::new(vec![
-        ScriptedResponse::status(429, "slow down").with_header("Retry-After", "1"),
-    ]))
-    .unwrap();
+    // Chat Completions and Responses share OpenAI's error shape.
+    for path in [PATH, "/v1/responses"] {
+        let server = TestServer::start(Script::new(vec![
+            ScriptedResponse::status(429, "slow down").with_header("Retry-After", "1"),
+        ]))
+        .unwrap();
 
-    let response = common::post(server.addr(), PATH, r#"{"model":"m","stream":true}"#).await;
+        let response = common::post(server.addr(), path, r#"{"model":"m","stream":true}"#).await;
 
-    assert_eq!(response.status, 429);
-    assert_eq!(response.header("retry-after"), Some("1"));
-    assert_eq!(response.header("content-type"), Some("application/json"));
-    assert_eq!(
-        response.json(),
-        json!({"error": {"message": "slow down", "type": "rate_limit_error", "code": null}})
-    );
+        assert_eq!(response.status, 429, "{path}");
+        assert_eq!(response.header("retry-after"), Some("1"));
+        assert_eq!(response.header("content-type"), Some("application/json"));
+        assert_eq!(
+            response.json(),
+            json!({"error": {"message": "slow down", "type": "rate_limit_error", "code": null}})
+        );
+    }
 }
 
 #[tokio::test]

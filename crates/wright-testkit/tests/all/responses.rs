@@ -367,23 +367,6 @@ async fn usage_from_request_reports_input_tokens_from_the_request_body() {
 }
 
 #[tokio::test]
-async fn error_status_has_the_openai_error_shape() {
-    let server = TestServer::start(Script::new(vec![
-        ScriptedResponse::status(429, "slow down").with_header("Retry-After", "1"),
-    ]))
-    .unwrap();
-
-    let response = common::post(server.addr(), PATH, r#"{"model":"m","stream":true}"#).await;
-
-    assert_eq!(response.status, 429);
-    assert_eq!(response.header("retry-after"), Some("1"));
-    assert_eq!(
-        response.json(),
-        json!({"error": {"message": "slow down", "type": "rate_limit_error", "code": null}})
-    );
-}
-
-#[tokio::test]
 async fn a_cut_stream_never_reaches_response_completed() {
     let server = TestServer::start(Script::new(vec![
         ScriptedResponse::text("abcdefgh")
