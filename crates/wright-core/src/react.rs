@@ -151,6 +151,15 @@ enum ActionError {
     NoClosingBracket { tool: String },
 }
 
+/// What the model is told when the arguments of `tool` are not valid JSON, in either protocol.
+pub(crate) fn invalid_json(tool: &str, source: serde_json::Error) -> String {
+    ActionError::InvalidJson {
+        tool: tool.to_string(),
+        source,
+    }
+    .to_string()
+}
+
 /// Parses what follows `Action:`; returns the action and how many bytes of `rest` it used.
 fn parse_action(rest: &str) -> Result<(Action, usize), ActionError> {
     let name_start = rest.len() - rest.trim_start_matches([' ', '\t']).len();

@@ -25,8 +25,7 @@ pub(crate) use native::{definitions_estimate, offered_tools};
 use std::path::{Component, Path};
 
 use wright_protocol::{
-    ErrorCode, Event, FailureCode, HistoryResult, Message, MessageMetadata, ToolCall,
-    ToolDefinition, ToolResult, Usage,
+    Event, FailureCode, Message, MessageMetadata, ToolCall, ToolDefinition, ToolResult, Usage,
 };
 use wright_store::{CheckpointKind, RoundStatus, StoreError, UsageKind};
 
@@ -37,7 +36,7 @@ use crate::mention;
 use crate::react::{Action, FORMAT_REMINDER, Reply, parse_reply};
 use crate::tiers::{HistoryView, tool_message};
 use crate::trim::history_step_text;
-use step::StepRecord;
+use step::{StepRecord, interrupted_history_form};
 
 /// Default cap on model calls in one round.
 pub const DEFAULT_MAX_STEPS: u32 = 50;
@@ -305,16 +304,7 @@ impl<'a> Round<'a> {
                         // output so far, a write that finished) is kept; a call that never
                         // ran or was cut off says so.
                         result => {
-                            let stored = match &result {
-                                Some(result) => {
-                                    wright_tools::compress_to_string(&call.tool, result)
-                                }
-                                None => HistoryResult::error(
-                                    ErrorCode::Interrupted,
-                                    "the user interrupted this step; it may have run in part",
-                                )
-                                .to_json(),
-                            };
+                            let stored = interrupted_history_form(&call.tool, result.as_ref());
                             self.store(tool_message(&stored), Some(&call.tool));
                             return Err(RoundError::Interrupted);
                         }

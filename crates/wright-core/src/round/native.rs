@@ -14,8 +14,7 @@
 use serde_json::Value;
 use wright_llm::{Completion, FinishReason};
 use wright_protocol::{
-    ErrorCode, Event, HistoryResult, Message, MessageMetadata, NativeToolCall, ToolCall,
-    ToolDefinition, ToolResult,
+    Event, Message, MessageMetadata, NativeToolCall, ToolCall, ToolDefinition, ToolResult,
 };
 
 use wright_tools::ToolRegistry;
@@ -23,10 +22,11 @@ use wright_tools::ToolRegistry;
 use crate::compaction::estimate_tokens;
 use crate::error::RoundError;
 use crate::plan;
+use crate::react::invalid_json;
 use crate::tiers::tool_message;
 use crate::trim::history_call;
 
-use super::step::StepRecord;
+use super::step::{StepRecord, interrupted_history_form};
 use super::{Round, ToolProtocol, jobs};
 
 /// What a malformed native call's observation ends with, as [`crate::react::FORMAT_REMINDER`]
@@ -58,9 +58,7 @@ pub(crate) fn parse_arguments(call: &NativeToolCall) -> Result<Value, String> {
         Ok(_) => Err(format!(
             "the arguments of `{tool}` must be one JSON object, e.g. {{\"param\": \"value\"}}."
         )),
-        Err(error) => Err(format!(
-            "the arguments of `{tool}` are not valid JSON: {error}."
-        )),
+        Err(error) => Err(invalid_json(tool, error)),
     }
 }
 
@@ -131,9 +129,15 @@ impl Round<'_> {
             .collect();
         let malformed_before = self.malformed_in_a_row;
         let mut all_malformed = true;
-        if self.side_by_side(&parsed) {
+        // Every call readable and only reading: side by side, unless one turns out to write.
+        let together = if self.side_by_side(&parsed) {
             let runnable: Vec<ToolCall> = parsed.iter().flatten().cloned().collect();
             let results = self.run_tools_side_by_side(&runnable).await;
+            results.map(|results| (runnable, results))
+        } else {
+            None
+        };
+        if let Some((runnable, results)) = together {
             let interrupted = self.agent.cancellation().is_cancelled()
                 || results.len() < runnable.len()
                 || results.iter().any(Option::is_none);
@@ -141,16 +145,12 @@ impl Round<'_> {
                 self.store_interrupted(calls, &parsed, results);
                 return Err(RoundError::Interrupted);
             }
-            let mut results = results.into_iter().flatten();
-            for (i, (native, parsed)) in calls.iter().zip(parsed).enumerate() {
-                let outcome = match parsed {
-                    Ok(call) => match results.next() {
-                        Some(result) => Ok((call, result)),
-                        None => continue,
-                    },
-                    Err(problem) => Err(problem),
-                };
-                all_malformed &= self.keep_call(i, completion, native, outcome);
+            let ran = calls
+                .iter()
+                .zip(runnable)
+                .zip(results.into_iter().flatten());
+            for (i, ((native, call), result)) in ran.enumerate() {
+                all_malformed &= self.keep_call(i, completion, native, Ok((call, result)));
             }
         } else {
             // One after another, each result written as soon as it is there (spec D3): a
@@ -259,19 +259,8 @@ impl Round<'_> {
         let mut results = results.into_iter();
         for (native, parsed) in calls.iter().zip(parsed) {
             let stored = match parsed {
-                Ok(call) => match results.next().flatten() {
-                    Some(result) => wright_tools::compress_to_string(&call.tool, &result),
-                    None => HistoryResult::error(
-                        ErrorCode::Interrupted,
-                        "the user interrupted this step; it may have run in part",
-                    )
-                    .to_json(),
-                },
-                Err(problem) => HistoryResult::error(
-                    ErrorCode::InvalidArguments,
-                    format!("your action could not be read: {problem}"),
-                )
-                .to_json(),
+                Ok(call) => interrupted_history_form(&call.tool, results.next().flatten().as_ref()),
+                Err(problem) => StepRecord::format_error(String::new(), problem, "").compressed,
             };
             self.store_with(
                 tool_message(&stored),

@@ -97,6 +97,20 @@ impl StepRecord {
     }
 }
 
+/// The history form of a call the user interrupted: what it returned before it was stopped
+/// (Bash's output so far, a write that finished), or, for a call that never ran or was cut
+/// off, that it was interrupted.
+pub(super) fn interrupted_history_form(tool: &str, result: Option<&ToolResult>) -> String {
+    match result {
+        Some(result) => wright_tools::compress_to_string(tool, result),
+        None => HistoryResult::error(
+            ErrorCode::Interrupted,
+            "the user interrupted this step; it may have run in part",
+        )
+        .to_json(),
+    }
+}
+
 /// A call that names no tool or gives arguments the tool cannot take counts as a malformed reply.
 fn is_malformed_call(result: &ToolResult) -> bool {
     matches!(

@@ -7,7 +7,7 @@ use wright_protocol::{ErrorCode, Event, ToolCall, ToolResult};
 
 use wright_store::{CheckpointKind, UsageKind};
 
-use wright_tools::{CommandRun, PreparedCall};
+use wright_tools::{CommandRun, PreparedCall, ToolContext, ToolRegistry};
 
 use crate::approval::Gate;
 use crate::checkpoint::changes_files;
@@ -38,15 +38,7 @@ impl Round<'_> {
         let agent = &mut *self.agent;
         let cancel = agent.cancellation().clone();
         let mut ran = false;
-        let not_offered = agent
-            .planning
-            .then(|| plan::refusal(call, &agent.tools))
-            .flatten();
-        let prepared = match not_offered {
-            Some(refusal) => Err(Box::new(refusal)),
-            None => agent.tools.prepare(call, &agent.ctx),
-        };
-        let mut result = match prepared {
+        let mut result = match prepare(&agent.tools, &agent.ctx, agent.planning, call) {
             Err(refusal) => *refusal,
             Ok(mut prepared) => match agent.hooks.pre_tool(call, agent.ctx.root(), &cancel).await {
                 HookOutcome::Interrupted => return None,
@@ -110,28 +102,19 @@ impl Round<'_> {
     /// Runs calls that only read side by side (issue 19: several read-only native calls of one
     /// reply), each through the same refusals and hooks as [`run_tool`](Self::run_tool); their
     /// events are reported in the reply's order before and after the runs, and the results come
-    /// back in that order. A call that turns out to change something once prepared (a `Task`
-    /// whose agent can write) makes them all run one at a time instead. `None` for a call the
-    /// user interrupted before it ran.
+    /// back in that order (`None` for a call the user interrupted before it ran). `None` when a
+    /// call turns out to change something once prepared (a `Task` whose agent can write): then
+    /// nothing has run, and the calls are the caller's to run one at a time.
     pub(super) async fn run_tools_side_by_side(
         &mut self,
         calls: &[ToolCall],
-    ) -> Vec<Option<ToolResult>> {
+    ) -> Option<Vec<Option<ToolResult>>> {
         let step = self.step;
         let agent = &mut *self.agent;
         let cancel = agent.cancellation().clone();
         let prepared: Vec<Result<PreparedCall<'_>, Box<ToolResult>>> = calls
             .iter()
-            .map(|call| {
-                match agent
-                    .planning
-                    .then(|| plan::refusal(call, &agent.tools))
-                    .flatten()
-                {
-                    Some(refusal) => Err(Box::new(refusal)),
-                    None => agent.tools.prepare(call, &agent.ctx),
-                }
-            })
+            .map(|call| prepare(&agent.tools, &agent.ctx, agent.planning, call))
             .collect();
         let all_read = prepared.iter().all(|prepared| {
             prepared
@@ -139,20 +122,7 @@ impl Round<'_> {
                 .map_or(true, |prepared| prepared.kind().is_read_only())
         });
         if !all_read {
-            drop(prepared);
-            let mut results = Vec::with_capacity(calls.len());
-            for call in calls {
-                if cancel.is_cancelled() {
-                    break;
-                }
-                let result = self.run_tool(call).await;
-                let stop = result.is_none();
-                results.push(result);
-                if stop {
-                    break;
-                }
-            }
-            return results;
+            return None;
         }
         // Before: each call reported and its `pre_tool` hooks run, in order. Calls that only
         // read need no approval and no snapshot.
@@ -230,7 +200,7 @@ impl Round<'_> {
             }
             results.push(result);
         }
-        results
+        Some(results)
     }
 
     /// Runs the `[checks]` that cover the files a successful call edited (none for a call
@@ -282,6 +252,20 @@ impl Round<'_> {
                 result.checks.push(failure);
             }
         }
+    }
+}
+
+/// `call` ready to run, or the result of a call that will not run: in plan mode one of a tool
+/// plan mode does not offer, then the registry's refusals ([`ToolRegistry::prepare`]).
+fn prepare<'t>(
+    tools: &'t ToolRegistry,
+    ctx: &ToolContext,
+    planning: bool,
+    call: &'t ToolCall,
+) -> Result<PreparedCall<'t>, Box<ToolResult>> {
+    match planning.then(|| plan::refusal(call, tools)).flatten() {
+        Some(refusal) => Err(Box::new(refusal)),
+        None => tools.prepare(call, ctx),
     }
 }
 
