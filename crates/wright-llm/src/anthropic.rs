@@ -12,7 +12,7 @@ use wright_protocol::{NativeToolCall, ToolDefinition, Usage};
 use crate::error::StreamFault;
 use crate::sse::{Delta, Piece, StreamDecoder};
 use crate::tool_calls::ToolCallFragment;
-use crate::{ChatRequest, ChatRole, FinishReason, LlmConfig};
+use crate::{ChatRequest, FinishReason, LlmConfig};
 
 mod messages;
 
@@ -35,8 +35,9 @@ pub(crate) fn endpoint(base_url: &str) -> String {
 }
 
 /// The request body, as bytes so every attempt sends exactly the same ones. `tools` are
-/// offered with their `input_schema`; without them, and without tool calls in the
-/// conversation, the body is what it was before native tool calling existed.
+/// offered with their `input_schema`. Without them, and without tool calls in the
+/// conversation, the body is what it was before native tool calling existed, but for the
+/// cache breakpoint that ends the conversation (`mark_cache_breakpoint`).
 pub(crate) fn request_body(
     config: &LlmConfig,
     request: &ChatRequest,
@@ -63,12 +64,7 @@ pub(crate) fn request_body(
         system,
         messages: {
             let mut messages = alternating_messages(&request.messages);
-            let volatile_tail = request
-                .messages
-                .last()
-                .filter(|last| last.role == ChatRole::User)
-                .map_or(0, |last| last.volatile_tail);
-            mark_cache_breakpoint(&mut messages, volatile_tail);
+            mark_cache_breakpoint(&mut messages);
             messages
         },
         stop_sequences: &request.stop,

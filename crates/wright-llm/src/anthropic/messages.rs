@@ -69,6 +69,10 @@ enum WireBlockOut<'a> {
         text: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheMark>,
+        /// Text the next request will not have here (a message's `volatile_tail`): the cache
+        /// breakpoint goes before it. Not sent.
+        #[serde(skip)]
+        volatile: bool,
     },
     /// A native call the model made. `input` must be an object: arguments that are not a
     /// JSON object (the model wrote malformed JSON) are sent as `{}`. Their text stays in
@@ -103,11 +107,10 @@ pub(super) const EPHEMERAL: CacheMark = CacheMark { kind: "ephemeral" };
 /// Makes the end of the last user message a cache breakpoint: Anthropic caches only prefixes
 /// that end at one, so without it no request would read the conversation of the one before
 /// it from the cache. The next request's breakpoint finds this one by looking back (up to 20
-/// blocks), so each request reads all it shares with the previous one. The text is sent
-/// unchanged, as text blocks: the last `volatile_tail` bytes of the conversation (the todo
-/// recap, which the next request no longer has there) become a block of their own after the
-/// breakpoint.
-pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>], volatile_tail: usize) {
+/// blocks), so each request reads all it shares with the previous one. The breakpoint goes on
+/// the last block the next request will have there too: before a volatile one (the todo
+/// recap, a block of its own, see [`WireContent::of`]).
+pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>]) {
     let Some(last_user) = messages
         .iter_mut()
         .rev()
@@ -117,64 +120,59 @@ pub(super) fn mark_cache_breakpoint(messages: &mut [WireRequestMessage<'_>], vol
     };
     let content = std::mem::replace(&mut last_user.content, WireContent::Blocks(Vec::new()));
     let mut blocks = content.into_blocks();
-    let tail = blocks
-        .last_mut()
-        .and_then(|block| block.split_tail(volatile_tail));
+    let stable = blocks
+        .iter_mut()
+        .rev()
+        .find(|block| !matches!(block, WireBlockOut::Text { volatile: true, .. }));
     if let Some(
         WireBlockOut::Text { cache_control, .. }
         | WireBlockOut::ToolUse { cache_control, .. }
         | WireBlockOut::ToolResult { cache_control, .. },
-    ) = blocks.last_mut()
+    ) = stable
     {
         *cache_control = Some(EPHEMERAL);
     }
-    blocks.extend(tail);
     last_user.content = WireContent::Blocks(blocks);
 }
 
-impl WireBlockOut<'_> {
-    /// Cuts the last `tail` bytes of this block's text off into a text block of their own,
-    /// when the block ends with that many and holds more; `None` otherwise.
-    fn split_tail(&mut self, tail: usize) -> Option<Self> {
-        let text: &str = match self {
-            WireBlockOut::Text { text, .. } => text,
-            WireBlockOut::ToolResult { content, .. } => content,
-            WireBlockOut::ToolUse { .. } => return None,
-        };
-        let at = text.len().checked_sub(tail)?;
-        if tail == 0 || at == 0 || !text.is_char_boundary(at) {
-            return None;
-        }
-        let rest = text[at..].to_string();
-        match self {
-            WireBlockOut::Text { text, .. } => text.truncate(at),
-            WireBlockOut::ToolResult { content, .. } => *content = &content[..at],
-            WireBlockOut::ToolUse { .. } => return None,
-        }
-        Some(WireBlockOut::Text {
-            text: rest,
-            cache_control: None,
-        })
-    }
-}
-
 impl<'a> WireContent<'a> {
-    /// The content `message` contributes; `None` for a plain message with only blanks.
+    /// The content `message` contributes; `None` for a plain message with only blanks. Its
+    /// `volatile_tail` (the todo recap) becomes a text block of its own after the rest, so the
+    /// cache breakpoint can go before it.
     fn of(message: &'a ChatMessage) -> Option<Self> {
+        let at = message.content.len().saturating_sub(message.volatile_tail);
+        if message.volatile_tail == 0 || at == 0 || !message.content.is_char_boundary(at) {
+            return Self::of_stable(message, &message.content);
+        }
+        let tail = WireBlockOut::Text {
+            text: message.content[at..].to_string(),
+            cache_control: None,
+            volatile: true,
+        };
+        let mut blocks = Self::of_stable(message, &message.content[..at])
+            .map(WireContent::into_blocks)
+            .unwrap_or_default();
+        blocks.push(tail);
+        Some(WireContent::Blocks(blocks))
+    }
+
+    /// The content `message` contributes with `content` as its text.
+    fn of_stable(message: &'a ChatMessage, content: &'a str) -> Option<Self> {
         if let Some(id) = &message.tool_call_id {
             return Some(WireContent::Blocks(vec![WireBlockOut::ToolResult {
                 tool_use_id: id,
-                content: &message.content,
+                content,
                 cache_control: None,
             }]));
         }
-        let has_text = !message.content.trim().is_empty();
+        let has_text = !content.trim().is_empty();
         if message.tool_calls.is_empty() {
-            return has_text.then(|| WireContent::Text(message.content.clone()));
+            return has_text.then(|| WireContent::Text(content.to_string()));
         }
         let text = has_text.then(|| WireBlockOut::Text {
-            text: message.content.clone(),
+            text: content.to_string(),
             cache_control: None,
+            volatile: false,
         });
         let calls = message.tool_calls.iter().map(|call| WireBlockOut::ToolUse {
             id: &call.id,
@@ -218,6 +216,7 @@ impl<'a> WireContent<'a> {
             WireContent::Text(text) => vec![WireBlockOut::Text {
                 text,
                 cache_control: None,
+                volatile: false,
             }],
             WireContent::Blocks(blocks) => blocks,
         }
@@ -315,6 +314,7 @@ mod tests {
             WireBlockOut::Text {
                 text: "note".into(),
                 cache_control: None,
+                volatile: false,
             },
         ];
         assert_eq!(
@@ -356,7 +356,7 @@ mod tests {
             ChatMessage::assistant("prefill"),
         ];
         let mut wire = alternating_messages(&messages);
-        mark_cache_breakpoint(&mut wire, 0);
+        mark_cache_breakpoint(&mut wire);
         let json = serde_json::to_value(&wire).unwrap();
         assert_eq!(json[0]["content"], "first", "earlier messages unchanged");
         assert_eq!(
@@ -368,7 +368,7 @@ mod tests {
         );
         assert_eq!(json[3]["content"], "prefill", "never on a prefill");
         let mut none: Vec<WireRequestMessage<'_>> = Vec::new();
-        mark_cache_breakpoint(&mut none, 0);
+        mark_cache_breakpoint(&mut none);
         assert!(none.is_empty());
     }
 
@@ -386,7 +386,7 @@ mod tests {
                 last,
             ];
             let mut wire = alternating_messages(&messages);
-            mark_cache_breakpoint(&mut wire, recap.len());
+            mark_cache_breakpoint(&mut wire);
             let json = serde_json::to_value(&wire).unwrap();
             let blocks = json[2]["content"].as_array().unwrap();
             assert_eq!(blocks.len(), 2, "{json}");
@@ -401,5 +401,31 @@ mod tests {
                 serde_json::json!({"type": "text", "text": recap})
             );
         }
+    }
+
+    #[test]
+    fn the_breakpoint_stays_before_the_recap_when_results_move_ahead_of_text() {
+        let recap = "\n\n<todo-recap>\n1 todo\n</todo-recap>";
+        let mut result = ChatMessage::tool_result("a", format!("ok{recap}"));
+        result.volatile_tail = recap.len();
+        let messages = vec![
+            ChatMessage::assistant_tool_calls("", vec![NativeToolCall::new("a", "Read", "{}")]),
+            ChatMessage::user("a note longer than the recap that follows it, by far"),
+            result,
+        ];
+        let mut wire = alternating_messages(&messages);
+        mark_cache_breakpoint(&mut wire);
+        let json = serde_json::to_value(&wire).unwrap();
+        let blocks = json[2]["content"].as_array().unwrap();
+        assert_eq!(blocks.len(), 3, "{json}");
+        assert_eq!(
+            blocks[0]["content"], "ok",
+            "the result first, without the recap"
+        );
+        assert_eq!(blocks[1]["cache_control"]["type"], "ephemeral", "{json}");
+        assert_eq!(
+            blocks[2],
+            serde_json::json!({"type": "text", "text": recap})
+        );
     }
 }
