@@ -59,7 +59,7 @@ pub struct FileTags {
 
 impl FileTags {
     /// The identifiers the file's code mentions (not its comments or strings), each once, with
-    /// how often; at most [`MAX_REFERENCES_PER_FILE`].
+    /// how often; at most 5,000.
     pub fn references(&self) -> impl Iterator<Item = (&str, u32)> {
         self.references.lines().filter_map(|line| {
             let (name, count) = line.rsplit_once(' ')?;
@@ -246,18 +246,11 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         Ok(source) => source,
         Err(skipped) => return skipped,
     };
-    // The languages with a tree walker take it in
-    // place of the tag query (the same definitions, see `walk.rs`); `WRIGHT_CODE_QUERY=1`
-    // forces the query, to compare the two in one binary.
-    static QUERY_ONLY: OnceLock<bool> = OnceLock::new();
-    let query_only =
-        *QUERY_ONLY.get_or_init(|| std::env::var_os("WRIGHT_CODE_QUERY").is_some_and(|v| v == "1"));
-    let walked = if query_only {
-        None
-    } else {
-        extractor.definitions_walked(lang, &source)
-    };
-    let found = walked.unwrap_or_else(|| extractor.definitions(lang, &source));
+    // The languages with a tree walker take it in place of the tag query (the same
+    // definitions, see `walk.rs`).
+    let found = extractor
+        .definitions_walked(lang, &source)
+        .unwrap_or_else(|| extractor.definitions(lang, &source));
     Indexed::Tags(Arc::new(FileTags {
         lang,
         definitions: found.definitions,

@@ -325,24 +325,14 @@ fn the_tree_walk_finds_what_the_query_finds() {
 /// 600 files). A rule that drifts from `queries/rust.scm` fails here.
 #[test]
 fn the_tree_walk_matches_the_query_on_this_workspace() {
-    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            let hidden = name.to_string_lossy().starts_with('.');
-            if path.is_dir() && !hidden && name != "target" {
-                rust_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
+    #[path = "../examples/common/mod.rs"]
+    mod common;
     let mut paths = Vec::new();
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    rust_files(&crates, &mut paths);
+    common::files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        &mut paths,
+    );
+    paths.retain(|path| path.extension().is_some_and(|e| e == "rs"));
     let mut files = 0;
     for path in &paths {
         let Ok(src) = std::fs::read(path) else {

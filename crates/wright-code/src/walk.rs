@@ -4,8 +4,7 @@
 //! tagged by the first (as `tree_sitter_tags` keeps the tag of the lowest pattern per name),
 //! and each tag's line is computed as `tree_sitter_tags` does. Only Rust and Go have rules
 //! here; `examples/stages.rs --compare` checks that a tree gives the same definitions both
-//! ways, and a test does so over this workspace's Rust files. `WRIGHT_CODE_QUERY=1` makes the
-//! index use the query for every language.
+//! ways, and a test does so over this workspace's Rust files.
 
 use std::ops::Range;
 use std::sync::OnceLock;

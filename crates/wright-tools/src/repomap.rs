@@ -199,7 +199,10 @@ async fn repo_map(args: RepoMapArgs, ctx: &ToolContext) -> Result<ToolResult, To
 /// costs a walk and a stat per file. What it finds is only written to the cache.
 pub fn warm_code_index(ctx: &ToolContext) {
     static WARMED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-    let Some(cache) = ctx.code_cache().filter(|_| ctx.code_warm_up()) else {
+    if !ctx.code_warm_up() {
+        return;
+    }
+    let Some(cache) = ctx.code_cache() else {
         return;
     };
     let root = ctx.root().to_path_buf();
@@ -220,8 +223,9 @@ pub fn warm_code_index(ctx: &ToolContext) {
             let stop = StopFlag::default();
             let (mut files, _, _) = walk(&root, &stop);
             files.truncate(MAX_FILES);
-            // In chunks, each saved: a short session keeps what it parsed, and a map asked
-            // for meanwhile waits for one chunk at most.
+            // In chunks, each saved: a short session keeps what it parsed. (A map asked for
+            // meanwhile waits for the whole warm-up: it polls for the lock, which the next
+            // chunk takes again at once; and each chunk loads the whole cache anew.)
             for chunk in files.chunks(WARM_UP_CHUNK) {
                 index_files(&root, chunk, Some(&cache), Scope::Part, stop.as_atomic());
             }
