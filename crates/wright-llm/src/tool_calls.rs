@@ -96,6 +96,14 @@ pub(crate) fn fallback_id(position: usize) -> String {
     format!("wright_call_{n:x}_{position}")
 }
 
+/// The JSON object a call's `arguments` text holds; `None` when it holds none (malformed or
+/// not an object: providers are sent `{}` for it, the result answering the call says why).
+pub(crate) fn arguments_object(arguments: &str) -> Option<serde_json::Value> {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .filter(serde_json::Value::is_object)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ pub(crate) fn message_body(response: &ScriptedResponse, request: &RequestInfo) -
     let mut message = Map::new();
     message.insert("role".into(), json!("assistant"));
     // Like OpenAI: a reply that is only tool calls has `"content": null`.
-    let content = if response.text.is_empty() && !response.tool_calls.is_empty() {
+    let content = if !response.has_text_block() {
         Value::Null
     } else {
         json!(response.text)

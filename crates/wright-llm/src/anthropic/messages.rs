@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::tool_calls::arguments_object;
 use crate::{ChatMessage, ChatRole};
 
 /// The first message when a conversation starts with the model: Anthropic requires a user
@@ -226,10 +227,7 @@ impl<'a> WireContent<'a> {
 /// The `input` object for a call's arguments text: the object it holds, or `{}` when it holds
 /// none (see [`WireBlockOut::ToolUse`]).
 fn tool_input(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(object @ Value::Object(_)) => object,
-        _ => Value::Object(serde_json::Map::new()),
-    }
+    arguments_object(arguments).unwrap_or_else(|| Value::Object(serde_json::Map::new()))
 }
 
 #[cfg(test)]

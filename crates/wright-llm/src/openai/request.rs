@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 use wright_protocol::{NativeToolCall, ToolDefinition};
 
+use crate::tool_calls::arguments_object;
 use crate::{ChatMessage, ChatRequest, ChatRole, LlmConfig};
 
 /// Which spelling of the request a server takes. OpenAI's reasoning models (o1, o3, o4,
@@ -186,10 +187,7 @@ impl<'a> WireToolCallOut<'a> {
 
 /// `arguments` when it holds a JSON object, else `{}`.
 fn object_or_empty(arguments: &str) -> &str {
-    match serde_json::from_str::<serde_json::Value>(arguments) {
-        Ok(serde_json::Value::Object(_)) => arguments,
-        _ => "{}",
-    }
+    arguments_object(arguments).map_or("{}", |_| arguments)
 }
 
 /// A tool offered: `{"type":"function","function":{"name","description","parameters"}}`.
