@@ -24,7 +24,7 @@ use common::files;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use wright_code::{Extractor, FileTags, Focus, Indexed, Lang, Scope, index_files, rank};
+use wright_code::{Extractor, FileTags, Focus, Indexed, Lang, Parse, Scope, index_files, rank};
 
 /// This thread's CPU time so far, in nanoseconds.
 fn thread_cpu_ns() -> u64 {
@@ -99,6 +99,41 @@ fn main() {
         }
         nodes
     });
+    stage("skeleton", || {
+        let (mut kept, mut ranges, mut files) = (0usize, 0usize, 0usize);
+        for (lang, source) in &sources {
+            if let Some((k, r)) = wright_code::profile::skeleton(*lang, source) {
+                kept += k;
+                ranges += r;
+                files += 1;
+            } else if std::env::var_os("SKELETON_MISSES").is_some() {
+                eprintln!("no skeleton: {} bytes", source.len());
+            }
+        }
+        eprintln!(
+            "skeletons: {files} files, {ranges} ranges, {:.1} MB kept",
+            kept as f64 / 1e6
+        );
+    });
+    let ranges: Vec<_> = stage("ranges", || {
+        sources
+            .iter()
+            .map(|(lang, source)| wright_code::profile::skeleton_ranges(*lang, source))
+            .collect()
+    });
+    stage("skelparse", || {
+        let mut parser = tree_sitter::Parser::new();
+        let mut nodes = 0usize;
+        for ((lang, source), ranges) in sources.iter().zip(&ranges) {
+            let _ = parser.set_language(&wright_code::profile::language(*lang));
+            let _ = parser.set_included_ranges(ranges);
+            if let Some(tree) = parser.parse(source, None) {
+                nodes += tree.root_node().descendant_count();
+            }
+        }
+        eprintln!("{nodes} nodes");
+        nodes
+    });
     let by_query = stage("tags", || {
         let mut extractor = Extractor::new();
         sources
@@ -108,10 +143,37 @@ fn main() {
     });
     let by_walk = stage("walker", || {
         let mut extractor = Extractor::new();
-        sources
+        let mut slow = Vec::new();
+        let out = sources
             .iter()
-            .map(|(lang, source)| extractor.definitions_walked(*lang, source))
-            .collect::<Vec<_>>()
+            .enumerate()
+            .map(|(n, (lang, source))| {
+                let t0 = std::time::Instant::now();
+                let d = extractor.definitions_walked(*lang, source, Parse::Skeleton);
+                slow.push((t0.elapsed().as_nanos(), n));
+                d
+            })
+            .collect::<Vec<_>>();
+        if std::env::var_os("SLOWEST").is_some() {
+            slow.sort_unstable_by(|a, b| b.cmp(a));
+            let total: u128 = slow.iter().map(|s| s.0).sum();
+            let top: u128 = slow.iter().take(100).map(|s| s.0).sum();
+            eprintln!(
+                "slowest 100 files: {:.0} of {:.0} ms",
+                top as f64 / 1e6,
+                total as f64 / 1e6
+            );
+            for (ns, n) in slow.iter().take(15) {
+                let (lang, source) = &sources[*n];
+                eprintln!(
+                    "slow: {:.1} ms {} bytes, kept {:?}, file #{n}",
+                    *ns as f64 / 1e6,
+                    source.len(),
+                    wright_code::profile::skeleton(*lang, source)
+                );
+            }
+        }
+        out
     });
     let defs: usize = by_query.iter().map(|f| f.definitions.len()).sum();
     eprintln!("{defs} definitions by the query");
@@ -119,6 +181,7 @@ fn main() {
         let mut same = 0;
         let mut differ = 0;
         let mut compared_defs = 0;
+        let (mut only_query, mut only_walk) = (0, 0);
         for (((lang, _), q), w) in sources.iter().zip(&by_query).zip(&by_walk) {
             let Some(w) = w else { continue };
             let mut a = q.definitions.clone();
@@ -126,6 +189,8 @@ fn main() {
             a.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
             b.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
             compared_defs += a.len();
+            only_query += a.iter().filter(|d| !b.contains(d)).count();
+            only_walk += b.iter().filter(|d| !a.contains(d)).count();
             if a == b && q.partial == w.partial && q.truncated == w.truncated {
                 same += 1;
             } else {
@@ -141,7 +206,7 @@ fn main() {
             }
         }
         eprintln!(
-            "walker vs query: {same} files equal, {differ} differ ({compared_defs} definitions compared)"
+            "walker vs query: {same} files equal, {differ} differ ({compared_defs} definitions compared, {only_query} by the query only, {only_walk} by the walker only)"
         );
     }
     stage("refs", || {

@@ -40,7 +40,7 @@ const SMALL_CALL_FILES: usize = 64;
 const MAX_THREADS: usize = 8;
 /// Bumped when the cache's layout changes or what is extracted from a file does (the queries
 /// are hashed into the version; the Rust code reading their matches is not).
-const CACHE_FORMAT: u32 = 3;
+const CACHE_FORMAT: u32 = 4;
 
 /// What one source file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -247,9 +247,10 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         Err(skipped) => return skipped,
     };
     // The languages with a tree walker take it in place of the tag query (the same
-    // definitions, see `walk.rs`).
+    // definitions, see `walk.rs`), over the file's skeleton (all but what is defined inside
+    // function bodies, see `skeleton.rs`).
     let found = extractor
-        .definitions_walked(lang, &source)
+        .definitions_walked(lang, &source, crate::Parse::Skeleton)
         .unwrap_or_else(|| extractor.definitions(lang, &source));
     Indexed::Tags(Arc::new(FileTags {
         lang,

@@ -17,6 +17,7 @@ use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
 mod index;
 mod rank;
+mod skeleton;
 mod walk;
 
 pub use index::{FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Scope, index_files, relative_path};
@@ -31,6 +32,23 @@ pub mod profile {
     #[must_use]
     pub fn language(lang: Lang) -> tree_sitter::Language {
         lang.grammar().0
+    }
+
+    /// How much of `source` a skeleton parse reads: (bytes included, ranges); `None` when the
+    /// file is parsed whole.
+    #[must_use]
+    pub fn skeleton(lang: Lang, source: &[u8]) -> Option<(usize, usize)> {
+        let ranges = crate::skeleton::included_ranges(lang, source)?;
+        Some((
+            ranges.iter().map(|r| r.end_byte - r.start_byte).sum(),
+            ranges.len(),
+        ))
+    }
+
+    /// The included ranges of a skeleton parse, or none (parse it whole).
+    #[must_use]
+    pub fn skeleton_ranges(lang: Lang, source: &[u8]) -> Vec<tree_sitter::Range> {
+        crate::skeleton::included_ranges(lang, source).unwrap_or_default()
     }
 
     /// The names a file mentions, as [`crate::FileTags`] records them.
@@ -249,6 +267,16 @@ pub struct FileDefinitions {
     pub truncated: bool,
 }
 
+/// How much of a file tree-sitter reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// All of it.
+    Whole,
+    /// Its skeleton: function bodies, constants' values, fields and the like left out where
+    /// the language has a skeleton (`skeleton.rs`), else all of it.
+    Skeleton,
+}
+
 /// Reusable parsing state (one per thread).
 pub struct Extractor {
     context: TagsContext,
@@ -311,11 +339,17 @@ impl Extractor {
         out
     }
 
-    /// The definitions in `source` found by walking
-    /// its syntax tree with a `TreeCursor` and matching node kinds (`walk.rs`), in place of
-    /// the tag query; the same output as [`Extractor::definitions`] for the languages that
-    /// have a walker (Rust, Go), `None` for the others.
-    pub fn definitions_walked(&mut self, lang: Lang, source: &[u8]) -> Option<FileDefinitions> {
+    /// The definitions in `source` found by walking its syntax tree with a `TreeCursor` and
+    /// matching node kinds (`walk.rs`), in place of the tag query, for the languages that have
+    /// a walker (Rust, Go; `None` for the others). Parsing the whole file gives the same output
+    /// as [`Extractor::definitions`]; parsing its skeleton (`skeleton.rs`) gives the same but
+    /// for what is defined inside function bodies, and `partial` then speaks of the skeleton.
+    pub fn definitions_walked(
+        &mut self,
+        lang: Lang,
+        source: &[u8],
+        parse: Parse,
+    ) -> Option<FileDefinitions> {
         let walker = walk::walker(lang)?;
         let mut out = FileDefinitions::default();
         let parser = self.context.parser();
@@ -323,7 +357,15 @@ impl Extractor {
             out.partial = true;
             return Some(out);
         }
-        let Some(tree) = parser.parse(source, None) else {
+        let ranges = match parse {
+            Parse::Skeleton => skeleton::included_ranges(lang, source).unwrap_or_default(),
+            Parse::Whole => Vec::new(),
+        };
+        // Ranges the parser refuses (none should be) leave the whole file to parse.
+        let _ = parser.set_included_ranges(&ranges);
+        let tree = parser.parse(source, None);
+        let _ = parser.set_included_ranges(&[]);
+        let Some(tree) = tree else {
             out.partial = true;
             return Some(out);
         };

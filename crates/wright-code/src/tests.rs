@@ -2,6 +2,20 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+/// Every Rust file of this workspace (some 600).
+fn workspace_rust_files() -> Vec<std::path::PathBuf> {
+    let mut paths = Vec::new();
+    common::files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        &mut paths,
+    );
+    paths.retain(|path| path.extension().is_some_and(|e| e == "rs"));
+    paths
+}
+
 use super::*;
 
 fn found(path: &str, source: &str) -> Vec<(String, String, usize)> {
@@ -310,13 +324,13 @@ fn the_tree_walk_finds_what_the_query_finds() {
     for (lang, src) in sources {
         let by_query = Extractor::new().definitions(*lang, src.as_bytes());
         let walked = Extractor::new()
-            .definitions_walked(*lang, src.as_bytes())
+            .definitions_walked(*lang, src.as_bytes(), Parse::Whole)
             .expect("a walker");
         assert_eq!(walked, by_query, "{src}");
     }
     assert!(
         Extractor::new()
-            .definitions_walked(Lang::Python, b"def f(): pass\n")
+            .definitions_walked(Lang::Python, b"def f(): pass\n", Parse::Skeleton)
             .is_none()
     );
 }
@@ -325,23 +339,96 @@ fn the_tree_walk_finds_what_the_query_finds() {
 /// 600 files). A rule that drifts from `queries/rust.scm` fails here.
 #[test]
 fn the_tree_walk_matches_the_query_on_this_workspace() {
-    #[path = "../examples/common/mod.rs"]
-    mod common;
-    let mut paths = Vec::new();
-    common::files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
-        &mut paths,
-    );
-    paths.retain(|path| path.extension().is_some_and(|e| e == "rs"));
+    let paths = workspace_rust_files();
     let mut files = 0;
     for path in &paths {
         let Ok(src) = std::fs::read(path) else {
             continue;
         };
         let by_query = Extractor::new().definitions(Lang::Rust, &src);
-        let walked = Extractor::new().definitions_walked(Lang::Rust, &src);
+        let walked = Extractor::new().definitions_walked(Lang::Rust, &src, Parse::Whole);
         assert_eq!(walked, Some(by_query), "{}", path.display());
         files += 1;
     }
     assert!(files > 300, "{files} files");
+}
+
+/// The rows inside the bodies of the functions (and the values of the constants) of `source`,
+/// from a whole parse: where a skeleton parse may not look.
+fn rows_inside_bodies(lang: Lang, source: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.grammar().0).expect("grammar");
+    let tree = parser.parse(source, None).expect("a tree");
+    let mut rows = Vec::new();
+    let mut cursor = tree.walk();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let inside = match (lang, node.kind()) {
+            (Lang::Rust, "function_item")
+            | (Lang::Go, "function_declaration" | "method_declaration") => {
+                node.child_by_field_name("body")
+            }
+            (Lang::Rust, "const_item" | "static_item") => node.child_by_field_name("value"),
+            _ => None,
+        };
+        if let Some(body) = inside {
+            rows.push(body.start_position().row..body.end_position().row + 1);
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+    rows
+}
+
+/// The skeleton against the whole file on real code, every Rust file of this workspace: the
+/// same definitions but for those inside function bodies (or constants' values), none that
+/// the whole parse does not find, and no parse error the whole file does not have.
+#[test]
+fn the_skeleton_finds_all_but_what_bodies_hold_on_this_workspace() {
+    let paths = workspace_rust_files();
+    let (mut files, mut skeletons, mut inside) = (0, 0, 0);
+    let mut extractor = Extractor::new();
+    for path in &paths {
+        let Ok(src) = std::fs::read(path) else {
+            continue;
+        };
+        files += 1;
+        if skeleton::included_ranges(Lang::Rust, &src).is_some() {
+            skeletons += 1;
+        }
+        let whole = extractor
+            .definitions_walked(Lang::Rust, &src, Parse::Whole)
+            .expect("a walker");
+        let skeleton = extractor
+            .definitions_walked(Lang::Rust, &src, Parse::Skeleton)
+            .expect("a walker");
+        let shown = path.display();
+        for def in &skeleton.definitions {
+            assert!(whole.definitions.contains(def), "{shown}: {def:?}");
+        }
+        let bodies = rows_inside_bodies(Lang::Rust, &src);
+        for def in whole
+            .definitions
+            .iter()
+            .filter(|d| !skeleton.definitions.contains(d))
+        {
+            assert!(
+                bodies
+                    .iter()
+                    .any(|rows| rows.start < def.line - 1 && def.line - 1 < rows.end),
+                "{shown}: the skeleton misses {def:?}, which is not inside a body"
+            );
+            inside += 1;
+        }
+        assert!(
+            whole.partial || !skeleton.partial,
+            "{shown}: the skeleton does not parse"
+        );
+    }
+    assert!(files > 300, "{files} files");
+    assert!(
+        skeletons * 10 > files * 9,
+        "{skeletons} skeletons of {files} files"
+    );
+    // Some definitions are inside bodies (tests' helpers), so the check above was exercised.
+    assert!(inside > 0);
 }

@@ -1,0 +1,576 @@
+//! A file's skeleton: the source with the insides of its function bodies left out, for
+//! tree-sitter to parse in place of the whole file (issue 18: parsing was three quarters of a
+//! cold index, and most of a file's bytes are function bodies, where Definitions looks for
+//! nothing). A light lexer (comments, strings and character literals per language) finds each
+//! body's braces; the parser is given the ranges between bodies (`Parser::set_included_ranges`),
+//! so a body reads as `{}` and every position in the tree is still the file's own.
+//!
+//! A body is the `{…}` that follows a function's signature at a level that is not itself in a
+//! body: after `fn name` in Rust, after `func` in Go. What is defined inside a body (a nested
+//! `fn`, a local `struct`) is not seen, as with the query over the whole file those are rare
+//! (see the completeness figures in `bench/definitions.sh`). When the braces do not balance (a
+//! lexer out of step with the file, unbalanced braces across preprocessor branches), there is
+//! no skeleton and the whole file is parsed.
+
+use tree_sitter::{Point, Range};
+
+use crate::Lang;
+
+/// Bodies shorter than this are parsed whole: a range costs more than it saves.
+const MIN_BODY_BYTES: usize = 16;
+
+/// The ranges of `source` to parse, leaving out the insides of function bodies; `None` when
+/// the language has no skeleton or the file's braces cannot be read (parse it whole).
+pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
+    let syntax = Syntax::of(lang)?;
+    let gaps = gaps(&syntax, source)?;
+    if gaps.is_empty() {
+        return None;
+    }
+    let mut ranges = Vec::with_capacity(gaps.len() + 1);
+    let mut lines = Lines::new(source);
+    let mut start = 0;
+    for (from, to) in gaps.into_iter().chain([(source.len(), source.len())]) {
+        if from > start {
+            ranges.push(Range {
+                start_byte: start,
+                end_byte: from,
+                start_point: lines.point(start),
+                end_point: lines.point(from),
+            });
+        }
+        start = to;
+    }
+    Some(ranges)
+}
+
+/// Rows and columns of byte offsets asked for in increasing order.
+struct Lines<'a> {
+    source: &'a [u8],
+    at: usize,
+    row: usize,
+    line_start: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(source: &'a [u8]) -> Self {
+        Self {
+            source,
+            at: 0,
+            row: 0,
+            line_start: 0,
+        }
+    }
+
+    fn point(&mut self, offset: usize) -> Point {
+        let upto = offset.min(self.source.len());
+        if upto > self.at {
+            for (i, &b) in self.source[self.at..upto].iter().enumerate() {
+                if b == b'\n' {
+                    self.row += 1;
+                    self.line_start = self.at + i + 1;
+                }
+            }
+            self.at = upto;
+        }
+        Point::new(self.row, offset - self.line_start)
+    }
+}
+
+/// What the lexer must know of a language.
+struct Syntax {
+    lang: Lang,
+    /// The keyword that starts a function: the next `{` of its statement opens its body.
+    function_keyword: &'static [u8],
+    /// The keyword must be followed by a name (Rust's `fn(u8)` is a pointer type), or start
+    /// its line (Go's `type F func()` is a type).
+    keyword_then_name: bool,
+    /// The keywords of a statement whose value (after `=`) is left out.
+    value_keywords: &'static [&'static [u8]],
+    /// The value left out is the first `(…)`, `[…]` or `{…}` after `=` (Rust); else only a
+    /// `{…}` (Go's composite literals, `[]T{…}`).
+    any_bracket_value: bool,
+    /// A line's end may end a statement (Go).
+    newline_ends: bool,
+    /// `` `…` `` is a string (Go's raw strings).
+    backtick_strings: bool,
+}
+
+impl Syntax {
+    fn of(lang: Lang) -> Option<Self> {
+        Some(match lang {
+            Lang::Rust => Self {
+                lang,
+                function_keyword: b"fn",
+                keyword_then_name: true,
+                value_keywords: &[b"const", b"static"],
+                any_bracket_value: true,
+                newline_ends: false,
+                backtick_strings: false,
+            },
+            Lang::Go => Self {
+                lang,
+                function_keyword: b"func",
+                keyword_then_name: false,
+                value_keywords: &[b"var", b"const"],
+                any_bracket_value: false,
+                newline_ends: true,
+                backtick_strings: true,
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// What the statement being read will open next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Nothing,
+    /// A function's signature: its next `{` opens the body.
+    Body,
+    /// A `const`/`static`/`var` statement, before its `=`.
+    Init,
+    /// After a value statement's `=`: its first bracket holds the value.
+    Value,
+    /// After a Rust macro's `name!`: its first bracket holds what it is given.
+    MacroInput,
+    /// After `struct`, `enum` or `union`: its first `{…}` or `(…)` holds the fields.
+    Fields,
+    /// A `use` declaration, from this offset (its visibility's) to its `;`.
+    Use(usize),
+    /// An attribute, `#[…]` or `#![…]`, from this offset to its `]`.
+    Attribute(usize),
+}
+
+/// What of `source` the parser need not read, in order: the insides of function bodies, of
+/// constants' values and of item-level macro calls, and the comments outside them; `None` when
+/// the brackets do not balance.
+fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let rust = syntax.lang == Lang::Rust;
+    let at = |i: usize| source.get(i).copied().unwrap_or(0);
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    // Left out: the previous gap grows over whitespace to meet the next.
+    // A gap may cover ones already left out inside it (a comment in a `use`).
+    let mut leave_out = |from: usize, to: usize| {
+        while out.last().is_some_and(|last| last.0 >= from) {
+            out.pop();
+        }
+        if let Some(last) = out.last_mut()
+            && source[last.1.min(from)..from]
+                .iter()
+                .all(u8::is_ascii_whitespace)
+        {
+            last.1 = last.1.max(to);
+        } else {
+            out.push((from, to));
+        }
+    };
+    // The brackets open, innermost last.
+    let mut open: Vec<u8> = Vec::new();
+    // The group being left out: how many brackets were open outside it, and where it opened.
+    let mut skip: Option<(usize, usize)> = None;
+    let mut want = Want::Nothing;
+    // Where the statement's `pub` began, if it began with one.
+    let mut visibility: Option<usize> = None;
+    // The last byte of the last token, for Go's statements that end at a line's end.
+    let mut last = 0u8;
+    let mut i = 0;
+    while i < source.len() {
+        let b = source[i];
+        // A statement's own level: not inside parentheses or brackets.
+        let statement_level = matches!(open.last(), None | Some(b'{'));
+        match b {
+            b'/' if at(i + 1) == b'/' => {
+                let end = memchr_from(source, i, b'\n');
+                if skip.is_none() {
+                    leave_out(i, end);
+                }
+                i = end;
+                continue;
+            }
+            b'/' if at(i + 1) == b'*' => {
+                let end = skip_block_comment(source, i + 2, rust)?;
+                // Not between two tokens that would then read as one (`a/**/b`).
+                if skip.is_none()
+                    && (i == 0
+                        || source[i - 1].is_ascii_whitespace()
+                        || at(end).is_ascii_whitespace())
+                {
+                    leave_out(i, end);
+                }
+                i = end;
+                continue;
+            }
+            b'"' => {
+                i = skip_quoted(source, i + 1, b'"')?;
+                last = b'"';
+                continue;
+            }
+            b'`' if syntax.backtick_strings => {
+                i = source[i + 1..]
+                    .iter()
+                    .position(|&c| c == b'`')
+                    .map(|p| i + 1 + p + 1)?;
+                last = b'"';
+                continue;
+            }
+            b'\'' => {
+                i = skip_char(source, i, rust)?;
+                last = b'\'';
+                continue;
+            }
+            b'\n'
+                if syntax.newline_ends
+                    && skip.is_none()
+                    && statement_level
+                    && (is_ident(last) || matches!(last, b')' | b']' | b'}' | b'"' | b'\'')) =>
+            {
+                want = Want::Nothing;
+            }
+            b'{' | b'(' | b'[' => {
+                if skip.is_none()
+                    && match want {
+                        // Rust's parameters too (a signature is shown from its text).
+                        Want::Body => b == b'{' && statement_level || rust && b == b'(',
+                        Want::Value => b == b'{' || syntax.any_bracket_value,
+                        Want::MacroInput => true,
+                        Want::Fields => b != b'[' && statement_level,
+                        Want::Nothing | Want::Init | Want::Use(_) | Want::Attribute(_) => false,
+                    }
+                {
+                    skip = Some((open.len(), i));
+                }
+                open.push(b);
+                // A `{` ends a statement's head, but for a `use` tree's.
+                if skip.is_none() && b == b'{' && !matches!(want, Want::Use(_)) {
+                    want = Want::Nothing;
+                }
+            }
+            b'}' | b')' | b']' => {
+                let opener = match b {
+                    b'}' => b'{',
+                    b')' => b'(',
+                    _ => b'[',
+                };
+                if open.pop() != Some(opener) {
+                    return None;
+                }
+                if let Some((outside, from)) = skip
+                    && outside == open.len()
+                {
+                    if i - from > MIN_BODY_BYTES {
+                        leave_out(from + 1, i);
+                    }
+                    skip = None;
+                    want = match want {
+                        // A Go `var (…)` group goes on to its next value.
+                        Want::Value if syntax.newline_ends => Want::Init,
+                        // Parameters: the body is still to come.
+                        Want::Body if b == b')' => Want::Body,
+                        _ => Want::Nothing,
+                    };
+                } else if let Want::Attribute(from) = want
+                    && b == b']'
+                    && matches!(open.last(), None | Some(b'{'))
+                {
+                    leave_out(from, i + 1);
+                    want = Want::Nothing;
+                } else if skip.is_none() && b == b'}' && !matches!(want, Want::Use(_)) {
+                    want = Want::Nothing;
+                }
+            }
+            b';' if skip.is_none() && statement_level => {
+                if let Want::Use(from) = want {
+                    leave_out(from, i + 1);
+                }
+                want = Want::Nothing;
+                visibility = None;
+            }
+            b'#' if rust
+                && skip.is_none()
+                && statement_level
+                && want == Want::Nothing
+                && (at(i + 1) == b'[' || at(i + 1) == b'!' && at(i + 2) == b'[') =>
+            {
+                want = Want::Attribute(i);
+            }
+            b'=' if skip.is_none()
+                && want == Want::Init
+                && !matches!(at(i + 1), b'=' | b'>')
+                && !matches!(last, b'=' | b'!' | b'<' | b'>') =>
+            {
+                want = Want::Value;
+            }
+            b'!' if rust
+                && skip.is_none()
+                && statement_level
+                && is_ident(last)
+                && matches!(want, Want::Nothing)
+                && at(i + 1) != b'=' =>
+            {
+                want = Want::MacroInput;
+            }
+            _ if is_ident_start(b) && !is_ident(at(i.wrapping_sub(1))) => {
+                let end = skip_word(source, i);
+                let word = &source[i..end];
+                if rust && (word == b"r" || word == b"br") && matches!(at(end), b'"' | b'#') {
+                    // A raw string: `r"…"`, `r#"…"#`, `br"…"`.
+                    let hashes = source[end..].iter().take_while(|&&c| c == b'#').count();
+                    if at(end + hashes) == b'"' {
+                        i = skip_raw(source, end + hashes + 1, hashes)?;
+                        last = b'"';
+                        continue;
+                    }
+                }
+                if skip.is_none() && statement_level {
+                    if word == syntax.function_keyword && function_starts(syntax, source, i, end) {
+                        want = Want::Body;
+                    } else if want == Want::Nothing && syntax.value_keywords.contains(&word) {
+                        want = Want::Init;
+                    } else if rust && want == Want::Nothing {
+                        match word {
+                            b"struct" | b"enum" | b"union" => want = Want::Fields,
+                            b"use" => want = Want::Use(visibility.unwrap_or(i)),
+                            _ => {}
+                        }
+                    }
+                    visibility = (word == b"pub").then_some(i);
+                }
+                last = source[end - 1];
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            last = b;
+        }
+        i += 1;
+    }
+    (open.is_empty() && skip.is_none()).then_some(out)
+}
+
+/// Whether the function keyword at `start..end` starts a function with a body to come.
+fn function_starts(syntax: &Syntax, source: &[u8], start: usize, end: usize) -> bool {
+    if syntax.keyword_then_name {
+        let next = source[end..]
+            .iter()
+            .find(|c| !c.is_ascii_whitespace())
+            .copied()
+            .unwrap_or(0);
+        is_ident_start(next)
+    } else {
+        // First on its line.
+        source[..start]
+            .iter()
+            .rev()
+            .take_while(|&&c| c != b'\n')
+            .all(u8::is_ascii_whitespace)
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+fn skip_word(source: &[u8], from: usize) -> usize {
+    source[from..]
+        .iter()
+        .position(|&c| !is_ident(c))
+        .map_or(source.len(), |p| from + p)
+}
+
+fn memchr_from(source: &[u8], from: usize, byte: u8) -> usize {
+    source[from..]
+        .iter()
+        .position(|&c| c == byte)
+        .map_or(source.len(), |p| from + p)
+}
+
+/// Past a `/* … */` whose inside starts at `from` (Rust's nest); `None` if it never ends.
+fn skip_block_comment(source: &[u8], from: usize, nested: bool) -> Option<usize> {
+    let mut depth = 1usize;
+    let mut i = from;
+    while i + 1 < source.len() {
+        match (source[i], source[i + 1]) {
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            (b'/', b'*') if nested => {
+                depth += 1;
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Past a string whose inside starts at `from`, with backslash escapes; `None` if it never
+/// ends.
+fn skip_quoted(source: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut i = from;
+    while i < source.len() {
+        match source[i] {
+            b'\\' => i += 2,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Past a raw string whose inside starts at `from`, closed by `"` and `hashes` `#`.
+fn skip_raw(source: &[u8], from: usize, hashes: usize) -> Option<usize> {
+    let mut i = from;
+    while i < source.len() {
+        if source[i] == b'"'
+            && source.len() >= i + 1 + hashes
+            && source[i + 1..i + 1 + hashes].iter().all(|&c| c == b'#')
+        {
+            return Some(i + 1 + hashes);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Past a character literal starting at `from` (its `'`); in Rust, a lifetime or label
+/// (`'a`, `'static`) is passed as a word.
+fn skip_char(source: &[u8], from: usize, rust: bool) -> Option<usize> {
+    let at = |i: usize| source.get(i).copied().unwrap_or(0);
+    if at(from + 1) == b'\\' {
+        return skip_quoted(source, from + 1, b'\'');
+    }
+    // One character, maybe several bytes of UTF-8, then `'`.
+    let len = match at(from + 1) {
+        c if c < 0x80 => 1,
+        c if c >= 0xF0 => 4,
+        c if c >= 0xE0 => 3,
+        _ => 2,
+    };
+    if at(from + 1 + len) == b'\'' {
+        return Some(from + 2 + len);
+    }
+    if rust {
+        return Some(skip_word(source, from + 1).max(from + 1));
+    }
+    // Go and C have no lifetimes: a lone quote is not something to read on from.
+    Some(from + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the parser is given of `source`.
+    fn kept(lang: Lang, source: &str) -> String {
+        included_ranges(lang, source.as_bytes())
+            .expect("a skeleton")
+            .iter()
+            .map(|r| &source[r.start_byte..r.end_byte])
+            .collect()
+    }
+
+    #[test]
+    fn a_rust_skeleton_keeps_the_items_and_leaves_out_bodies_values_and_fields() {
+        let src = r##"//! The crate.
+#![allow(dead_code)]
+use std::{collections::HashMap, fmt};
+pub(crate) use self::inner::Thing;
+/// A point.
+#[derive(Debug, Clone)]
+pub struct Point { pub x: f64, pub y: f64, pub z: f64 }
+struct Pair(u8, u8, u8, u8, u8, u8, u8);
+pub(crate) const TABLE: [[u8; 4]; 2] = [[1, 2, 3, 4], [5, 6, 7, 8]];
+static NAME: &str = "a { long name";
+impl Point {
+    /* a /* nested */ comment */
+    pub fn norm(&self, other: [u8; 4]) -> f64 where Self: Sized {
+        let s = "}"; let c = '}'; let r = r#"}"#; let b = b'{'; let l: &'static str = s;
+        (self.x * self.x + self.y * self.y).sqrt()
+    }
+}
+macro_rules! square { ($x:expr) => { $x * $x }; }
+lazy_static! { static ref MAP: HashMap<u8, u8> = HashMap::new(); }
+trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("shape") } }
+"##;
+        let expected = "impl Point {\n    \n    pub fn norm() -> f64 where Self: Sized {}\n}\n";
+        let got = kept(Lang::Rust, src);
+        // Every item's name is still there, every body and value is empty.
+        for name in [
+            "struct Point {}",
+            "struct Pair();",
+            "const TABLE: [[u8; 4]; 2] = [];",
+            "static NAME: &str = \"a { long name\";",
+            "macro_rules! square {}",
+            "lazy_static! {}",
+            "trait Shape { fn area(&self) -> f64; fn name(&self) -> String {} }",
+        ] {
+            assert!(got.contains(name), "{name:?} in:\n{got}");
+        }
+        assert!(got.contains(expected), "{got}");
+        for gone in [
+            "use ",
+            "derive",
+            "allow",
+            "comment",
+            "The crate",
+            "sqrt",
+            "HashMap::new",
+        ] {
+            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
+        }
+    }
+
+    #[test]
+    fn a_go_skeleton_leaves_out_bodies_and_composite_values() {
+        let src = "package p\n\nimport \"fmt\"\n\n// Handler handles.\ntype Handler func(w int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nvar (\n\ttable = map[string]int{\"a\": 1, \"b\": 2, \"c\": 3}\n\tnames = []string{\"x\", \"y\", \"z\", \"w\"}\n)\n\nfunc (s *S) Read(p []byte) (int, error) {\n\tr := '}'\n\tq := `}{`\n\treturn fmt.Println(r, q)\n}\n";
+        let got = kept(Lang::Go, src);
+        for item in [
+            "type Handler func(w int)",
+            "type Reader interface {\n\tRead(p []byte) (int, error)\n}",
+            "table = map[string]int{}",
+            "names = []string{}",
+            "func (s *S) Read(p []byte) (int, error) {}",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        assert!(!got.contains("Handler handles"), "{got}");
+    }
+
+    #[test]
+    fn unbalanced_or_unreadable_brackets_give_no_skeleton() {
+        for (lang, src) in [
+            (Lang::Rust, "fn f() {\n    let x = 1;\n"),
+            (Lang::Rust, "fn f() {\n    let x = [1, 2);\n}\n"),
+            (Lang::Rust, "fn f() {\n    let s = \"never closed;\n}\n"),
+            (Lang::Rust, "/* never closed\nfn f() {}\n"),
+            (Lang::Go, "package p\nfunc f() {\n\treturn\n}\n}\n"),
+            (Lang::Go, "package p\nfunc f() {\n\tq := `open\n}\n"),
+        ] {
+            assert_eq!(included_ranges(lang, src.as_bytes()), None, "{src}");
+        }
+        // Nothing worth leaving out: no skeleton either.
+        assert_eq!(included_ranges(Lang::Rust, b"fn f() {}\n"), None);
+        assert_eq!(included_ranges(Lang::Python, b"def f():\n    pass\n"), None);
+    }
+
+    #[test]
+    fn positions_are_the_files_own() {
+        let src = "fn first() {\n    let a = 1;\n    let b = 2;\n}\nfn second() {}\n";
+        let ranges = included_ranges(Lang::Rust, src.as_bytes()).expect("a skeleton");
+        let last = ranges.last().expect("a range");
+        assert_eq!(&src[last.start_byte..last.start_byte + 1], "}");
+        assert_eq!(last.start_point, Point::new(3, 0));
+        assert_eq!(last.end_point, Point::new(5, 0));
+    }
+}
