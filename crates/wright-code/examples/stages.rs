@@ -64,6 +64,18 @@ fn stage<T>(name: &str, f: impl FnOnce() -> T) -> T {
 fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().unwrap_or_else(|| ".".to_owned());
+    if let Some(file) = dir.strip_prefix("--skeleton=") {
+        // What a skeleton parse reads of one file.
+        let source = std::fs::read(file).unwrap_or_default();
+        let lang = Lang::of_path(Path::new(file)).unwrap_or(Lang::Rust);
+        for range in wright_code::profile::skeleton_ranges(lang, &source) {
+            print!(
+                "{}",
+                String::from_utf8_lossy(&source[range.start_byte..range.end_byte])
+            );
+        }
+        return;
+    }
     let compare = args.next().as_deref() == Some("--compare");
     let root = Path::new(&dir)
         .canonicalize()

@@ -167,8 +167,12 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     };
     // The brackets open, innermost last.
     let mut open: Vec<u8> = Vec::new();
-    // The group being left out: how many brackets were open outside it, and where it opened.
-    let mut skip: Option<(usize, usize)> = None;
+    // The group being left out: how many brackets were open outside it, where it opened (or
+    // was taken up again), and whether it is a function's body.
+    let mut skip: Option<Skip> = None;
+    // Bodies being read for a moment, for an item defined in them (Rust's `struct Guard;
+    // impl Drop for Guard {…}` in a function): how many brackets were open outside each.
+    let mut suspended: Vec<usize> = Vec::new();
     let mut want = Want::Nothing;
     // Where the statement's `pub` began, if it began with one.
     let mut visibility: Option<usize> = None;
@@ -238,7 +242,11 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         Want::Nothing | Want::Init | Want::Use(_) | Want::Attribute(_) => false,
                     }
                 {
-                    skip = Some((open.len(), i));
+                    skip = Some(Skip {
+                        outside: open.len(),
+                        from: i,
+                        body: want == Want::Body && b == b'{',
+                    });
                 }
                 open.push(b);
                 // A `{` ends a statement's head, but for a `use` tree's.
@@ -255,13 +263,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 if open.pop() != Some(opener) {
                     return None;
                 }
-                if let Some((outside, from)) = skip
+                if let Some(Skip { outside, from, .. }) = skip
                     && outside == open.len()
                 {
                     if i - from > MIN_BODY_BYTES {
                         leave_out(from + 1, i);
                     }
                     skip = None;
+                    if suspended.last() == Some(&outside) {
+                        suspended.pop();
+                    }
                     want = match want {
                         // A Go `var (…)` group goes on to its next value.
                         Want::Value if syntax.newline_ends => Want::Init,
@@ -278,6 +289,20 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 } else if skip.is_none() && b == b'}' && !matches!(want, Want::Use(_)) {
                     want = Want::Nothing;
                 }
+                // An item in a body ended: the body is left out again from here.
+                if b == b'}'
+                    && skip.is_none()
+                    && want == Want::Nothing
+                    && suspended
+                        .last()
+                        .is_some_and(|&outside| open.len() == outside + 1)
+                {
+                    skip = suspended.pop().map(|outside| Skip {
+                        outside,
+                        from: i,
+                        body: true,
+                    });
+                }
             }
             b';' if skip.is_none() && statement_level => {
                 if let Want::Use(from) = want {
@@ -285,6 +310,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 }
                 want = Want::Nothing;
                 visibility = None;
+                if suspended
+                    .last()
+                    .is_some_and(|&outside| open.len() == outside + 1)
+                {
+                    skip = suspended.pop().map(|outside| Skip {
+                        outside,
+                        from: i,
+                        body: true,
+                    });
+                }
             }
             b'#' if rust
                 && skip.is_none()
@@ -322,6 +357,25 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         continue;
                     }
                 }
+                // An item defined in a body (Rust): read it, then leave out the body again.
+                if rust
+                    && let Some(Skip {
+                        outside,
+                        from,
+                        body: true,
+                    }) = skip
+                    && open.len() == outside + 1
+                    && matches!(last, b';' | b'{' | b'}' | b']')
+                    && item_starts(source, word, end)
+                {
+                    if i - from > MIN_BODY_BYTES {
+                        leave_out(from + 1, i);
+                    }
+                    skip = None;
+                    suspended.push(outside);
+                    want = Want::Nothing;
+                    visibility = None;
+                }
                 if skip.is_none() && statement_level {
                     if word == syntax.function_keyword && function_starts(syntax, source, i, end) {
                         want = Want::Body;
@@ -347,7 +401,47 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         }
         i += 1;
     }
-    (open.is_empty() && skip.is_none()).then_some(out)
+    (open.is_empty() && skip.is_none() && suspended.is_empty()).then_some(out)
+}
+
+/// A group being left out.
+#[derive(Debug, Clone, Copy)]
+struct Skip {
+    /// Brackets open outside it.
+    outside: usize,
+    /// Where it opened, or where it was taken up again after an item.
+    from: usize,
+    /// A function's body (an item in it is read).
+    body: bool,
+}
+
+/// Whether the Rust `word` ending at `end`, first in a statement of a function's body, starts
+/// an item that Definitions reports (a local `fn`, `struct`, `impl`…).
+fn item_starts(source: &[u8], word: &[u8], end: usize) -> bool {
+    let next = next_word(source, end);
+    match word {
+        b"struct" | b"enum" | b"trait" | b"impl" | b"mod" | b"type" | b"macro_rules" => true,
+        b"fn" | b"union" => next.first().is_some_and(|&c| is_ident_start(c)),
+        b"unsafe" | b"async" | b"const" | b"extern" | b"pub" => {
+            matches!(next, b"fn" | b"impl" | b"trait" | b"unsafe" | b"async")
+        }
+        _ => false,
+    }
+}
+
+/// The word after `from` (whitespace and a string such as `extern "C"`'s skipped), or what
+/// follows if it is not a word.
+fn next_word(source: &[u8], from: usize) -> &[u8] {
+    let mut i = from;
+    while i < source.len() && (source[i].is_ascii_whitespace() || source[i] == b'"') {
+        if source[i] == b'"' {
+            i = memchr_from(source, i + 1, b'"') + 1;
+        } else {
+            i += 1;
+        }
+    }
+    let i = i.min(source.len());
+    &source[i..skip_word(source, i).max((i + 1).min(source.len()))]
 }
 
 /// Whether the function keyword at `start..end` starts a function with a body to come.
@@ -471,10 +565,19 @@ fn skip_char(source: &[u8], from: usize, rust: bool) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// What the parser is given of `source`.
+    /// What the parser is given of `source`, which it must read without an error.
     fn kept(lang: Lang, source: &str) -> String {
-        included_ranges(lang, source.as_bytes())
-            .expect("a skeleton")
+        let ranges = included_ranges(lang, source.as_bytes()).expect("a skeleton");
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&lang.grammar().0).expect("grammar");
+        parser.set_included_ranges(&ranges).expect("ranges");
+        let tree = parser.parse(source, None).expect("a tree");
+        assert!(
+            !tree.root_node().has_error(),
+            "{}",
+            tree.root_node().to_sexp()
+        );
+        ranges
             .iter()
             .map(|r| &source[r.start_byte..r.end_byte])
             .collect()
@@ -527,6 +630,22 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
             "sqrt",
             "HashMap::new",
         ] {
+            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
+        }
+    }
+
+    #[test]
+    fn items_defined_in_a_rust_body_are_read_and_the_rest_left_out() {
+        let src = "fn defer<F: FnOnce() -> R, R>(f: F) -> impl Drop {\n    use std::mem::ManuallyDrop;\n    let before = compute(1, 2, 3, 4, 5, 6, 7);\n    struct Defer<F: FnOnce() -> R, R>(ManuallyDrop<F>);\n    #[allow(dead_code)]\n    struct Guard;\n    impl<F: FnOnce() -> R, R> Drop for Defer<F, R> {\n        fn drop(&mut self) {\n            unsafe { ManuallyDrop::take(&mut self.0)(); }\n        }\n    }\n    let after = Defer(ManuallyDrop::new(f), before, 1, 2, 3);\n    after\n}\n";
+        let got = kept(Lang::Rust, src);
+        for item in [
+            "struct Defer<F: FnOnce() -> R, R>(ManuallyDrop<F>);",
+            "struct Guard;",
+            "impl<F: FnOnce() -> R, R> Drop for Defer<F, R> {\n        fn drop(&mut self) {}\n    }",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        for gone in ["compute", "ManuallyDrop::new", "after", "allow"] {
             assert!(!got.contains(gone), "{gone:?} in:\n{got}");
         }
     }
