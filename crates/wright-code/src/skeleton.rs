@@ -180,6 +180,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut last = 0u8;
     let mut i = 0;
     while i < source.len() {
+        // In a group left out only brackets, strings, characters, comments and the ends of
+        // statements matter, and in Rust the first word of a body's own statements (an item).
+        if let Some(Skip { outside, .. }) = skip
+            && (!rust || open.len() > outside + 1 || !matches!(last, b';' | b'{' | b'}' | b']'))
+        {
+            match source[i..].iter().position(|&c| SPECIAL[usize::from(c)]) {
+                Some(p) => i += p,
+                None => break,
+            }
+        }
         let b = source[i];
         // A statement's own level: not inside parentheses or brackets.
         let statement_level = matches!(open.last(), None | Some(b'{'));
@@ -206,7 +216,10 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 continue;
             }
             b'"' => {
-                i = skip_quoted(source, i + 1, b'"')?;
+                i = match raw_string_hashes(source, i) {
+                    Some(hashes) if rust => skip_raw(source, i + 1, hashes)?,
+                    _ => skip_quoted(source, i + 1, b'"')?,
+                };
                 last = b'"';
                 continue;
             }
@@ -402,6 +415,37 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         i += 1;
     }
     (open.is_empty() && skip.is_none() && suspended.is_empty()).then_some(out)
+}
+
+/// The bytes that matter inside a group left out: brackets, quotes, comments' `/`, `;`.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"{}()[]\"'/`;";
+    let mut i = 0;
+    while i < special.len() {
+        table[special[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// The `#`s of the Rust raw string whose `"` is at `quote` (`r"`, `r#"`, `br##"`), found by
+/// looking back; `None` when the quote opens an ordinary string.
+fn raw_string_hashes(source: &[u8], quote: usize) -> Option<usize> {
+    let hashes = source[..quote]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b'#')
+        .count();
+    let r = quote.checked_sub(hashes + 1)?;
+    if source[r] != b'r' {
+        return None;
+    }
+    let before = match r.checked_sub(1).map(|b| source[b]) {
+        Some(b'b') => r.checked_sub(2).map(|b| source[b]),
+        other => other,
+    };
+    (!before.is_some_and(is_ident)).then_some(hashes)
 }
 
 /// A group being left out.

@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex::{Captures, Regex, RegexSet};
 use serde_json::Value;
 use wright_protocol::ToolResult;
 
@@ -218,6 +218,13 @@ impl SecretMasker {
                 text = Cow::Owned(text.replace(literal.as_str(), "[REDACTED secret]"));
             }
         }
+        // Most texts hold no secret: one pass of every builtin pattern at once says so (a
+        // tool's data is masked string by string, thousands of them for a Definitions).
+        if self.configured.is_empty()
+            && BUILTIN_SET.as_ref().is_some_and(|set| !set.is_match(&text))
+        {
+            return text;
+        }
         for (kind, regex) in BUILTIN.iter().chain(&self.configured) {
             let replaced = regex.replace_all(&text, |caps: &Captures<'_>| {
                 let keep = caps.name("keep").map_or("", |m| m.as_str());
@@ -313,6 +320,10 @@ fn matches(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
 
 /// The builtin patterns, compiled at first use.
 static BUILTIN: LazyLock<Vec<(String, Regex)>> = LazyLock::new(builtin_patterns);
+
+/// The builtin patterns as one set, to tell at once that a text matches none of them.
+static BUILTIN_SET: LazyLock<Option<RegexSet>> =
+    LazyLock::new(|| RegexSet::new(BUILTIN_PATTERNS.iter().map(|(_, pattern)| pattern)).ok());
 
 fn builtin_patterns() -> Vec<(String, Regex)> {
     BUILTIN_PATTERNS

@@ -17,6 +17,11 @@ fn every_builtin_pattern_compiles() {
         assert!(Regex::new(pattern).is_ok(), "{kind}: {pattern}");
     }
     assert_eq!(builtin_patterns().len(), BUILTIN_PATTERNS.len());
+    // The set that lets a text without a secret pass at once.
+    assert_eq!(
+        BUILTIN_SET.as_ref().map(RegexSet::len),
+        Some(BUILTIN_PATTERNS.len())
+    );
 }
 
 #[test]
