@@ -115,6 +115,25 @@ fn a_key_body_is_masked_without_its_header_and_a_read_footer_stays() {
 }
 
 #[test]
+fn keys_next_to_non_ascii_text_are_masked() {
+    // An ASCII word boundary: a key after a non-ASCII letter or inside non-ASCII prose.
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123";
+    for text in [
+        format!("clé: {key}"),
+        format!("«{key}»"),
+        format!("日本語{key}"),
+    ] {
+        let masked = masked(&text);
+        assert!(!masked.contains("abcdefghijklmnop"), "{masked}");
+        assert!(masked.contains("[REDACTED anthropic key]"), "{masked}");
+    }
+    assert_eq!(
+        masked("naïve sk-ant is a prefix"),
+        "naïve sk-ant is a prefix"
+    );
+}
+
+#[test]
 fn ordinary_code_and_output_are_left_alone() {
     let ordinary = [
         "let token = parse_token(input);",
