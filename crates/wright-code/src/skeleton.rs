@@ -132,7 +132,8 @@ enum Want {
     Init,
     /// After a value statement's `=`: its first bracket holds the value.
     Value,
-    /// After a Rust macro's `name!`: its first bracket holds what it is given.
+    /// After a Rust macro's `name!` (or Go's `import`): its first bracket holds what it is
+    /// given.
     MacroInput,
     /// After `struct`, `enum` or `union`: its first `{…}` or `(…)` holds the fields.
     Fields,
@@ -247,11 +248,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             b'{' | b'(' | b'[' => {
                 if skip.is_none()
                     && match want {
-                        // Rust's parameters too (a signature is shown from its text).
-                        Want::Body => b == b'{' && statement_level || rust && b == b'(',
+                        // The parameters too (a signature is shown from its text).
+                        Want::Body => b == b'{' && statement_level || b == b'(',
                         Want::Value => b == b'{' || syntax.any_bracket_value,
                         Want::MacroInput => true,
-                        Want::Fields => b != b'[' && statement_level,
+                        // Go's `type ( … )` groups its structs.
+                        Want::Fields => {
+                            (b == b'{' || rust && b == b'(') && (statement_level || !rust)
+                        }
                         Want::Nothing | Want::Init | Want::Use(_) | Want::Attribute(_) => false,
                     }
                 {
@@ -402,6 +406,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         }
                     }
                     visibility = (word == b"pub").then_some(i);
+                }
+                if !rust && skip.is_none() && want == Want::Nothing {
+                    match word {
+                        // A struct's fields (an interface's methods are definitions).
+                        b"struct" => want = Want::Fields,
+                        b"import" if statement_level => want = Want::MacroInput,
+                        _ => {}
+                    }
                 }
                 last = source[end - 1];
                 i = end;
@@ -696,10 +708,12 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
 
     #[test]
     fn a_go_skeleton_leaves_out_bodies_and_composite_values() {
-        let src = "package p\n\nimport \"fmt\"\n\n// Handler handles.\ntype Handler func(w int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nvar (\n\ttable = map[string]int{\"a\": 1, \"b\": 2, \"c\": 3}\n\tnames = []string{\"x\", \"y\", \"z\", \"w\"}\n)\n\nfunc (s *S) Read(p []byte) (int, error) {\n\tr := '}'\n\tq := `}{`\n\treturn fmt.Println(r, q)\n}\n";
+        let src = "package p\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\ntype Point struct {\n\tX, Y, Z float64\n}\n\ntype (\n\tPair struct {\n\t\tA, B string\n\t}\n)\n\n// Handler handles.\ntype Handler func(w int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nvar (\n\ttable = map[string]int{\"a\": 1, \"b\": 2, \"c\": 3}\n\tnames = []string{\"x\", \"y\", \"z\", \"w\"}\n)\n\nfunc (s *S) Read(p []byte) (int, error) {\n\tr := '}'\n\tq := `}{`\n\treturn fmt.Println(r, q)\n}\n";
         let got = kept(Lang::Go, src);
         for item in [
             "type Handler func(w int)",
+            "type Point struct {}",
+            "\tPair struct {}",
             "type Reader interface {\n\tRead(p []byte) (int, error)\n}",
             "table = map[string]int{}",
             "names = []string{}",
@@ -707,7 +721,9 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
         ] {
             assert!(got.contains(item), "{item:?} in:\n{got}");
         }
-        assert!(!got.contains("Handler handles"), "{got}");
+        for gone in ["Handler handles", "strings", "float64"] {
+            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
+        }
     }
 
     #[test]
