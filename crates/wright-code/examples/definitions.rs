@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::atomic::AtomicBool;
 
-use wright_code::{Indexed, Scope, index_files};
+use wright_code::{Indexed, Need, Scope, index_files};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -25,7 +25,14 @@ fn main() {
     let mut all = Vec::new();
     files(&root, &mut all);
     let stop = AtomicBool::new(false);
-    let (indexed, _) = index_files(&root, &all, cache.as_deref(), Scope::Part, &stop);
+    let (indexed, _) = index_files(
+        &root,
+        &all,
+        cache.as_deref(),
+        Scope::Part,
+        Need::Definitions,
+        &stop,
+    );
     let mut out = String::new();
     for (path, indexed) in all.iter().zip(indexed) {
         let Indexed::Tags(tags) = indexed else {

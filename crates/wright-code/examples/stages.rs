@@ -24,7 +24,9 @@ use common::files;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use wright_code::{Extractor, FileTags, Focus, Indexed, Lang, Parse, Scope, index_files, rank};
+use wright_code::{
+    Extractor, FileTags, Focus, Indexed, Lang, Need, Parse, Scope, index_files, rank,
+};
 
 /// This thread's CPU time so far, in nanoseconds.
 fn thread_cpu_ns() -> u64 {
@@ -230,7 +232,7 @@ fn main() {
     let stop = AtomicBool::new(false);
     let c0 = process_cpu_ms();
     let w0 = std::time::Instant::now();
-    let _ = index_files(&root, &all, None, Scope::Whole, &stop);
+    let _ = index_files(&root, &all, None, Scope::Whole, Need::References, &stop);
     eprintln!(
         "index_files, no cache:    process cpu {:>5} ms  wall {:>6.1} ms",
         process_cpu_ms() - c0,
@@ -239,7 +241,14 @@ fn main() {
     let cache = std::env::temp_dir().join(format!("wright-stages-{}", std::process::id()));
     let c0 = process_cpu_ms();
     let w0 = std::time::Instant::now();
-    let (indexed, _) = index_files(&root, &all, Some(&cache), Scope::Whole, &stop);
+    let (indexed, _) = index_files(
+        &root,
+        &all,
+        Some(&cache),
+        Scope::Whole,
+        Need::References,
+        &stop,
+    );
     eprintln!(
         "index_files, fresh cache: process cpu {:>5} ms  wall {:>6.1} ms",
         process_cpu_ms() - c0,
@@ -247,7 +256,14 @@ fn main() {
     );
     let c0 = process_cpu_ms();
     let w0 = std::time::Instant::now();
-    let _ = index_files(&root, &all, Some(&cache), Scope::Whole, &stop);
+    let _ = index_files(
+        &root,
+        &all,
+        Some(&cache),
+        Scope::Whole,
+        Need::References,
+        &stop,
+    );
     eprintln!(
         "index_files, warm cache:  process cpu {:>5} ms  wall {:>6.1} ms",
         process_cpu_ms() - c0,

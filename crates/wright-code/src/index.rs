@@ -40,7 +40,7 @@ const SMALL_CALL_FILES: usize = 64;
 const MAX_THREADS: usize = 8;
 /// Bumped when the cache's layout changes or what is extracted from a file does (the queries
 /// are hashed into the version; the Rust code reading their matches is not).
-const CACHE_FORMAT: u32 = 4;
+const CACHE_FORMAT: u32 = 5;
 
 /// What one source file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,15 +53,16 @@ pub struct FileTags {
     /// More definitions than [`crate::MAX_DEFINITIONS_PER_FILE`] were found.
     pub truncated: bool,
     /// The identifiers the file mentions and how often, `name count` lines (see
-    /// [`FileTags::references`]).
-    pub(crate) references: String,
+    /// [`FileTags::references`]); `None` when the call did not need them ([`Need`]).
+    pub(crate) references: Option<String>,
 }
 
 impl FileTags {
     /// The identifiers the file's code mentions (not its comments or strings), each once, with
     /// how often; at most 5,000.
     pub fn references(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.references.lines().filter_map(|line| {
+        let lines = self.references.as_deref().unwrap_or_default().lines();
+        lines.filter_map(|line| {
             let (name, count) = line.rsplit_once(' ')?;
             Some((name, count.parse().ok()?))
         })
@@ -85,6 +86,28 @@ pub struct IndexStats {
     pub parsed: usize,
     /// Files taken from the cache.
     pub cached: usize,
+    /// Files whose definitions the cache held but not the names they mention, read again for
+    /// those (not parsed).
+    pub lexed: usize,
+}
+
+/// What a call needs of each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Its definitions (Definitions): the names it mentions are not lexed, which is an eighth
+    /// of a cold index's time.
+    Definitions,
+    /// Its definitions and the names it mentions (RepoMap's ranking).
+    References,
+}
+
+/// A file to parse, or to lex for the names it mentions when the cache held its definitions.
+struct Todo {
+    index: usize,
+    lang: Lang,
+    stamp: Option<Stamp>,
+    size: u64,
+    known: Option<FileTags>,
 }
 
 /// Which part of the project a call indexes.
@@ -96,15 +119,16 @@ pub enum Scope {
     Whole,
 }
 
-/// Indexes `files` (absolute paths under `root`), in order, using and updating the cache under
-/// `cache_dir` when one is given (calls of fewer than [`CACHE_MIN_FILES`] files parse without
-/// it). Stops early when `stop` is raised: the files not reached are reported
-/// [`Indexed::Unreadable`].
+/// Indexes `files` (absolute paths under `root`), in order, for what `need` says, using and
+/// updating the cache under `cache_dir` when one is given (calls of fewer than
+/// [`CACHE_MIN_FILES`] files parse without it). Stops early when `stop` is raised: the files
+/// not reached are reported [`Indexed::Unreadable`].
 pub fn index_files(
     root: &Path,
     files: &[PathBuf],
     cache_dir: Option<&Path>,
     scope: Scope,
+    need: Need,
     stop: &AtomicBool,
 ) -> (Vec<Indexed>, IndexStats) {
     // One tree at a time: a map asked for while the start-up indexing runs waits for it and
@@ -137,7 +161,7 @@ pub fn index_files(
     let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
     let mut stats = IndexStats::default();
     let mut outcomes: Vec<Option<Indexed>> = vec![None; files.len()];
-    let mut todo: Vec<(usize, Lang, Option<Stamp>, u64)> = Vec::new();
+    let mut todo: Vec<Todo> = Vec::new();
     for (i, path) in files.iter().enumerate() {
         let Some(lang) = Lang::of_path(path) else {
             outcomes[i] = Some(Indexed::UnknownLanguage);
@@ -157,20 +181,32 @@ pub fn index_files(
             (entry.stamp == stamp && entry.lang == lang.name()).then(|| entry.tags(lang))
         });
         match cached {
-            Some(tags) => {
+            Some(tags) if need == Need::Definitions || tags.references.is_some() => {
                 stats.cached += 1;
                 outcomes[i] = Some(Indexed::Tags(Arc::new(tags)));
             }
-            None => todo.push((i, lang, stamp, meta.len())),
+            known => todo.push(Todo {
+                index: i,
+                lang,
+                stamp,
+                size: meta.len(),
+                known,
+            }),
         }
     }
     // Largest first, so that no thread is left with one big file at the end.
-    todo.sort_by_key(|t| std::cmp::Reverse(t.3));
-    let parsed = parse_all(files, &todo, stop);
-    stats.parsed = parsed.len();
+    todo.sort_by_key(|t| std::cmp::Reverse(t.size));
+    let parsed = parse_all(files, &todo, need, stop);
     let mut changed = false;
     for (n, outcome) in parsed {
-        let (i, _, stamp, _) = todo[n];
+        let Todo {
+            index: i, stamp, ..
+        } = todo[n];
+        if todo[n].known.is_some() {
+            stats.lexed += 1;
+        } else {
+            stats.parsed += 1;
+        }
         if let (Indexed::Tags(tags), Some(stamp), Some(key)) =
             (&outcome, stamp, relative_path(root, &files[i]))
         {
@@ -200,10 +236,12 @@ pub fn index_files(
     (outcomes, stats)
 }
 
-/// Parses the files `todo` names on every core; what each became, by index into `todo`.
+/// Parses (or lexes) the files `todo` names on every core; what each became, by index into
+/// `todo`.
 fn parse_all(
     files: &[PathBuf],
-    todo: &[(usize, Lang, Option<Stamp>, u64)],
+    todo: &[Todo],
+    need: Need,
     stop: &AtomicBool,
 ) -> Vec<(usize, Indexed)> {
     let threads = std::thread::available_parallelism()
@@ -220,10 +258,15 @@ fn parse_all(
                 break;
             }
             let n = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(i, lang, _, _)) = todo.get(n) else {
+            let Some(item) = todo.get(n) else {
                 break;
             };
-            mine.push((n, parse_file(&mut extractor, lang, &files[i])));
+            let path = &files[item.index];
+            let outcome = match &item.known {
+                Some(known) => lex_file(known, path),
+                None => parse_file(&mut extractor, item.lang, path, need),
+            };
+            mine.push((n, outcome));
         }
         done.lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -241,7 +284,7 @@ fn parse_all(
     done.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
+fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path, need: Need) -> Indexed {
     let source = match read_source(path) {
         Ok(source) => source,
         Err(skipped) => return skipped,
@@ -257,8 +300,19 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path) -> Indexed {
         definitions: found.definitions,
         partial: found.partial,
         truncated: found.truncated,
-        references: references(lang, &source),
+        references: (need == Need::References).then(|| references(lang, &source)),
     }))
+}
+
+/// The names a file mentions, added to the definitions the cache held of it.
+fn lex_file(known: &FileTags, path: &Path) -> Indexed {
+    match read_source(path) {
+        Ok(source) => Indexed::Tags(Arc::new(FileTags {
+            references: Some(references(known.lang, &source)),
+            ..known.clone()
+        })),
+        Err(skipped) => skipped,
+    }
 }
 
 /// A file's bytes, read no further than [`MAX_FILE_BYTES`]; binary files (a NUL near the start)
@@ -505,7 +559,8 @@ struct Entry {
     truncated: bool,
     /// `[name, kind, line, signature]`.
     definitions: Vec<(String, String, usize, String)>,
-    references: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    references: Option<String>,
 }
 
 impl Entry {

@@ -20,7 +20,9 @@ mod rank;
 mod skeleton;
 mod walk;
 
-pub use index::{FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Scope, index_files, relative_path};
+pub use index::{
+    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files, relative_path,
+};
 pub use rank::{Focus, Ranked, rank};
 
 /// Hooks for `examples/stages.rs` (measuring where indexing spends its time); not an API.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{Indexed, Lang, Scope, index_files};
+use wright_code::{Indexed, Lang, Need, Scope, index_files};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -267,7 +267,14 @@ fn collect(
             sources.push(path);
         }
     }
-    let (indexed, _) = index_files(root, &sources, cache, Scope::Part, stop.as_atomic());
+    let (indexed, _) = index_files(
+        root,
+        &sources,
+        cache,
+        Scope::Part,
+        Need::Definitions,
+        stop.as_atomic(),
+    );
     for (path, indexed) in sources.into_iter().zip(indexed) {
         if found.definitions.len() >= MAX_DEFINITIONS {
             // The files past the cap are neither counted nor listed as partial: none of their

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{FileTags, Focus, Indexed, Lang, Scope, index_files, rank, relative_path};
+use wright_code::{FileTags, Focus, Indexed, Lang, Need, Scope, index_files, rank, relative_path};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -227,7 +227,14 @@ pub fn warm_code_index(ctx: &ToolContext) {
             // meanwhile waits for the whole warm-up: it polls for the lock, which the next
             // chunk takes again at once; and each chunk loads the whole cache anew.)
             for chunk in files.chunks(WARM_UP_CHUNK) {
-                index_files(&root, chunk, Some(&cache), Scope::Part, stop.as_atomic());
+                index_files(
+                    &root,
+                    chunk,
+                    Some(&cache),
+                    Scope::Part,
+                    Need::References,
+                    stop.as_atomic(),
+                );
             }
         });
 }
@@ -273,7 +280,14 @@ fn build(
     sources.truncate(MAX_FILES);
     // A complete walk saw every source file: the cache may forget those no longer there.
     let scope = if complete { Scope::Whole } else { Scope::Part };
-    let (indexed, stats) = index_files(root, &sources, cache, scope, stop.as_atomic());
+    let (indexed, stats) = index_files(
+        root,
+        &sources,
+        cache,
+        scope,
+        Need::References,
+        stop.as_atomic(),
+    );
     let mut skipped = other;
     let mut files: Vec<(String, std::sync::Arc<FileTags>)> = Vec::new();
     for (path, indexed) in sources.iter().zip(indexed) {

@@ -20,7 +20,14 @@ fn names(outcome: &Indexed) -> Vec<String> {
 }
 
 fn run(root: &Path, files: &[PathBuf], cache: Option<&Path>) -> (Vec<Indexed>, IndexStats) {
-    index_files(root, files, cache, Scope::Part, &AtomicBool::new(false))
+    index_files(
+        root,
+        files,
+        cache,
+        Scope::Part,
+        Need::References,
+        &AtomicBool::new(false),
+    )
 }
 
 #[test]
@@ -40,7 +47,8 @@ fn outcomes_come_in_the_order_of_the_files_whatever_thread_parsed_them() {
         stats,
         IndexStats {
             parsed: 40,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
     for (i, outcome) in outcomes.iter().enumerate() {
@@ -62,7 +70,8 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
         stats,
         IndexStats {
             parsed: 4,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
     let entries = std::fs::read_dir(cache.path()).unwrap().count();
@@ -73,7 +82,8 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
         stats,
         IndexStats {
             parsed: 0,
-            cached: 4
+            cached: 4,
+            lexed: 0
         }
     );
     for (x, y) in first.iter().zip(&second) {
@@ -89,7 +99,8 @@ fn an_unchanged_file_comes_from_the_cache_and_a_changed_one_is_parsed_alone() {
         stats,
         IndexStats {
             parsed: 1,
-            cached: 3
+            cached: 3,
+            lexed: 0
         }
     );
     assert_eq!(names(&third[0]), vec!["alpha", "gamma"]);
@@ -116,7 +127,8 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
         stats,
         IndexStats {
             parsed: 4,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
     assert_eq!(names(&outcomes[0]), vec!["alpha"]);
@@ -131,7 +143,8 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
         stats,
         IndexStats {
             parsed: 4,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
     let (_, stats) = run(dir.path(), &files, Some(cache.path()));
@@ -139,7 +152,8 @@ fn a_broken_or_foreign_cache_is_ignored_and_written_anew() {
         stats,
         IndexStats {
             parsed: 0,
-            cached: 4
+            cached: 4,
+            lexed: 0
         }
     );
 }
@@ -174,7 +188,8 @@ fn binary_huge_unknown_and_missing_files_are_told_apart() {
         stats,
         IndexStats {
             parsed: 1,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
 }
@@ -188,6 +203,7 @@ fn a_raised_stop_parses_nothing() {
         &files,
         None,
         Scope::Part,
+        Need::References,
         &AtomicBool::new(true),
     );
     assert!(matches!(outcomes[0], Indexed::Unreadable));
@@ -205,7 +221,7 @@ fn references_count_names_not_numbers() {
         definitions: Vec::new(),
         partial: false,
         truncated: false,
-        references: refs,
+        references: Some(refs),
     };
     let got: Vec<(&str, u32)> = tags.references().collect();
     assert_eq!(
@@ -227,7 +243,7 @@ fn mentioned(lang: Lang, source: &str) -> Vec<String> {
         definitions: Vec::new(),
         partial: false,
         truncated: false,
-        references: references(lang, source.as_bytes()),
+        references: Some(references(lang, source.as_bytes())),
     };
     let mut names: Vec<String> = tags.references().map(|(n, _)| n.to_owned()).collect();
     names.sort();
@@ -280,7 +296,8 @@ fn a_file_rewritten_with_its_old_size_and_mtime_is_parsed_again() {
         stats,
         IndexStats {
             parsed: 1,
-            cached: 3
+            cached: 3,
+            lexed: 0
         }
     );
     assert_eq!(names(&outcomes[0]), vec!["omega_one"]);
@@ -304,7 +321,8 @@ fn a_few_files_leave_the_cache_alone_and_a_whole_tree_forgets_the_files_gone() {
         stats,
         IndexStats {
             parsed: 2,
-            cached: 0
+            cached: 0,
+            lexed: 0
         }
     );
     assert_eq!(
@@ -337,6 +355,7 @@ fn a_few_files_leave_the_cache_alone_and_a_whole_tree_forgets_the_files_gone() {
         &files[..4],
         Some(cache.path()),
         Scope::Part,
+        Need::References,
         &AtomicBool::new(false),
     );
     assert_eq!(stats.cached, 4);
@@ -351,6 +370,7 @@ fn a_few_files_leave_the_cache_alone_and_a_whole_tree_forgets_the_files_gone() {
         &files[..4],
         Some(cache.path()),
         Scope::Whole,
+        Need::References,
         &AtomicBool::new(false),
     );
     assert!(
@@ -359,4 +379,68 @@ fn a_few_files_leave_the_cache_alone_and_a_whole_tree_forgets_the_files_gone() {
             .contains("\"m4.rs\""),
         "the whole forgets it"
     );
+}
+
+/// Definitions does not lex the names files mention; a map after it reads them from the files
+/// without parsing them again, and a later Definitions takes the cache as it is.
+#[test]
+fn references_are_lexed_only_when_needed_and_added_to_the_cached_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..6)
+        .map(|i| {
+            put(
+                dir.path(),
+                &format!("m{i}.rs"),
+                format!("fn f{i}() {{ helper_{i}(); shared(); }}\n").as_bytes(),
+            )
+        })
+        .collect();
+    let index = |need| {
+        index_files(
+            dir.path(),
+            &files,
+            Some(cache.path()),
+            Scope::Part,
+            need,
+            &AtomicBool::new(false),
+        )
+    };
+    let refs = |outcome: &Indexed| match outcome {
+        Indexed::Tags(tags) => tags
+            .references()
+            .map(|(n, c)| (n.to_owned(), c))
+            .collect::<Vec<_>>(),
+        other => panic!("not parsed: {other:?}"),
+    };
+    let (first, stats) = index(Need::Definitions);
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (6, 0, 0));
+    assert_eq!(names(&first[2]), vec!["f2".to_owned()]);
+    assert!(refs(&first[2]).is_empty());
+    let (second, stats) = index(Need::References);
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (0, 0, 6));
+    assert_eq!(names(&second[2]), vec!["f2".to_owned()]);
+    let expected: Vec<(String, u32)> = vec![
+        ("f2".into(), 1),
+        ("fn".into(), 1),
+        ("helper_2".into(), 1),
+        ("shared".into(), 1),
+    ];
+    let mut got = refs(&second[2]);
+    got.sort();
+    assert_eq!(got, expected);
+    // Both are cached now, for either need.
+    let (third, stats) = index(Need::References);
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (0, 6, 0));
+    let mut got = refs(&third[2]);
+    got.sort();
+    assert_eq!(got, expected);
+    let (_, stats) = index(Need::Definitions);
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (0, 6, 0));
+    // A file changed since is parsed again, with its references when they are needed.
+    std::fs::write(&files[0], "fn renamed() { other(); }\n").unwrap();
+    let (fourth, stats) = index(Need::References);
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (1, 5, 0));
+    assert_eq!(names(&fourth[0]), vec!["renamed".to_owned()]);
+    assert!(refs(&fourth[0]).contains(&("other".to_owned(), 1)));
 }

@@ -15,7 +15,7 @@ fn tags(files: &[(&str, &str)]) -> Vec<(String, FileTags)> {
                 definitions: found.definitions,
                 partial: found.partial,
                 truncated: found.truncated,
-                references: crate::index::references(lang, source.as_bytes()),
+                references: Some(crate::index::references(lang, source.as_bytes())),
             };
             ((*path).to_owned(), tags)
         })
