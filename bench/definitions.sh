@@ -3,7 +3,8 @@
 # ctags' functions/methods/types that Definitions finds (by file and name), the share of what
 # Definitions reports that ctags knows (for TypeScript files: that ctags or the TypeScript
 # compiler declares, see bench/ts_declarations.js), and the wall time of each (release build).
-# DEFS_UNKNOWN=N lists N of what Definitions reports that no oracle knows.
+# DEFS_UNKNOWN=N lists N of what Definitions reports that no oracle knows; DEFS_MISSED=N lists N
+# of ctags' definitions that Definitions does not report.
 #
 # Usage: bench/definitions.sh [DIR...]   (default: a Rust crate, a C crate's sources, the
 # Python stdlib's asyncio and the global node_modules found on this machine)
@@ -200,6 +201,9 @@ sample = int(os.environ.get("DEFS_UNKNOWN") or 0)
 for f, name in sorted(o - k_any)[:sample]:
     line, kind = where[(f, name)]
     print(f"  unknown: {f}:{line}\t{kind}\t{name}")
+# DEFS_MISSED=N: a sample of N of ctags' definitions that Definitions does not report.
+for f, name in sorted(t - o)[:int(os.environ.get("DEFS_MISSED") or 0)]:
+    print(f"  missed: {f}\t{name}")
 PY
 done
 rm -f /tmp/defs.$$ /tmp/ctags.$$ /tmp/ctags-js.$$ /tmp/tsc.$$

@@ -294,7 +294,7 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path, need: Need) ->
     // function bodies, see `skeleton.rs`).
     let found = extractor
         .definitions_walked(lang, &source, crate::Parse::Skeleton)
-        .unwrap_or_else(|| extractor.definitions(lang, &source));
+        .unwrap_or_else(|| extractor.definitions_parsed(lang, &source, crate::Parse::Skeleton));
     Indexed::Tags(Arc::new(FileTags {
         lang,
         definitions: found.definitions,

@@ -306,12 +306,32 @@ impl Extractor {
 
     /// The definitions in `source`, written in `lang`, in source order.
     pub fn definitions(&mut self, lang: Lang, source: &[u8]) -> FileDefinitions {
+        self.definitions_parsed(lang, source, Parse::Whole)
+    }
+
+    /// The definitions the tag query finds in `source`, parsed whole or as its skeleton (the
+    /// same but for what is defined inside function bodies; `partial` then speaks of the
+    /// skeleton).
+    pub fn definitions_parsed(
+        &mut self,
+        lang: Lang,
+        source: &[u8],
+        parse: Parse,
+    ) -> FileDefinitions {
         let mut out = FileDefinitions::default();
         let Some(config) = lang.config() else {
             out.partial = true;
             return out;
         };
-        let Ok((tags, has_error)) = self.context.generate_tags(config, source, None) else {
+        let ranges = match parse {
+            Parse::Skeleton => skeleton::included_ranges(lang, source).unwrap_or_default(),
+            Parse::Whole => Vec::new(),
+        };
+        // `generate_tags` parses with the context's parser, which keeps the included ranges
+        // given last (every call gives its own, none for a whole file).
+        let _ = self.context.parser().set_included_ranges(&ranges);
+        let generated = self.context.generate_tags(config, source, None);
+        let Ok((tags, has_error)) = generated else {
             out.partial = true;
             return out;
         };

@@ -98,7 +98,34 @@ struct Syntax {
     newline_ends: bool,
     /// `` `…` `` is a string (Go's raw strings).
     backtick_strings: bool,
+    /// C, C++ and Java: no function keyword; a `{` after a signature's `)` opens a body.
+    c_like: Option<CLike>,
 }
+
+/// What tells a function's body from a class's in C, C++ and Java.
+#[derive(Debug, Clone, Copy)]
+struct CLike {
+    /// Words that open a type or namespace, whose `{…}` is kept (`class`, `struct`…).
+    class_words: &'static [&'static [u8]],
+    /// Words that may stand between a signature's `)` and its body (`const`, `override`…).
+    after_signature: &'static [&'static [u8]],
+    /// A class word is followed by a name, then maybe a function's (C's `struct s *f(void)`):
+    /// a `(` after it opens a signature when no `:` or `<` came between (C, C++). In Java a
+    /// class word always keeps its braces (`record R(int x) {…}`).
+    class_may_be_return_type: bool,
+    /// `#` lines are the preprocessor's (C, C++).
+    preprocessor: bool,
+}
+
+const C_AFTER_SIGNATURE: &[&[u8]] = &[
+    b"const",
+    b"override",
+    b"final",
+    b"noexcept",
+    b"volatile",
+    b"mutable",
+    b"try",
+];
 
 impl Syntax {
     fn of(lang: Lang) -> Option<Self> {
@@ -111,6 +138,7 @@ impl Syntax {
                 any_bracket_value: true,
                 newline_ends: false,
                 backtick_strings: false,
+                c_like: None,
             },
             Lang::Go => Self {
                 lang,
@@ -120,6 +148,31 @@ impl Syntax {
                 any_bracket_value: false,
                 newline_ends: true,
                 backtick_strings: true,
+                c_like: None,
+            },
+            Lang::C | Lang::Cpp | Lang::Java => Self {
+                lang,
+                function_keyword: b"",
+                keyword_then_name: false,
+                value_keywords: &[],
+                any_bracket_value: false,
+                newline_ends: false,
+                backtick_strings: false,
+                c_like: Some(if lang == Lang::Java {
+                    CLike {
+                        class_words: &[b"class", b"interface", b"enum", b"record"],
+                        after_signature: &[],
+                        class_may_be_return_type: false,
+                        preprocessor: false,
+                    }
+                } else {
+                    CLike {
+                        class_words: &[b"class", b"struct", b"union", b"enum", b"namespace"],
+                        after_signature: C_AFTER_SIGNATURE,
+                        class_may_be_return_type: true,
+                        preprocessor: true,
+                    }
+                }),
             },
             _ => return None,
         })
@@ -152,6 +205,10 @@ enum Want {
 /// the brackets do not balance.
 fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let rust = syntax.lang == Lang::Rust;
+    // A body's own statements are read for items defined there (not Go's: ctags lists none).
+    let items_in_bodies = syntax.lang != Lang::Go;
+    // An item in a body ends at its `}` (Rust, Java) or at a `;` (C's `struct s {…};`).
+    let item_ends_at_brace = matches!(syntax.lang, Lang::Rust | Lang::Java);
     let at = |i: usize| source.get(i).copied().unwrap_or(0);
     let mut out: Vec<(usize, usize)> = Vec::new();
     // Left out: the previous gap grows over whitespace to meet the next.
@@ -183,12 +240,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut visibility: Option<usize> = None;
     // The last byte of the last token, for Go's statements that end at a line's end.
     let mut last = 0u8;
+    // What the statement being read has shown of a C-like signature.
+    let mut c = CState::default();
     let mut i = 0;
     while i < source.len() {
         // In a group left out only brackets, strings, characters, comments and the ends of
         // statements matter, and in Rust the first word of a body's own statements (an item).
         if let Some(Skip { outside, .. }) = skip
-            && (!rust || open.len() > outside + 1 || !matches!(last, b';' | b'{' | b'}' | b']'))
+            && (!items_in_bodies
+                || open.len() > outside + 1
+                || !matches!(last, b';' | b'{' | b'}' | b']'))
         {
             match source[i..].iter().position(|&c| SPECIAL[usize::from(c)]) {
                 Some(p) => i += p,
@@ -198,6 +259,18 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         let b = source[i];
         // A statement's own level: not inside parentheses or brackets.
         let statement_level = matches!(open.last(), None | Some(b'{'));
+        if b == b'#'
+            && syntax.c_like.is_some_and(|c| c.preprocessor)
+            && source[..i]
+                .iter()
+                .rev()
+                .take_while(|&&c| c != b'\n')
+                .all(u8::is_ascii_whitespace)
+        {
+            // A preprocessor line (`#define OPEN {`) holds no bracket of the code's.
+            i = preprocessor_line_end(source, i);
+            continue;
+        }
         match b {
             b'/' if at(i + 1) == b'/' => {
                 let end = memchr_from(source, i, b'\n');
@@ -223,6 +296,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             b'"' => {
                 i = match raw_string_hashes(source, i) {
                     Some(hashes) if rust => skip_raw(source, i + 1, hashes)?,
+                    _ if syntax.lang == Lang::Java && source[i..].starts_with(b"\"\"\"") => {
+                        // A text block.
+                        source[i + 3..]
+                            .windows(3)
+                            .position(|w| w == b"\"\"\"")
+                            .map(|p| i + 3 + p + 3)?
+                    }
+                    _ if syntax.lang == Lang::Cpp && cpp_raw_prefix(source, i) => {
+                        skip_cpp_raw(source, i)?
+                    }
                     _ => skip_quoted(source, i + 1, b'"')?,
                 };
                 last = b'"';
@@ -250,6 +333,11 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 want = Want::Nothing;
             }
             b'{' | b'(' | b'[' => {
+                let c_body = want == Want::Nothing
+                    && b == b'{'
+                    && statement_level
+                    && syntax.c_like.is_some()
+                    && c.body_follows(last);
                 if skip.is_none()
                     && match want {
                         // The parameters too (a signature is shown from its text).
@@ -260,19 +348,23 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         Want::Fields => {
                             (b == b'{' || rust && b == b'(') && (statement_level || !rust)
                         }
-                        Want::Nothing | Want::Init | Want::Use(_) | Want::Attribute(_) => false,
+                        Want::Nothing => c_body,
+                        Want::Init | Want::Use(_) | Want::Attribute(_) => false,
                     }
                 {
                     skip = Some(Skip {
                         outside: open.len(),
                         from: i,
-                        body: want == Want::Body && b == b'{',
+                        body: want == Want::Body && b == b'{' || c_body,
                     });
                 }
                 open.push(b);
                 // A `{` ends a statement's head, but for a `use` tree's.
                 if skip.is_none() && b == b'{' && !matches!(want, Want::Use(_)) {
                     want = Want::Nothing;
+                }
+                if b == b'{' {
+                    c = CState::default();
                 }
             }
             b'}' | b')' | b']' => {
@@ -309,9 +401,19 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     want = Want::Nothing;
                 } else if skip.is_none() && b == b'}' && !matches!(want, Want::Use(_)) {
                     want = Want::Nothing;
+                } else if b == b')'
+                    && skip.is_none()
+                    && let Some(syntax_c) = syntax.c_like
+                    && matches!(open.last(), None | Some(b'{'))
+                {
+                    c.closed_parenthesis(syntax_c);
+                }
+                if b == b'}' {
+                    c = CState::default();
                 }
                 // An item in a body ended: the body is left out again from here.
                 if b == b'}'
+                    && item_ends_at_brace
                     && skip.is_none()
                     && want == Want::Nothing
                     && suspended
@@ -331,6 +433,7 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 }
                 want = Want::Nothing;
                 visibility = None;
+                c = CState::default();
                 if suspended
                     .last()
                     .is_some_and(|&outside| open.len() == outside + 1)
@@ -349,6 +452,22 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 && (at(i + 1) == b'[' || at(i + 1) == b'!' && at(i + 2) == b'[') =>
             {
                 want = Want::Attribute(i);
+            }
+            // A C-like initializer, `= {…}`.
+            b'=' if skip.is_none()
+                && syntax.c_like.is_some()
+                && statement_level
+                && want == Want::Nothing
+                && !matches!(last, b'=' | b'!' | b'<' | b'>')
+                && next_byte(source, i + 1) == b'{' =>
+            {
+                want = Want::Value;
+            }
+            b':' | b'<' if skip.is_none() && statement_level && at(i + 1) != b':' => {
+                c.class_barrier = true;
+            }
+            b'>' if skip.is_none() && statement_level && last == b'-' && source[i - 1] == b'-' => {
+                c.arrow = true;
             }
             b'=' if skip.is_none()
                 && want == Want::Init
@@ -378,8 +497,8 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         continue;
                     }
                 }
-                // An item defined in a body (Rust): read it, then leave out the body again.
-                if rust
+                // An item defined in a body: read it, then leave out the body again.
+                if items_in_bodies
                     && let Some(Skip {
                         outside,
                         from,
@@ -387,7 +506,7 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     }) = skip
                     && open.len() == outside + 1
                     && matches!(last, b';' | b'{' | b'}' | b']')
-                    && item_starts(source, word, end)
+                    && item_starts(syntax.lang, source, word, end)
                 {
                     if i - from > MIN_BODY_BYTES {
                         leave_out(from + 1, i);
@@ -411,7 +530,21 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     }
                     visibility = (word == b"pub").then_some(i);
                 }
-                if !rust && skip.is_none() && want == Want::Nothing {
+                if let Some(syntax_c) = syntax.c_like
+                    && skip.is_none()
+                    && statement_level
+                {
+                    c.word(syntax_c, word, last);
+                    if syntax.lang == Lang::Cpp
+                        && at(end) == b'"'
+                        && matches!(word, b"R" | b"u8R" | b"uR" | b"UR" | b"LR")
+                    {
+                        i = skip_cpp_raw(source, end)?;
+                        last = b'"';
+                        continue;
+                    }
+                }
+                if !rust && syntax.c_like.is_none() && skip.is_none() && want == Want::Nothing {
                     match word {
                         // A struct's fields (an interface's methods are definitions).
                         b"struct" => want = Want::Fields,
@@ -433,10 +566,11 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     (open.is_empty() && skip.is_none() && suspended.is_empty()).then_some(out)
 }
 
-/// The bytes that matter inside a group left out: brackets, quotes, comments' `/`, `;`.
+/// The bytes that matter inside a group left out: brackets, quotes, comments' `/`, `;`, and
+/// `#` (C's preprocessor lines).
 static SPECIAL: [bool; 256] = {
     let mut table = [false; 256];
-    let special = b"{}()[]\"'/`;";
+    let special = b"{}()[]\"'/`;#";
     let mut i = 0;
     while i < special.len() {
         table[special[i] as usize] = true;
@@ -464,6 +598,110 @@ fn raw_string_hashes(source: &[u8], quote: usize) -> Option<usize> {
     (!before.is_some_and(is_ident)).then_some(hashes)
 }
 
+/// What the statement being read has shown of a C, C++ or Java function's signature.
+#[derive(Debug, Clone, Copy, Default)]
+struct CState {
+    /// A `(…)` closed at the statement's level.
+    parenthesis: bool,
+    /// A class word (`class`, `struct`…) that keeps its braces.
+    class: bool,
+    /// A `:` or `<` after it: `class A : B`, `struct S<T>`, not a function returning a struct.
+    class_barrier: bool,
+    /// The last word may stand between a signature and its body (`const`, `override`).
+    signature_word: bool,
+    /// `throws …` (Java) after the last `)`.
+    throws: bool,
+    /// `->` (a trailing return type, a lambda) after the last `)`.
+    arrow: bool,
+}
+
+impl CState {
+    fn body_follows(&self, last: u8) -> bool {
+        self.parenthesis
+            && !self.class
+            && (last == b')' || self.signature_word || self.throws || self.arrow)
+    }
+
+    fn closed_parenthesis(&mut self, syntax: CLike) {
+        self.parenthesis = true;
+        self.throws = false;
+        self.arrow = false;
+        self.signature_word = false;
+        // `struct s *make(void)`: a function returning a struct.
+        if self.class && syntax.class_may_be_return_type && !self.class_barrier {
+            self.class = false;
+        }
+    }
+
+    fn word(&mut self, syntax: CLike, word: &[u8], last: u8) {
+        // Not a template's parameter (`template <class T>`).
+        if syntax.class_words.contains(&word) && !matches!(last, b'<' | b',') {
+            self.class = true;
+            self.class_barrier = false;
+        }
+        if word == b"throws" {
+            self.throws = true;
+        }
+        self.signature_word = syntax.after_signature.contains(&word);
+    }
+}
+
+/// The next byte that is not whitespace, from `from` (0 at the end).
+fn next_byte(source: &[u8], from: usize) -> u8 {
+    source
+        .get(from..)
+        .and_then(|rest| rest.iter().find(|c| !c.is_ascii_whitespace()))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The end of the preprocessor line starting at `from`, its `\`-continued lines included.
+fn preprocessor_line_end(source: &[u8], from: usize) -> usize {
+    let mut i = from;
+    loop {
+        let end = memchr_from(source, i, b'\n');
+        let continued = source[i..end]
+            .iter()
+            .rev()
+            .find(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+            == Some(&b'\\');
+        if !continued || end >= source.len() {
+            return end;
+        }
+        i = end + 1;
+    }
+}
+
+/// Whether the `"` at `quote` opens a C++ raw string (`R"(…)"`, `u8R"x(…)x"`).
+fn cpp_raw_prefix(source: &[u8], quote: usize) -> bool {
+    quote > 0 && source[quote - 1] == b'R' && {
+        let start = source[..quote - 1]
+            .iter()
+            .rposition(|&c| !is_ident(c))
+            .map_or(0, |p| p + 1);
+        matches!(&source[start..quote], b"R" | b"u8R" | b"uR" | b"UR" | b"LR")
+    }
+}
+
+/// Past the C++ raw string whose `"` is at `quote`: `"delim(` … `)delim"`.
+fn skip_cpp_raw(source: &[u8], quote: usize) -> Option<usize> {
+    let open = quote
+        + 1
+        + source
+            .get(quote + 1..)?
+            .iter()
+            .take(17)
+            .position(|&c| c == b'(')?;
+    let mut close = Vec::with_capacity(open - quote + 1);
+    close.push(b')');
+    close.extend_from_slice(&source[quote + 1..open]);
+    close.push(b'"');
+    source[open..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())
+        .map(|p| open + p + close.len())
+}
+
 /// A group being left out.
 #[derive(Debug, Clone, Copy)]
 struct Skip {
@@ -475,9 +713,22 @@ struct Skip {
     body: bool,
 }
 
-/// Whether the Rust `word` ending at `end`, first in a statement of a function's body, starts
-/// an item that Definitions reports (a local `fn`, `struct`, `impl`…).
-fn item_starts(source: &[u8], word: &[u8], end: usize) -> bool {
+/// Whether `word` ending at `end`, first in a statement of a function's body, starts an item
+/// that Definitions reports (Rust's local `fn`, `struct`, `impl`…; a local class, struct or
+/// type alias in C, C++ and Java).
+fn item_starts(lang: Lang, source: &[u8], word: &[u8], end: usize) -> bool {
+    match lang {
+        Lang::Rust => {}
+        Lang::C => return matches!(word, b"struct" | b"union" | b"enum" | b"typedef"),
+        Lang::Cpp => {
+            return matches!(
+                word,
+                b"struct" | b"class" | b"union" | b"enum" | b"typedef" | b"using"
+            ) && !matches!(next_word(source, end), b"namespace");
+        }
+        Lang::Java => return matches!(word, b"class" | b"interface" | b"enum" | b"record"),
+        _ => return false,
+    }
     let next = next_word(source, end);
     match word {
         b"struct" | b"enum" | b"trait" | b"impl" | b"mod" | b"type" | b"macro_rules" => true,
@@ -731,6 +982,75 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
     }
 
     #[test]
+    fn a_cpp_skeleton_leaves_out_bodies_and_keeps_classes_and_local_types() {
+        let src = r#"#include <vector>
+#define OPEN {
+namespace ns {
+template <class T, typename U = int>
+class Widget : public Base<T> {
+ public:
+  Widget(int a, int b) : a_(a), b_(b) { compute(a, b, 1, 2, 3); }
+  int size() const override { return static_cast<int>(items_.size()); }
+  auto twice() const -> int { return size() * 2 * factor_ * other_; }
+};
+struct point *make_point(int x, int y) {
+  struct local { int a; };
+  using alias = local;
+  const char *s = "}{";
+  const char *r = R"x(}{)x";
+  char c = '}';
+  return nullptr;
+}
+static const int table[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
+}  // namespace ns
+"#;
+        let got = kept(Lang::Cpp, src);
+        for item in [
+            "class Widget : public Base<T> {",
+            "Widget(int a, int b) : a_(a), b_(b) {}",
+            "int size() const override {}",
+            "auto twice() const -> int {}",
+            "struct point *make_point(int x, int y) {",
+            "struct local { int a; };",
+            "using alias = local;",
+            "static const int table[] = {};",
+            "TEST(Suite, Name) {}",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        for gone in [
+            "compute",
+            "static_cast",
+            "nullptr",
+            "EXPECT_EQ",
+            "namespace ns\n",
+        ] {
+            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
+        }
+    }
+
+    #[test]
+    fn a_java_skeleton_leaves_out_method_bodies_and_keeps_records_and_local_classes() {
+        let src = "package p;\n\n@Entity(name = \"x\")\npublic record Point(int x, int y) {\n    public Point {\n        if (x < 0) throw new IllegalArgumentException(\"x\");\n    }\n    double norm() { return Math.sqrt(x * x + y * y + 0.0); }\n}\n\ninterface Shape { double area(); }\n\nclass Main {\n    static final int[] PRIMES = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29};\n    void run() throws java.io.IOException {\n        class Local { void help() { System.out.println(\"}\"); } }\n        String block = \"\"\"\n            }{\n            \"\"\";\n        new Local().help();\n    }\n}\n";
+        let got = kept(Lang::Java, src);
+        for item in [
+            "public record Point(int x, int y) {",
+            "double norm() {}",
+            "interface Shape { double area(); }",
+            "static final int[] PRIMES = {};",
+            "void run() throws java.io.IOException {",
+            "class Local { void help() {} }",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        // (A record's compact constructor, `public Point {…}`, has no `)`: it is read whole.)
+        for gone in ["Math.sqrt", "new Local()", "11, 13"] {
+            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
+        }
+    }
+
+    #[test]
     fn unbalanced_or_unreadable_brackets_give_no_skeleton() {
         for (lang, src) in [
             (Lang::Rust, "fn f() {\n    let x = 1;\n"),
@@ -739,6 +1059,11 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
             (Lang::Rust, "/* never closed\nfn f() {}\n"),
             (Lang::Go, "package p\nfunc f() {\n\treturn\n}\n}\n"),
             (Lang::Go, "package p\nfunc f() {\n\tq := `open\n}\n"),
+            // Braces that balance only across the preprocessor's branches.
+            (
+                Lang::C,
+                "#ifdef A\nint f(int a) {\n#else\nint f(void) {\n#endif\n    return 0;\n}\n",
+            ),
         ] {
             assert_eq!(included_ranges(lang, src.as_bytes()), None, "{src}");
         }
