@@ -1072,6 +1072,108 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
         assert_eq!(included_ranges(Lang::Python, b"def f():\n    pass\n"), None);
     }
 
+    /// Token soup (brackets, quotes, comments, keywords, non-ASCII text) in every language
+    /// with a skeleton: the lexer never panics, its ranges are in order, inside the file, at
+    /// the file's own rows and columns, and the parser takes them.
+    #[test]
+    fn hostile_sources_give_well_formed_ranges_or_none() {
+        const TOKENS: &[&str] = &[
+            "{",
+            "}",
+            "(",
+            ")",
+            "[",
+            "]",
+            ";",
+            "\n",
+            " ",
+            "\"",
+            "'",
+            "`",
+            "/*",
+            "*/",
+            "//",
+            "#",
+            "r#\"",
+            "\"#",
+            "R\"x(",
+            ")x\"",
+            "\"\"\"",
+            "\\",
+            "=",
+            "->",
+            "<",
+            ">",
+            ":",
+            "!",
+            "fn ",
+            "func ",
+            "struct ",
+            "class ",
+            "impl ",
+            "use ",
+            "const ",
+            "var ",
+            "import ",
+            "throws ",
+            "x",
+            "é",
+            "日本",
+            "0",
+            "'a",
+            "#define X {\n",
+            "\\\n",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut parser = tree_sitter::Parser::new();
+        let mut skeletons = 0;
+        for round in 0..20_000 {
+            let lang = [Lang::Rust, Lang::Go, Lang::C, Lang::Cpp, Lang::Java][round % 5];
+            let len = 1 + (next() % 120) as usize;
+            let source: String = (0..len)
+                .map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize])
+                .collect();
+            let bytes = source.as_bytes();
+            let Some(ranges) = included_ranges(lang, bytes) else {
+                continue;
+            };
+            skeletons += 1;
+            let mut previous_end = 0;
+            for range in &ranges {
+                assert!(previous_end <= range.start_byte, "{source:?}");
+                assert!(range.start_byte < range.end_byte, "{source:?}");
+                assert!(range.end_byte <= bytes.len(), "{source:?}");
+                for (offset, point) in [
+                    (range.start_byte, range.start_point),
+                    (range.end_byte, range.end_point),
+                ] {
+                    let before = &bytes[..offset];
+                    let row = before.iter().filter(|&&b| b == b'\n').count();
+                    let column = offset
+                        - before
+                            .iter()
+                            .rposition(|&b| b == b'\n')
+                            .map_or(0, |p| p + 1);
+                    assert_eq!(point, Point::new(row, column), "{source:?}");
+                }
+                previous_end = range.end_byte;
+            }
+            parser.set_language(&lang.grammar().0).expect("grammar");
+            parser
+                .set_included_ranges(&ranges)
+                .expect("ranges the parser takes");
+            assert!(parser.parse(bytes, None).is_some());
+        }
+        // The soup is not all refused.
+        assert!(skeletons > 300, "{skeletons} skeletons");
+    }
+
     #[test]
     fn positions_are_the_files_own() {
         let src = "fn first() {\n    let a = 1;\n    let b = 2;\n}\nfn second() {}\n";
