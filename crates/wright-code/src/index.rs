@@ -131,34 +131,110 @@ pub fn index_files(
     need: Need,
     stop: &AtomicBool,
 ) -> (Vec<Indexed>, IndexStats) {
-    // One tree at a time: a map asked for while the start-up indexing runs waits for it and
-    // then finds the cache warm, rather than parsing the same files beside it. The wait ends
-    // when the call is stopped.
-    static TREES: Mutex<()> = Mutex::new(());
+    // A call over many files waits for the start-up indexing's chunk to end (one tree at a
+    // time: it then finds the cache warm, rather than parsing the same files beside it).
     let _tree = if files.len() > SMALL_CALL_FILES {
-        loop {
-            match TREES.try_lock() {
-                Ok(guard) => break Some(guard),
-                Err(std::sync::TryLockError::Poisoned(poisoned)) => {
-                    break Some(poisoned.into_inner());
-                }
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    if stop.load(Ordering::Relaxed) {
-                        return (
-                            vec![Indexed::Unreadable; files.len()],
-                            IndexStats::default(),
-                        );
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
+        WAITING.fetch_add(1, Ordering::SeqCst);
+        let tree = take_trees(stop);
+        WAITING.fetch_sub(1, Ordering::SeqCst);
+        match tree {
+            Some(guard) => Some(guard),
+            None => {
+                return (
+                    vec![Indexed::Unreadable; files.len()],
+                    IndexStats::default(),
+                );
             }
         }
     } else {
         None
     };
-    let cache_dir = cache_dir.filter(|_| files.len() >= CACHE_MIN_FILES);
-    let cache_path = cache_dir.map(|dir| dir.join(format!("{:016x}.json", hash(root))));
+    let cache_path = cache_dir
+        .filter(|_| files.len() >= CACHE_MIN_FILES)
+        .map(|dir| cache_file(dir, root));
     let mut cache = cache_path.as_deref().map(Cache::load).unwrap_or_default();
+    index_with(
+        root,
+        files,
+        &mut cache,
+        cache_path.as_deref(),
+        scope,
+        need,
+        stop,
+    )
+}
+
+/// The start-up indexing: `files` in chunks of `chunk` files, for what `need` says, the cache
+/// read once and written after each chunk (a short session keeps what it parsed). Between
+/// chunks a call waiting for the tree goes first ([`index_files`]); the cache is read again
+/// after one has written it.
+pub fn index_in_chunks(
+    root: &Path,
+    files: &[PathBuf],
+    cache_dir: &Path,
+    chunk: usize,
+    need: Need,
+    stop: &AtomicBool,
+) {
+    let path = cache_file(cache_dir, root);
+    let written = || std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+    // The cache as this call last wrote it, and the file's modification time then.
+    let mut held: Option<(Cache, Option<std::time::SystemTime>)> = None;
+    for part in files.chunks(chunk.max(1)) {
+        while WAITING.load(Ordering::SeqCst) > 0 && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let Some(_tree) = take_trees(stop) else {
+            return;
+        };
+        let mut cache = match held.take() {
+            Some((cache, when)) if when == written() => cache,
+            _ => Cache::load(&path),
+        };
+        index_with(root, part, &mut cache, Some(&path), Scope::Part, need, stop);
+        held = Some((cache, written()));
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+    }
+}
+
+/// Calls waiting for [`TREES`].
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+/// One tree at a time (see [`index_files`]).
+static TREES: Mutex<()> = Mutex::new(());
+
+/// The tree lock, waited for until `stop` is raised (`None` then).
+fn take_trees(stop: &AtomicBool) -> Option<std::sync::MutexGuard<'static, ()>> {
+    loop {
+        match TREES.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => return Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+}
+
+/// The cache file of the project at `root`.
+fn cache_file(dir: &Path, root: &Path) -> PathBuf {
+    dir.join(format!("{:016x}.json", hash(root)))
+}
+
+/// [`index_files`]' work, with the cache read (and written to `cache_path`, if any).
+fn index_with(
+    root: &Path,
+    files: &[PathBuf],
+    cache: &mut Cache,
+    cache_path: Option<&Path>,
+    scope: Scope,
+    need: Need,
+    stop: &AtomicBool,
+) -> (Vec<Indexed>, IndexStats) {
     let mut stats = IndexStats::default();
     let mut outcomes: Vec<Option<Indexed>> = vec![None; files.len()];
     let mut todo: Vec<Todo> = Vec::new();
@@ -226,7 +302,7 @@ pub fn index_files(
         cache.files.retain(|k, _| touched.contains(k));
         changed |= cache.files.len() != before;
     }
-    if changed && let Some(path) = &cache_path {
+    if changed && let Some(path) = cache_path {
         cache.save(path);
     }
     let outcomes = outcomes

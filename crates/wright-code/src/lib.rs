@@ -1,6 +1,8 @@
 //! Code intelligence for wright: the definitions in a source file, found by each grammar's
-//! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`; files indexed
-//! in parallel and cached ([`index_files`]); definitions ranked by use ([`rank`]).
+//! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`, or by a tree
+//! walk doing the same (`walk.rs`, Rust and Go); files indexed in parallel, each parsed as its
+//! skeleton (`skeleton.rs`: bodies left out), and cached ([`index_files`]); definitions ranked
+//! by use ([`rank`]).
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
 //! name's extension (a `.h` header is read as C++). Where a grammar's query misses definitions,
@@ -21,7 +23,8 @@ mod skeleton;
 mod walk;
 
 pub use index::{
-    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files, relative_path,
+    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files, index_in_chunks,
+    relative_path,
 };
 pub use rank::{Focus, Ranked, rank};
 

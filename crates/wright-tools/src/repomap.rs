@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wright_code::{FileTags, Focus, Indexed, Lang, Need, Scope, index_files, rank, relative_path};
+use wright_code::{
+    FileTags, Focus, Indexed, Lang, Need, Scope, index_files, index_in_chunks, rank, relative_path,
+};
 use wright_protocol::{ToolError, ToolResult};
 
 use crate::args::{Typed, schema_of};
@@ -223,19 +225,16 @@ pub fn warm_code_index(ctx: &ToolContext) {
             let stop = StopFlag::default();
             let (mut files, _, _) = walk(&root, &stop);
             files.truncate(MAX_FILES);
-            // In chunks, each saved: a short session keeps what it parsed. (A map asked for
-            // meanwhile waits for the whole warm-up: it polls for the lock, which the next
-            // chunk takes again at once; and each chunk loads the whole cache anew.)
-            for chunk in files.chunks(WARM_UP_CHUNK) {
-                index_files(
-                    &root,
-                    chunk,
-                    Some(&cache),
-                    Scope::Part,
-                    Need::References,
-                    stop.as_atomic(),
-                );
-            }
+            // In chunks, each saved: a short session keeps what it parsed, and a map asked
+            // for meanwhile waits for one chunk, not the whole warm-up.
+            index_in_chunks(
+                &root,
+                &files,
+                &cache,
+                WARM_UP_CHUNK,
+                Need::References,
+                stop.as_atomic(),
+            );
         });
 }
 

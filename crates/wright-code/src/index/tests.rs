@@ -444,3 +444,46 @@ fn references_are_lexed_only_when_needed_and_added_to_the_cached_definitions() {
     assert_eq!(names(&fourth[0]), vec!["renamed".to_owned()]);
     assert!(refs(&fourth[0]).contains(&("other".to_owned(), 1)));
 }
+
+/// The start-up indexing in chunks leaves every file in the cache, with the names it mentions;
+/// a raised stop ends it before any.
+#[test]
+fn indexing_in_chunks_caches_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..10)
+        .map(|i| {
+            put(
+                dir.path(),
+                &format!("m{i}.rs"),
+                format!("fn f{i}() {{ g{i}(); }}\n").as_bytes(),
+            )
+        })
+        .collect();
+    index_in_chunks(
+        dir.path(),
+        &files,
+        cache.path(),
+        3,
+        Need::References,
+        &AtomicBool::new(true),
+    );
+    let (_, stats) = run(dir.path(), &files, Some(cache.path()));
+    assert_eq!((stats.parsed, stats.cached), (10, 0), "a stopped warm-up parses nothing");
+    let other = tempfile::tempdir().unwrap();
+    index_in_chunks(
+        dir.path(),
+        &files,
+        other.path(),
+        3,
+        Need::References,
+        &AtomicBool::new(false),
+    );
+    let (outcomes, stats) = run(dir.path(), &files, Some(other.path()));
+    assert_eq!((stats.parsed, stats.cached, stats.lexed), (0, 10, 0));
+    assert_eq!(names(&outcomes[9]), vec!["f9".to_owned()]);
+    match &outcomes[9] {
+        Indexed::Tags(tags) => assert!(tags.references().any(|(name, _)| name == "g9")),
+        other => panic!("{other:?}"),
+    }
+}
