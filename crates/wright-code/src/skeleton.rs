@@ -16,14 +16,19 @@ use tree_sitter::{Point, Range};
 
 use crate::Lang;
 
+mod python;
+
 /// Bodies shorter than this are parsed whole: a range costs more than it saves.
 const MIN_BODY_BYTES: usize = 16;
 
 /// The ranges of `source` to parse, leaving out the insides of function bodies; `None` when
 /// the language has no skeleton or the file's braces cannot be read (parse it whole).
 pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
-    let syntax = Syntax::of(lang)?;
-    let gaps = gaps(&syntax, source)?;
+    let gaps = if lang == Lang::Python {
+        python::gaps(source)?
+    } else {
+        gaps(&Syntax::of(lang)?, source)?
+    };
     if gaps.is_empty() {
         return None;
     }
@@ -1051,6 +1056,16 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
     }
 
     #[test]
+    fn a_python_skeleton_keeps_what_leads_to_nested_definitions() {
+        let src = "import os\n\n\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n        total = compute(self.sides,\n                        [1, 2, 3])\n        if total > 0:\n            log(\"positive: %d\" % total)\n            return total\n        else:\n            return 0.0\n\n    async def fetch(self): return await other()\n\n\ndef outer(x):\n    # helpers\n    y = x * 2\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\n    return inner(x)\n\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
+        let got = kept(Lang::Python, src);
+        // Outside bodies all is kept; in them what leads to a nested definition, and the
+        // shortest statement of a block that would be empty.
+        let expected = "import os\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n    async def fetch(self): return await other()\ndef outer(x):\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
+        assert_eq!(got, expected);
+    }
+
+    #[test]
     fn unbalanced_or_unreadable_brackets_give_no_skeleton() {
         for (lang, src) in [
             (Lang::Rust, "fn f() {\n    let x = 1;\n"),
@@ -1059,6 +1074,11 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
             (Lang::Rust, "/* never closed\nfn f() {}\n"),
             (Lang::Go, "package p\nfunc f() {\n\treturn\n}\n}\n"),
             (Lang::Go, "package p\nfunc f() {\n\tq := `open\n}\n"),
+            (Lang::Python, "def f(x):\n    y = [1, 2\n    return y\n"),
+            (
+                Lang::Python,
+                "def f(x):\n    y = 1\n    return \"\"\"never closed\n",
+            ),
             // Braces that balance only across the preprocessor's branches.
             (
                 Lang::C,
@@ -1123,6 +1143,15 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
             "'a",
             "#define X {\n",
             "\\\n",
+            "def ",
+            ":",
+            "'''",
+            "    ",
+            "\t",
+            "elif ",
+            "else:",
+            "try:",
+            "@",
         ];
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
@@ -1134,7 +1163,14 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
         let mut parser = tree_sitter::Parser::new();
         let mut skeletons = 0;
         for round in 0..20_000 {
-            let lang = [Lang::Rust, Lang::Go, Lang::C, Lang::Cpp, Lang::Java][round % 5];
+            let lang = [
+                Lang::Rust,
+                Lang::Go,
+                Lang::C,
+                Lang::Cpp,
+                Lang::Java,
+                Lang::Python,
+            ][round % 6];
             let len = 1 + (next() % 120) as usize;
             let source: String = (0..len)
                 .map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize])

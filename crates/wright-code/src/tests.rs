@@ -435,3 +435,42 @@ fn the_skeleton_finds_all_but_what_bodies_hold_on_this_workspace() {
     // Items defined inside bodies (tests' helpers, local types) are read too.
     assert!(found_inside > 5, "{found_inside} found inside bodies");
 }
+
+/// Python's skeleton keeps every definition (nested ones too: what leads to them is kept), on
+/// this repository's Python scripts; and parses without an error the whole file does not have.
+#[test]
+fn the_python_skeleton_finds_what_the_whole_file_does_in_this_repository() {
+    let mut paths = Vec::new();
+    common::files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        &mut paths,
+    );
+    paths.retain(|path| path.extension().is_some_and(|e| e == "py"));
+    let mut extractor = Extractor::new();
+    let (mut files, mut definitions, mut skeletons) = (0, 0, 0);
+    for path in &paths {
+        let Ok(src) = std::fs::read(path) else {
+            continue;
+        };
+        let whole = extractor.definitions_parsed(Lang::Python, &src, Parse::Whole);
+        let skeleton = extractor.definitions_parsed(Lang::Python, &src, Parse::Skeleton);
+        assert_eq!(
+            skeleton.definitions,
+            whole.definitions,
+            "{}",
+            path.display()
+        );
+        assert!(whole.partial || !skeleton.partial, "{}", path.display());
+        files += 1;
+        definitions += whole.definitions.len();
+        skeletons += usize::from(skeleton::included_ranges(Lang::Python, &src).is_some());
+    }
+    assert!(
+        files >= 4 && definitions > 50,
+        "{files} files, {definitions} definitions"
+    );
+    assert!(
+        skeletons * 2 > files,
+        "{skeletons} skeletons of {files} files"
+    );
+}

@@ -469,7 +469,11 @@ fn indexing_in_chunks_caches_every_file() {
         &AtomicBool::new(true),
     );
     let (_, stats) = run(dir.path(), &files, Some(cache.path()));
-    assert_eq!((stats.parsed, stats.cached), (10, 0), "a stopped warm-up parses nothing");
+    assert_eq!(
+        (stats.parsed, stats.cached),
+        (10, 0),
+        "a stopped warm-up parses nothing"
+    );
     let other = tempfile::tempdir().unwrap();
     index_in_chunks(
         dir.path(),
