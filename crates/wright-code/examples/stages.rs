@@ -155,6 +155,12 @@ fn main() {
             .map(|(lang, source)| extractor.definitions(*lang, source))
             .collect::<Vec<_>>()
     });
+    // `STAGES_WHOLE=1`: the walk over whole files (to compare the walker alone with the query).
+    let parse = if std::env::var_os("STAGES_WHOLE").is_some() {
+        Parse::Whole
+    } else {
+        Parse::Skeleton
+    };
     let by_walk = stage("walker", || {
         let mut extractor = Extractor::new();
         let mut slow = Vec::new();
@@ -165,10 +171,8 @@ fn main() {
                 let t0 = std::time::Instant::now();
                 let d = Some(
                     extractor
-                        .definitions_walked(*lang, source, Parse::Skeleton)
-                        .unwrap_or_else(|| {
-                            extractor.definitions_parsed(*lang, source, Parse::Skeleton)
-                        }),
+                        .definitions_walked(*lang, source, parse)
+                        .unwrap_or_else(|| extractor.definitions_parsed(*lang, source, parse)),
                 );
                 slow.push((t0.elapsed().as_nanos(), n));
                 d

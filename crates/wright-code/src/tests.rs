@@ -320,6 +320,22 @@ fn the_tree_walk_finds_what_the_query_finds() {
             "package p\n\n// F does.\nfunc F() int {\n\treturn 1\n}\n\ntype S struct{}\ntype I interface {\n\tRead(p []byte) (int, error)\n}\ntype H = func(int)\ntype (\n\tA int\n\tB = A\n)\n\nfunc (s S) M() {\n\tf := func() {}\n\t_ = f\n\ttype local struct{}\n}\n",
         ),
         (Lang::Go, "package p\nfunc broken( {\nfunc ok() {}\n"),
+        (
+            Lang::Python,
+            "X = 1\nA, B = 2, 3\nif True:\n    Y = 4\n\n@decorator\nclass C(Base):\n    Z = 5\n    def m(self):\n        W = 6\n        def inner():\n            pass\n\nasync def main():\n    class Local:\n        pass\n",
+        ),
+        (
+            Lang::Python,
+            "def good():\n    pass\ndef broken(:\n    pass\nclass K:\n    def m(self): pass\n",
+        ),
+        (
+            Lang::Java,
+            "package p;\n@interface Note { String value(); }\npublic class A<T> extends B implements I {\n    A() {}\n    <U> U m(U u) { Runnable r = new Runnable() { public void run() {} }; return u; }\n    interface Inner { void f(); }\n    enum E { X, Y; void g() {} }\n    record R(int x) { R { } }\n}\n",
+        ),
+        (
+            Lang::Java,
+            "class Ok { void f() {} }\nclass Broken { void g( { }\n",
+        ),
     ];
     for (lang, src) in sources {
         let by_query = Extractor::new().definitions(*lang, src.as_bytes());
@@ -330,7 +346,7 @@ fn the_tree_walk_finds_what_the_query_finds() {
     }
     assert!(
         Extractor::new()
-            .definitions_walked(Lang::Python, b"def f(): pass\n", Parse::Skeleton)
+            .definitions_walked(Lang::JavaScript, b"function f() {}\n", Parse::Skeleton)
             .is_none()
     );
 }

@@ -2,9 +2,10 @@
 //! place of running the tag query (issue 18: the query was a third of a cold index's CPU). The rules restate the
 //! query's definition patterns, in the query's order: a node that several patterns match is
 //! tagged by the first (as `tree_sitter_tags` keeps the tag of the lowest pattern per name),
-//! and each tag's line is computed as `tree_sitter_tags` does. Only Rust and Go have rules
-//! here; `examples/stages.rs --compare` checks that a tree gives the same definitions both
-//! ways, and a test does so over this workspace's Rust files.
+//! and each tag's line is computed as `tree_sitter_tags` does. Rust, Go, Python and Java have
+//! rules here; `STAGES_WHOLE=1 examples/stages.rs --compare` checks that a tree gives the
+//! same definitions both ways (Python 3.11's library, 667 files, and two OpenJDK 17 modules,
+//! 1,801 files: no difference), and tests do so over this workspace's Rust and Python files.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -22,7 +23,8 @@ struct Rule {
     kind: &'static str,
     /// The kind its parent must have.
     parent: Option<&'static str>,
-    /// The field under which the parent must sit in its own parent, and that one's kind.
+    /// The field under which the parent must sit in its own parent (`""`: any child), and
+    /// that one's kind.
     grandparent: Option<(&'static str, &'static str)>,
     /// The field naming the definition, and the kinds the name may have.
     name: (&'static str, &'static [&'static str]),
@@ -91,9 +93,40 @@ const GO: &[Rule] = &[
     rule("method_elem", ("name", FIELD_IDENT), "method"),
 ];
 
+/// `tree_sitter_python::TAGS_QUERY`'s definition patterns.
+const PYTHON: &[Rule] = &[
+    Rule {
+        grandparent: Some(("", "module")),
+        ..under(
+            "expression_statement",
+            rule("assignment", ("left", IDENT), "constant"),
+        )
+    },
+    rule("class_definition", ("name", IDENT), "class"),
+    rule("function_definition", ("name", IDENT), "function"),
+];
+
+/// `tree_sitter_java::TAGS_QUERY`'s definition patterns, then `JAVA_EXTRA`'s.
+const JAVA: &[Rule] = &[
+    rule("class_declaration", ("name", IDENT), "class"),
+    rule("method_declaration", ("name", IDENT), "method"),
+    rule("interface_declaration", ("name", IDENT), "interface"),
+    rule("enum_declaration", ("name", IDENT), "enum"),
+    rule("record_declaration", ("name", IDENT), "class"),
+    rule("annotation_type_declaration", ("name", IDENT), "interface"),
+    rule(
+        "annotation_type_element_declaration",
+        ("name", IDENT),
+        "method",
+    ),
+    rule("constructor_declaration", ("name", IDENT), "method"),
+    rule("compact_constructor_declaration", ("name", IDENT), "method"),
+];
+
 /// A rule with its field ids resolved.
 struct Compiled {
     parent: Option<&'static str>,
+    /// The field (0: any child) and kind of the grandparent.
     grandparent: Option<(u16, &'static str)>,
     name_field: u16,
     name_kinds: &'static [&'static str],
@@ -122,6 +155,8 @@ pub(crate) struct RawTag {
 pub(crate) fn walker(lang: Lang) -> Option<&'static Walker> {
     static RUST_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
     static GO_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
+    static PYTHON_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
+    static JAVA_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
     match lang {
         Lang::Rust => RUST_WALKER
             .get_or_init(|| {
@@ -141,6 +176,24 @@ pub(crate) fn walker(lang: Lang) -> Option<&'static Walker> {
                 )
             })
             .as_ref(),
+        Lang::Python => PYTHON_WALKER
+            .get_or_init(|| {
+                Walker::new(
+                    tree_sitter_python::LANGUAGE.into(),
+                    PYTHON,
+                    tree_sitter_python::NODE_TYPES,
+                )
+            })
+            .as_ref(),
+        Lang::Java => JAVA_WALKER
+            .get_or_init(|| {
+                Walker::new(
+                    tree_sitter_java::LANGUAGE.into(),
+                    JAVA,
+                    tree_sitter_java::NODE_TYPES,
+                )
+            })
+            .as_ref(),
         _ => None,
     }
 }
@@ -154,6 +207,7 @@ impl Walker {
                 Some(Compiled {
                     parent: rule.parent,
                     grandparent: match rule.grandparent {
+                        Some(("", kind)) => Some((0, kind)),
                         Some((field, kind)) => {
                             Some((language.field_id_for_name(field)?.get(), kind))
                         }
@@ -242,7 +296,7 @@ impl Walker {
                 // The parent must be the grandparent's child under `field`.
                 let grandparent = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
                 if grandparent.is_none_or(|g| {
-                    g.kind() != kind || g.child_by_field_id(field) != parent.copied()
+                    g.kind() != kind || field != 0 && g.child_by_field_id(field) != parent.copied()
                 }) {
                     continue;
                 }
