@@ -453,7 +453,8 @@ fn the_skeleton_finds_all_but_what_bodies_hold_on_this_workspace() {
 }
 
 /// Python's skeleton keeps every definition (nested ones too: what leads to them is kept), on
-/// this repository's Python scripts; and parses without an error the whole file does not have.
+/// this repository's Python scripts, and parses without an error the whole file does not have;
+/// the tree walk over it finds what the query finds over the whole file.
 #[test]
 fn the_python_skeleton_finds_what_the_whole_file_does_in_this_repository() {
     let mut paths = Vec::new();
@@ -477,6 +478,14 @@ fn the_python_skeleton_finds_what_the_whole_file_does_in_this_repository() {
             path.display()
         );
         assert!(whole.partial || !skeleton.partial, "{}", path.display());
+        // The tree walk, as the index runs it, finds what the query does.
+        let walked = extractor.definitions_walked(Lang::Python, &src, Parse::Skeleton);
+        assert_eq!(
+            walked.map(|w| w.definitions),
+            Some(whole.definitions.clone()),
+            "{}",
+            path.display()
+        );
         files += 1;
         definitions += whole.definitions.len();
         skeletons += usize::from(skeleton::included_ranges(Lang::Python, &src).is_some());
