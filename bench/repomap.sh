@@ -7,16 +7,27 @@
 # Usage: bench/repomap.sh [DIR]   (default: a tree of the first 1,000 `.rs` files of the crates
 # in ~/.cargo/registry, made under /tmp)
 #
-# Figures (2-core machine, otherwise idle, 2026-11-27; release build; median of 5):
-#   tree                                   RepoMap cold  warm  warm 8000  Definitions cold  warm  ctags -R
-#   1,000 .rs files of ~/.cargo crates 12 MB    890 ms    73 ms   83 ms        879 ms        76 ms  205 ms
-#   Go 1.19 net+go+os+internal (1,357 .go of
-#     1,704 files, 9.9 MB)                      750 ms    55 ms   58 ms        749 ms        77 ms  158 ms
-# (Before the tree walk replaced the tag query for Rust and Go: Rust 1,161 / 1,142 ms cold, Go
-# 915 / 989 ms.) Cold is CPU-bound on both cores: tree-sitter's parse alone is ~1.24 s of CPU
-# on the Rust tree (75 % of the total now; the query was 0.8 s, the walk 0.26 s), where ctags
-# reads ~50 MB/s with a hand-made lexer. Warm (the cache of the run before, which a session's
-# start-up indexing also makes) is a walk, a stat per file and the ranking.
+# Figures (2-core machine, otherwise idle, 2026-11-27 session 27; release build; median of 5):
+#   tree                                   RepoMap cold  warm  Definitions cold  warm  ctags -R
+#   1,000 .rs files of ~/.cargo crates 12 MB    255 ms   64 ms       192 ms      46 ms   211 ms
+#   Go 1.19 net+go+os+internal (1,359 .go of
+#     1,704 files, 9.9 MB)                      196 ms   53 ms       159 ms      38 ms   161 ms
+#   /usr/lib/python3.11 (667 .py in the walk)   457 ms   56 ms       422 ms      40 ms   287 ms
+#   OpenJDK 17 java.base (1,395 files, 26 MB)   495 ms   84 ms       423 ms      51 ms   378 ms
+#   googletest 1.12.1 (C++, 208 files)          275 ms   24 ms       275 ms      31 ms    73 ms
+#   nlohmann-json 3.11.2 (C++, 468 files)       149 ms   13 ms       145 ms      14 ms    43 ms
+#   /usr/lib/node_modules (JS, 1,994 files)    1138 ms   59 ms      1051 ms      43 ms   337 ms
+#   zod 3.25.76 (TS, 596 files)                 496 ms   31 ms       498 ms      31 ms   288 ms
+# Before this session (tag queries over whole files for all but Rust/Go's tree walk): Rust
+# 890/879 ms cold, Go 750/749, Python 898 (Definitions), Java 1,136, googletest 436. What made
+# the difference: each file's skeleton is parsed (skeleton.rs: function bodies, parameters,
+# values, fields and comments left out of tree-sitter's included ranges — Rust, Go, C, C++,
+# Java, Python), Python and Java walk the tree instead of running the query, Definitions does
+# not lex the names files mention (RepoMap does), and secret masking of the result no longer
+# falls back from its DFA on non-ASCII text. Cold is CPU-bound on both cores; ctags is one
+# thread. C++ pays ~75 ms once per process to compile its tag query (TypeScript ~70 ms), and
+# JavaScript/TypeScript have no skeleton yet. Warm (the cache of the run before, which a
+# session's start-up indexing also makes) is a walk, a stat per file and the ranking.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p wright-cli
