@@ -39,8 +39,10 @@ const SMALL_CALL_FILES: usize = 64;
 /// Parsing threads at most.
 const MAX_THREADS: usize = 8;
 /// Bumped when the cache's layout changes or what is extracted from a file does (the queries
-/// are hashed into the version; the Rust code reading their matches is not).
-const CACHE_FORMAT: u32 = 5;
+/// are hashed into the version; the Rust code reading their matches, the tree walks and the
+/// skeletons are not: a change to `walk.rs` or `skeleton.rs` that changes what is found bumps
+/// it).
+const CACHE_FORMAT: u32 = 6;
 
 /// What one source file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

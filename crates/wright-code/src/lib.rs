@@ -278,7 +278,8 @@ pub enum Parse {
     /// All of it.
     Whole,
     /// Its skeleton: function bodies, constants' values, fields and the like left out where
-    /// the language has a skeleton (`skeleton.rs`), else all of it.
+    /// the language has a skeleton (`skeleton.rs`), else all of it; a skeleton that does not
+    /// parse cleanly is parsed whole instead (tree-sitter's recovery from an error differs).
     Skeleton,
 }
 
@@ -333,32 +334,43 @@ impl Extractor {
         // `generate_tags` parses with the context's parser, which keeps the included ranges
         // given last (every call gives its own, none for a whole file).
         let _ = self.context.parser().set_included_ranges(&ranges);
-        let generated = self.context.generate_tags(config, source, None);
-        let Ok((tags, has_error)) = generated else {
-            out.partial = true;
-            return out;
-        };
-        out.partial = has_error;
-        for tag in tags {
-            let Ok(tag) = tag else {
+        let skeleton = !ranges.is_empty();
+        let redo = match self.context.generate_tags(config, source, None) {
+            Err(_) => {
                 out.partial = true;
-                break;
-            };
-            if !tag.is_definition {
-                continue;
+                false
             }
-            if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {
-                out.truncated = true;
-                break;
+            // tree-sitter recovers from errors in a skeleton otherwise than in the whole file
+            // (macro-heavy C++ headers): such a file is parsed whole.
+            Ok((_, true)) if skeleton => true,
+            Ok((tags, has_error)) => {
+                out.partial = has_error;
+                for tag in tags {
+                    let Ok(tag) = tag else {
+                        out.partial = true;
+                        break;
+                    };
+                    if !tag.is_definition {
+                        continue;
+                    }
+                    if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {
+                        out.truncated = true;
+                        break;
+                    }
+                    let coarse = config.syntax_type_name(tag.syntax_type_id);
+                    push_definition(
+                        &mut out,
+                        lang,
+                        source,
+                        (tag.name_range, tag.line_range, tag.span.start.row),
+                        coarse,
+                    );
+                }
+                false
             }
-            let coarse = config.syntax_type_name(tag.syntax_type_id);
-            push_definition(
-                &mut out,
-                lang,
-                source,
-                (tag.name_range, tag.line_range, tag.span.start.row),
-                coarse,
-            );
+        };
+        if redo {
+            return self.definitions_parsed(lang, source, Parse::Whole);
         }
         out.definitions.sort_by_key(|d| d.line);
         out
@@ -366,7 +378,7 @@ impl Extractor {
 
     /// The definitions in `source` found by walking its syntax tree with a `TreeCursor` and
     /// matching node kinds (`walk.rs`), in place of the tag query, for the languages that have
-    /// a walker (Rust, Go; `None` for the others). Parsing the whole file gives the same output
+    /// a walker (Rust, Go, Python, Java; `None` for the others). Parsing the whole file gives the same output
     /// as [`Extractor::definitions`]; parsing its skeleton (`skeleton.rs`) gives the same but
     /// for what is defined inside function bodies, and `partial` then speaks of the skeleton.
     pub fn definitions_walked(
@@ -394,6 +406,10 @@ impl Extractor {
             out.partial = true;
             return Some(out);
         };
+        if tree.root_node().has_error() && !ranges.is_empty() {
+            // As in `definitions_parsed`: a skeleton with an error, the whole file instead.
+            return self.definitions_walked(lang, source, Parse::Whole);
+        }
         out.partial = tree.root_node().has_error();
         for tag in walker.tags(&tree, source) {
             if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {

@@ -222,10 +222,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         while out.last().is_some_and(|last| last.0 >= from) {
             out.pop();
         }
+        // Merged over whitespace only where no two tokens then touch (`pub/**/ /**/fn`).
         if let Some(last) = out.last_mut()
             && source[last.1.min(from)..from]
                 .iter()
                 .all(u8::is_ascii_whitespace)
+            && (last.0 == 0
+                || source[last.0 - 1].is_ascii_whitespace()
+                || source.get(to).is_none_or(u8::is_ascii_whitespace))
         {
             last.1 = last.1.max(to);
         } else {
@@ -247,6 +251,8 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut last = 0u8;
     // What the statement being read has shown of a C-like signature.
     let mut c = CState::default();
+    // The brackets open inside an enum's braces while its constants are read (until a `;`).
+    let mut enum_constants: Option<usize> = None;
     let mut i = 0;
     while i < source.len() {
         // In a group left out only brackets, strings, characters, comments and the ends of
@@ -342,7 +348,8 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     && b == b'{'
                     && statement_level
                     && syntax.c_like.is_some()
-                    && c.body_follows(last);
+                    && c.body_follows(last)
+                    && enum_constants != Some(open.len());
                 if skip.is_none()
                     && match want {
                         // The parameters too (a signature is shown from its text).
@@ -360,7 +367,11 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     skip = Some(Skip {
                         outside: open.len(),
                         from: i,
-                        body: want == Want::Body && b == b'{' || c_body,
+                        // A Rust constant's block value may hold items too.
+                        body: matches!(want, Want::Body | Want::Value)
+                            && b == b'{'
+                            && (rust || want == Want::Body)
+                            || c_body,
                     });
                 }
                 open.push(b);
@@ -369,6 +380,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     want = Want::Nothing;
                 }
                 if b == b'{' {
+                    if skip.is_none() && c.enumeration {
+                        enum_constants = Some(open.len());
+                    }
                     c = CState::default();
                 }
             }
@@ -415,6 +429,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 }
                 if b == b'}' {
                     c = CState::default();
+                    if enum_constants.is_some_and(|depth| depth > open.len()) {
+                        enum_constants = None;
+                    }
                 }
                 // An item in a body ended: the body is left out again from here.
                 if b == b'}'
@@ -439,6 +456,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 want = Want::Nothing;
                 visibility = None;
                 c = CState::default();
+                if enum_constants == Some(open.len()) {
+                    enum_constants = None;
+                }
                 if suspended
                     .last()
                     .is_some_and(|&outside| open.len() == outside + 1)
@@ -493,8 +513,8 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             _ if is_ident_start(b) && !is_ident(at(i.wrapping_sub(1))) => {
                 let end = skip_word(source, i);
                 let word = &source[i..end];
-                if rust && (word == b"r" || word == b"br") && matches!(at(end), b'"' | b'#') {
-                    // A raw string: `r"…"`, `r#"…"#`, `br"…"`.
+                if rust && matches!(word, b"r" | b"br" | b"cr") && matches!(at(end), b'"' | b'#') {
+                    // A raw string: `r"…"`, `r#"…"#`, `br"…"`, `cr"…"`.
                     let hashes = source[end..].iter().take_while(|&&c| c == b'#').count();
                     if at(end + hashes) == b'"' {
                         i = skip_raw(source, end + hashes + 1, hashes)?;
@@ -597,7 +617,7 @@ fn raw_string_hashes(source: &[u8], quote: usize) -> Option<usize> {
         return None;
     }
     let before = match r.checked_sub(1).map(|b| source[b]) {
-        Some(b'b') => r.checked_sub(2).map(|b| source[b]),
+        Some(b'b' | b'c') => r.checked_sub(2).map(|b| source[b]),
         other => other,
     };
     (!before.is_some_and(is_ident)).then_some(hashes)
@@ -618,12 +638,17 @@ struct CState {
     throws: bool,
     /// `->` (a trailing return type, a lambda) after the last `)`.
     arrow: bool,
+    /// `new` (Java): the statement builds an object, maybe of an anonymous class.
+    new_object: bool,
+    /// `enum`: the braces hold the constants (Java's may have bodies, `PLUS("+") {…}`).
+    enumeration: bool,
 }
 
 impl CState {
     fn body_follows(&self, last: u8) -> bool {
         self.parenthesis
             && !self.class
+            && !self.new_object
             && (last == b')' || self.signature_word || self.throws || self.arrow)
     }
 
@@ -646,6 +671,13 @@ impl CState {
         }
         if word == b"throws" {
             self.throws = true;
+        }
+        // `new T() {…}`: an anonymous class, not a method's body (Java).
+        if word == b"new" {
+            self.new_object = true;
+        }
+        if word == b"enum" {
+            self.enumeration = true;
         }
         self.signature_word = syntax.after_signature.contains(&word);
     }
@@ -1063,6 +1095,83 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
         // shortest statement of a block that would be empty.
         let expected = "import os\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n    async def fetch(self): return await other()\ndef outer(x):\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
         assert_eq!(got, expected);
+    }
+
+    /// Found by review: what the first skeletons lost outside bodies.
+    #[test]
+    fn anonymous_classes_enum_constants_constant_blocks_and_glued_comments_are_read() {
+        let java = "class A {\n    static final Comparator<String> CMP = new Comparator<String>() {\n        public int compare(String a, String b) { return a.length() - b.length(); }\n    };\n    enum Op {\n        PLUS(\"+\") { int apply(int a, int b) { return a + b + 0 * 12345; } },\n        MINUS(\"-\") { int apply(int a, int b) { return a - b - 0 * 12345; } };\n        Op(String s) { this.s = s + \"\" + \"\" + \"\"; }\n    }\n}\n";
+        let got = kept(Lang::Java, java);
+        for item in [
+            "public int compare(String a, String b) {}",
+            "PLUS(\"+\") { int apply(int a, int b) {} }",
+            "MINUS(\"-\") { int apply(int a, int b) {} };",
+            "Op(String s) {}",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        let rust = "const _: () = {\n    impl X { pub fn hidden(&self) -> u8 { 1 + 2 + 3 + 4 + 5 + 6 } }\n    fn helper() -> u8 { 7 + 8 + 9 + 10 + 11 }\n};\npub/* a */ /* b */fn glued() {}\nfn raw() { let s = cr\"C:\\\"; let t = 1 + 2 + 3 + 4; }\nfn after() {}\n";
+        let got = kept(Lang::Rust, rust);
+        for item in [
+            "impl X { pub fn hidden(&self) -> u8 {} }",
+            "fn helper() -> u8 {}",
+            "fn glued() {}",
+            "fn raw() {}",
+            "fn after() {}",
+        ] {
+            assert!(got.contains(item), "{item:?} in:\n{got}");
+        }
+        assert!(!got.contains("pubfn"), "{got}");
+        let c = "int/* a */ /* b */kept(void);\n";
+        let mut extractor = crate::Extractor::new();
+        let found = extractor.definitions_parsed(Lang::C, c.as_bytes(), crate::Parse::Skeleton);
+        assert_eq!(found.definitions.len(), 1, "{found:?}");
+    }
+
+    /// A file whose skeleton does not parse cleanly is read whole: the same definitions (and
+    /// `partial`) as a whole parse, for every language with a skeleton. (These small files
+    /// would give the same either way; where tree-sitter recovered otherwise from a skeleton,
+    /// macro-heavy C++ headers, `examples/stages.rs --compare` over
+    /// nlohmann-json and fmt showed 80 and 36 definitions lost before the fallback, none now.)
+    #[test]
+    fn a_skeleton_with_an_error_gives_what_the_whole_file_does() {
+        let mut extractor = crate::Extractor::new();
+        for (lang, src) in [
+            (
+                Lang::Rust,
+                "fn good() { let a = 1 + 2 + 3 + 4 + 5; }\nfn broken() -> { 1 + 2 + 3 + 4 + 5 }\nimpl X { fn m() { let b = 1 + 2 + 3 + 4; } }\n",
+            ),
+            (
+                Lang::Go,
+                "package p\nfunc good() { a := 1 + 2 + 3 + 4 + 5 }\nvar = 5\nfunc ok() { b := 1 + 2 + 3 + 4 }\n",
+            ),
+            (
+                Lang::Cpp,
+                "int good() { return 1 + 2 + 3 + 4 + 5; }\nclass K { int m() { return 1 + 2 + 3 + 4; } int = 5; };\n",
+            ),
+            (
+                Lang::Java,
+                "class Ok { void f() { int a = 1 + 2 + 3 + 4 + 5; } }\nclass Broken { void g() { int b = 1 + 2 + 3 + 4; } int = 5; }\n",
+            ),
+            (
+                Lang::Python,
+                "def good():\n    a = 1 + 2 + 3 + 4 + 5\n    return a\nclass K:\n    x = = 1\n    def m(self):\n        b = 1 + 2 + 3 + 4\n        return b\n",
+            ),
+        ] {
+            let whole = extractor
+                .definitions_walked(lang, src.as_bytes(), crate::Parse::Whole)
+                .unwrap_or_else(|| {
+                    extractor.definitions_parsed(lang, src.as_bytes(), crate::Parse::Whole)
+                });
+            let skeleton = extractor
+                .definitions_walked(lang, src.as_bytes(), crate::Parse::Skeleton)
+                .unwrap_or_else(|| {
+                    extractor.definitions_parsed(lang, src.as_bytes(), crate::Parse::Skeleton)
+                });
+            assert!(included_ranges(lang, src.as_bytes()).is_some(), "{src}");
+            assert!(whole.partial, "{src}");
+            assert_eq!(skeleton, whole, "{src}");
+        }
     }
 
     #[test]
