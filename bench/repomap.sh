@@ -9,15 +9,16 @@
 #
 # Figures (2-core machine, otherwise idle, 2026-11-27 session 27; release build; median of 5):
 #   tree                                   RepoMap cold  warm  Definitions cold  warm  ctags -R
-#   1,000 .rs files of ~/.cargo crates 12 MB    255 ms   64 ms       192 ms      46 ms   211 ms
+#   1,000 .rs files of ~/.cargo crates 12 MB    244 ms   66 ms       201 ms      55 ms   225 ms
 #   Go 1.19 net+go+os+internal (1,359 .go of
-#     1,704 files, 9.9 MB)                      196 ms   53 ms       159 ms      38 ms   161 ms
-#   /usr/lib/python3.11 (667 .py in the walk)   457 ms   56 ms       422 ms      40 ms   287 ms
-#   OpenJDK 17 java.base (1,395 files, 26 MB)   495 ms   84 ms       423 ms      51 ms   378 ms
-#   googletest 1.12.1 (C++, 208 files)          275 ms   24 ms       275 ms      31 ms    73 ms
-#   nlohmann-json 3.11.2 (C++, 468 files)       149 ms   13 ms       145 ms      14 ms    43 ms
-#   /usr/lib/node_modules (JS, 1,994 files)    1138 ms   59 ms      1051 ms      43 ms   337 ms
-#   zod 3.25.76 (TS, 596 files)                 496 ms   31 ms       498 ms      31 ms   288 ms
+#     1,704 files, 9.9 MB)                      199 ms   52 ms       161 ms      42 ms   160 ms
+#   /usr/lib/python3.11 (667 .py in the walk)   372 ms   58 ms       356 ms      41 ms   296 ms
+#   OpenJDK 17 java.base (1,395 files, 26 MB)   445 ms   94 ms       378 ms      58 ms   388 ms
+#   googletest 1.12.1 (C++, 208 files)          273 ms   26 ms       270 ms      37 ms    74 ms
+#   nlohmann-json 3.11.2 (C++, 468 files)       168 ms   14 ms       160 ms      19 ms    48 ms
+#   /usr/lib/node_modules (JS, 1,994 files)    1285 ms   86 ms      1132 ms      48 ms   329 ms
+#   zod 3.25.76 (TS, 596 files)                 511 ms   37 ms       495 ms      41 ms   284 ms
+# (Runs vary by ~10 % on this machine; Rust and Go sit at ctags' time, within that.)
 # Before this session (tag queries over whole files for all but Rust/Go's tree walk): Rust
 # 890/879 ms cold, Go 750/749, Python 898 (Definitions), Java 1,136, googletest 436. What made
 # the difference: each file's skeleton is parsed (skeleton.rs: function bodies, parameters,
