@@ -240,45 +240,21 @@ fn main() {
             .sum::<usize>()
     });
     let stop = AtomicBool::new(false);
-    let c0 = process_cpu_ms();
-    let w0 = std::time::Instant::now();
-    let _ = index_files(&root, &all, None, Scope::Whole, Need::References, &stop);
-    eprintln!(
-        "index_files, no cache:    process cpu {:>5} ms  wall {:>6.1} ms",
-        process_cpu_ms() - c0,
-        w0.elapsed().as_secs_f64() * 1e3
-    );
     let cache = std::env::temp_dir().join(format!("wright-stages-{}", std::process::id()));
-    let c0 = process_cpu_ms();
-    let w0 = std::time::Instant::now();
-    let (indexed, _) = index_files(
-        &root,
-        &all,
-        Some(&cache),
-        Scope::Whole,
-        Need::References,
-        &stop,
-    );
-    eprintln!(
-        "index_files, fresh cache: process cpu {:>5} ms  wall {:>6.1} ms",
-        process_cpu_ms() - c0,
-        w0.elapsed().as_secs_f64() * 1e3
-    );
-    let c0 = process_cpu_ms();
-    let w0 = std::time::Instant::now();
-    let _ = index_files(
-        &root,
-        &all,
-        Some(&cache),
-        Scope::Whole,
-        Need::References,
-        &stop,
-    );
-    eprintln!(
-        "index_files, warm cache:  process cpu {:>5} ms  wall {:>6.1} ms",
-        process_cpu_ms() - c0,
-        w0.elapsed().as_secs_f64() * 1e3
-    );
+    let timed = |label: &str, cache: Option<&Path>| {
+        let c0 = process_cpu_ms();
+        let w0 = std::time::Instant::now();
+        let (indexed, _) = index_files(&root, &all, cache, Scope::Whole, Need::References, &stop);
+        eprintln!(
+            "index_files, {label:<12} process cpu {:>5} ms  wall {:>6.1} ms",
+            process_cpu_ms() - c0,
+            w0.elapsed().as_secs_f64() * 1e3
+        );
+        indexed
+    };
+    timed("no cache:", None);
+    let indexed = timed("fresh cache:", Some(&cache));
+    timed("warm cache:", Some(&cache));
     let _ = std::fs::remove_dir_all(&cache);
     let tags: Vec<(String, std::sync::Arc<FileTags>)> = all
         .iter()

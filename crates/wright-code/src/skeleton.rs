@@ -913,6 +913,20 @@ fn skip_char(source: &[u8], from: usize, rust: bool) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// `got` holds each of `parts`.
+    fn holds(got: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(got.contains(part), "{part:?} in:\n{got}");
+        }
+    }
+
+    /// `got` holds none of `parts`.
+    fn lacks(got: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(!got.contains(part), "{part:?} in:\n{got}");
+        }
+    }
+
     /// What the parser is given of `source`, which it must read without an error.
     fn kept(lang: Lang, source: &str) -> String {
         let ranges = included_ranges(lang, source.as_bytes()).expect("a skeleton");
@@ -969,53 +983,52 @@ trait Shape { fn area(&self) -> f64; fn name(&self) -> String { String::from("sh
             assert!(got.contains(name), "{name:?} in:\n{got}");
         }
         assert!(got.contains(expected), "{got}");
-        for gone in [
-            "use ",
-            "derive",
-            "allow",
-            "comment",
-            "The crate",
-            "sqrt",
-            "HashMap::new",
-        ] {
-            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
-        }
+        lacks(
+            &got,
+            &[
+                "use ",
+                "derive",
+                "allow",
+                "comment",
+                "The crate",
+                "sqrt",
+                "HashMap::new",
+            ],
+        );
     }
 
     #[test]
     fn items_defined_in_a_rust_body_are_read_and_the_rest_left_out() {
         let src = "fn defer<F: FnOnce() -> R, R>(f: F) -> impl Drop {\n    use std::mem::ManuallyDrop;\n    let before = compute(1, 2, 3, 4, 5, 6, 7);\n    struct Defer<F: FnOnce() -> R, R>(ManuallyDrop<F>);\n    #[allow(dead_code)]\n    struct Guard;\n    impl<F: FnOnce() -> R, R> Drop for Defer<F, R> {\n        fn drop(&mut self) {\n            unsafe { ManuallyDrop::take(&mut self.0)(); }\n        }\n    }\n    let after = Defer(ManuallyDrop::new(f), before, 1, 2, 3);\n    after\n}\n";
         let got = kept(Lang::Rust, src);
-        for item in [
-            "struct Defer<F: FnOnce() -> R, R>(ManuallyDrop<F>);",
-            "struct Guard;",
-            "impl<F: FnOnce() -> R, R> Drop for Defer<F, R> {\n        fn drop(&mut self) {}\n    }",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
-        for gone in ["compute", "ManuallyDrop::new", "after", "allow"] {
-            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "struct Defer<F: FnOnce() -> R, R>(ManuallyDrop<F>);",
+                "struct Guard;",
+                "impl<F: FnOnce() -> R, R> Drop for Defer<F, R> {\n        fn drop(&mut self) {}\n    }",
+            ],
+        );
+        lacks(&got, &["compute", "ManuallyDrop::new", "after", "allow"]);
     }
 
     #[test]
     fn a_go_skeleton_leaves_out_bodies_and_composite_values() {
         let src = "package p\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\ntype Point struct {\n\tX, Y, Z float64\n}\n\ntype (\n\tPair struct {\n\t\tA, B string\n\t}\n)\n\n// Handler handles.\ntype Handler func(w int)\n\ntype Reader interface {\n\tRead(p []byte) (int, error)\n}\n\nvar (\n\ttable = map[string]int{\"a\": 1, \"b\": 2, \"c\": 3}\n\tnames = []string{\"x\", \"y\", \"z\", \"w\"}\n)\n\nfunc (s *S) Read(p []byte) (int, error) {\n\tr := '}'\n\tq := `}{`\n\treturn fmt.Println(r, q)\n}\n";
         let got = kept(Lang::Go, src);
-        for item in [
-            "type Handler func(w int)",
-            "type Point struct {}",
-            "\tPair struct {}",
-            "type Reader interface {\n\tRead(p []byte) (int, error)\n}",
-            "table = map[string]int{}",
-            "names = []string{}",
-            "func (s *S) Read(p []byte) (int, error) {}",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
-        for gone in ["Handler handles", "strings", "float64"] {
-            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "type Handler func(w int)",
+                "type Point struct {}",
+                "\tPair struct {}",
+                "type Reader interface {\n\tRead(p []byte) (int, error)\n}",
+                "table = map[string]int{}",
+                "names = []string{}",
+                "func (s *S) Read(p []byte) (int, error) {}",
+            ],
+        );
+        lacks(&got, &["Handler handles", "strings", "float64"]);
     }
 
     #[test]
@@ -1043,48 +1056,49 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
 }  // namespace ns
 "#;
         let got = kept(Lang::Cpp, src);
-        for item in [
-            "class Widget : public Base<T> {",
-            "Widget(int a, int b) : a_(a), b_(b) {}",
-            "int size() const override {}",
-            "auto twice() const -> int {}",
-            "struct point *make_point(int x, int y) {",
-            "struct local { int a; };",
-            "using alias = local;",
-            "static const int table[] = {};",
-            "TEST(Suite, Name) {}",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
-        for gone in [
-            "compute",
-            "static_cast",
-            "nullptr",
-            "EXPECT_EQ",
-            "namespace ns\n",
-        ] {
-            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "class Widget : public Base<T> {",
+                "Widget(int a, int b) : a_(a), b_(b) {}",
+                "int size() const override {}",
+                "auto twice() const -> int {}",
+                "struct point *make_point(int x, int y) {",
+                "struct local { int a; };",
+                "using alias = local;",
+                "static const int table[] = {};",
+                "TEST(Suite, Name) {}",
+            ],
+        );
+        lacks(
+            &got,
+            &[
+                "compute",
+                "static_cast",
+                "nullptr",
+                "EXPECT_EQ",
+                "namespace ns\n",
+            ],
+        );
     }
 
     #[test]
     fn a_java_skeleton_leaves_out_method_bodies_and_keeps_records_and_local_classes() {
         let src = "package p;\n\n@Entity(name = \"x\")\npublic record Point(int x, int y) {\n    public Point {\n        if (x < 0) throw new IllegalArgumentException(\"x\");\n    }\n    double norm() { return Math.sqrt(x * x + y * y + 0.0); }\n}\n\ninterface Shape { double area(); }\n\nclass Main {\n    static final int[] PRIMES = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29};\n    void run() throws java.io.IOException {\n        class Local { void help() { System.out.println(\"}\"); } }\n        String block = \"\"\"\n            }{\n            \"\"\";\n        new Local().help();\n    }\n}\n";
         let got = kept(Lang::Java, src);
-        for item in [
-            "public record Point(int x, int y) {",
-            "double norm() {}",
-            "interface Shape { double area(); }",
-            "static final int[] PRIMES = {};",
-            "void run() throws java.io.IOException {",
-            "class Local { void help() {} }",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "public record Point(int x, int y) {",
+                "double norm() {}",
+                "interface Shape { double area(); }",
+                "static final int[] PRIMES = {};",
+                "void run() throws java.io.IOException {",
+                "class Local { void help() {} }",
+            ],
+        );
         // (A record's compact constructor, `public Point {…}`, has no `)`: it is read whole.)
-        for gone in ["Math.sqrt", "new Local()", "11, 13"] {
-            assert!(!got.contains(gone), "{gone:?} in:\n{got}");
-        }
+        lacks(&got, &["Math.sqrt", "new Local()", "11, 13"]);
     }
 
     #[test]
@@ -1102,25 +1116,27 @@ TEST(Suite, Name) { EXPECT_EQ(1, 1); EXPECT_EQ(2, 2); EXPECT_EQ(3, 3); }
     fn anonymous_classes_enum_constants_constant_blocks_and_glued_comments_are_read() {
         let java = "class A {\n    static final Comparator<String> CMP = new Comparator<String>() {\n        public int compare(String a, String b) { return a.length() - b.length(); }\n    };\n    enum Op {\n        PLUS(\"+\") { int apply(int a, int b) { return a + b + 0 * 12345; } },\n        MINUS(\"-\") { int apply(int a, int b) { return a - b - 0 * 12345; } };\n        Op(String s) { this.s = s + \"\" + \"\" + \"\"; }\n    }\n}\n";
         let got = kept(Lang::Java, java);
-        for item in [
-            "public int compare(String a, String b) {}",
-            "PLUS(\"+\") { int apply(int a, int b) {} }",
-            "MINUS(\"-\") { int apply(int a, int b) {} };",
-            "Op(String s) {}",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "public int compare(String a, String b) {}",
+                "PLUS(\"+\") { int apply(int a, int b) {} }",
+                "MINUS(\"-\") { int apply(int a, int b) {} };",
+                "Op(String s) {}",
+            ],
+        );
         let rust = "const _: () = {\n    impl X { pub fn hidden(&self) -> u8 { 1 + 2 + 3 + 4 + 5 + 6 } }\n    fn helper() -> u8 { 7 + 8 + 9 + 10 + 11 }\n};\npub/* a */ /* b */fn glued() {}\nfn raw() { let s = cr\"C:\\\"; let t = 1 + 2 + 3 + 4; }\nfn after() {}\n";
         let got = kept(Lang::Rust, rust);
-        for item in [
-            "impl X { pub fn hidden(&self) -> u8 {} }",
-            "fn helper() -> u8 {}",
-            "fn glued() {}",
-            "fn raw() {}",
-            "fn after() {}",
-        ] {
-            assert!(got.contains(item), "{item:?} in:\n{got}");
-        }
+        holds(
+            &got,
+            &[
+                "impl X { pub fn hidden(&self) -> u8 {} }",
+                "fn helper() -> u8 {}",
+                "fn glued() {}",
+                "fn raw() {}",
+                "fn after() {}",
+            ],
+        );
         assert!(!got.contains("pubfn"), "{got}");
         let c = "int/* a */ /* b */kept(void);\n";
         let mut extractor = crate::Extractor::new();
