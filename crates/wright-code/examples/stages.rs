@@ -8,15 +8,17 @@
 //! - `parse`: tree-sitter parsing alone (one `Parser` reused);
 //! - `tags`: `Extractor::definitions` (its own parse, the tag query, the signatures and
 //!   kinds); `tags - parse` is the query stage;
-//! - `walker`: the TreeCursor walk in place of the query (parse included), where the language
-//!   has one;
+//! - `ranges`: the skeletons' included ranges (`skeleton.rs`), and `skelparse`: parsing them;
+//! - `index`: the definitions as the index finds them (the tree walk where the language has
+//!   one, else the query) over skeletons, or whole files with `STAGES_WHOLE=1`;
 //! - `refs`: lexing the names each file mentions;
 //! - then `index_files` as the tools call it, without a cache and with a fresh one (process CPU
 //!   time, all threads): the difference is the cache's JSON, and `rank` over the result.
 //!
 //! Usage: `cargo run --release -p wright-code --example stages -- DIR [--compare]`;
-//! `--compare` checks that the walker's (name, kind, line, signature) equal the query's per
-//! file and prints the first differences.
+//! `--compare` checks that the index's (name, kind, line, signature) equal the query's over
+//! whole files and prints the first differences. `-- --skeleton=FILE` prints what a skeleton
+//! parse reads of one file.
 
 mod common;
 
@@ -113,28 +115,23 @@ fn main() {
         }
         nodes
     });
-    stage("skeleton", || {
-        let (mut kept, mut ranges, mut files) = (0usize, 0usize, 0usize);
-        for (lang, source) in &sources {
-            if let Some((k, r)) = wright_code::profile::skeleton(*lang, source) {
-                kept += k;
-                ranges += r;
-                files += 1;
-            } else if std::env::var_os("SKELETON_MISSES").is_some() {
-                eprintln!("no skeleton: {} bytes", source.len());
-            }
-        }
-        eprintln!(
-            "skeletons: {files} files, {ranges} ranges, {:.1} MB kept",
-            kept as f64 / 1e6
-        );
-    });
     let ranges: Vec<_> = stage("ranges", || {
         sources
             .iter()
             .map(|(lang, source)| wright_code::profile::skeleton_ranges(*lang, source))
             .collect()
     });
+    let kept: usize = ranges
+        .iter()
+        .flatten()
+        .map(|r| r.end_byte - r.start_byte)
+        .sum();
+    eprintln!(
+        "skeletons: {} files, {} ranges, {:.1} MB kept",
+        ranges.iter().filter(|r| !r.is_empty()).count(),
+        ranges.iter().map(Vec::len).sum::<usize>(),
+        kept as f64 / 1e6
+    );
     stage("skelparse", || {
         let mut parser = tree_sitter::Parser::new();
         let mut nodes = 0usize;
@@ -155,49 +152,23 @@ fn main() {
             .map(|(lang, source)| extractor.definitions(*lang, source))
             .collect::<Vec<_>>()
     });
-    // `STAGES_WHOLE=1`: the walk over whole files (to compare the walker alone with the query).
     let parse = if std::env::var_os("STAGES_WHOLE").is_some() {
         Parse::Whole
     } else {
         Parse::Skeleton
     };
-    let by_walk = stage("walker", || {
+    // As the index finds them: the walk where the language has one, else the query; over
+    // skeletons (`STAGES_WHOLE=1`: whole files, to compare the walker alone with the query).
+    let by_index = stage("index", || {
         let mut extractor = Extractor::new();
-        let mut slow = Vec::new();
-        let out = sources
+        sources
             .iter()
-            .enumerate()
-            .map(|(n, (lang, source))| {
-                let t0 = std::time::Instant::now();
-                let d = Some(
-                    extractor
-                        .definitions_walked(*lang, source, parse)
-                        .unwrap_or_else(|| extractor.definitions_parsed(*lang, source, parse)),
-                );
-                slow.push((t0.elapsed().as_nanos(), n));
-                d
+            .map(|(lang, source)| {
+                extractor
+                    .definitions_walked(*lang, source, parse)
+                    .unwrap_or_else(|| extractor.definitions_parsed(*lang, source, parse))
             })
-            .collect::<Vec<_>>();
-        if std::env::var_os("SLOWEST").is_some() {
-            slow.sort_unstable_by(|a, b| b.cmp(a));
-            let total: u128 = slow.iter().map(|s| s.0).sum();
-            let top: u128 = slow.iter().take(100).map(|s| s.0).sum();
-            eprintln!(
-                "slowest 100 files: {:.0} of {:.0} ms",
-                top as f64 / 1e6,
-                total as f64 / 1e6
-            );
-            for (ns, n) in slow.iter().take(15) {
-                let (lang, source) = &sources[*n];
-                eprintln!(
-                    "slow: {:.1} ms {} bytes, kept {:?}, file #{n}",
-                    *ns as f64 / 1e6,
-                    source.len(),
-                    wright_code::profile::skeleton(*lang, source)
-                );
-            }
-        }
-        out
+            .collect::<Vec<_>>()
     });
     let defs: usize = by_query.iter().map(|f| f.definitions.len()).sum();
     eprintln!("{defs} definitions by the query");
@@ -205,16 +176,15 @@ fn main() {
         let mut same = 0;
         let mut differ = 0;
         let mut compared_defs = 0;
-        let (mut only_query, mut only_walk) = (0, 0);
-        for (((lang, _), q), w) in sources.iter().zip(&by_query).zip(&by_walk) {
-            let Some(w) = w else { continue };
+        let (mut only_query, mut only_index) = (0, 0);
+        for (((lang, _), q), w) in sources.iter().zip(&by_query).zip(&by_index) {
             let mut a = q.definitions.clone();
             let mut b = w.definitions.clone();
             a.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
             b.sort_by(|x, y| (x.line, &x.name, &x.kind).cmp(&(y.line, &y.name, &y.kind)));
             compared_defs += a.len();
             only_query += a.iter().filter(|d| !b.contains(d)).count();
-            only_walk += b.iter().filter(|d| !a.contains(d)).count();
+            only_index += b.iter().filter(|d| !a.contains(d)).count();
             if a == b && q.partial == w.partial && q.truncated == w.truncated {
                 same += 1;
             } else {
@@ -223,14 +193,14 @@ fn main() {
                     let only_q: Vec<_> = a.iter().filter(|d| !b.contains(d)).take(5).collect();
                     let only_w: Vec<_> = b.iter().filter(|d| !a.contains(d)).take(5).collect();
                     eprintln!(
-                        "DIFF ({}): query only {only_q:?}\n  walker only {only_w:?}",
+                        "DIFF ({}): query only {only_q:?}\n  index only {only_w:?}",
                         lang.name()
                     );
                 }
             }
         }
         eprintln!(
-            "walker vs query: {same} files equal, {differ} differ ({compared_defs} definitions compared, {only_query} by the query only, {only_walk} by the walker only)"
+            "index vs query: {same} files equal, {differ} differ ({compared_defs} definitions compared, {only_query} by the query only, {only_index} by the index only)"
         );
     }
     stage("refs", || {

@@ -39,21 +39,10 @@ pub mod profile {
         lang.grammar().0
     }
 
-    /// How much of `source` a skeleton parse reads: (bytes included, ranges); `None` when the
-    /// file is parsed whole.
-    #[must_use]
-    pub fn skeleton(lang: Lang, source: &[u8]) -> Option<(usize, usize)> {
-        let ranges = crate::skeleton::included_ranges(lang, source)?;
-        Some((
-            ranges.iter().map(|r| r.end_byte - r.start_byte).sum(),
-            ranges.len(),
-        ))
-    }
-
     /// The included ranges of a skeleton parse, or none (parse it whole).
     #[must_use]
     pub fn skeleton_ranges(lang: Lang, source: &[u8]) -> Vec<tree_sitter::Range> {
-        crate::skeleton::included_ranges(lang, source).unwrap_or_default()
+        crate::Parse::Skeleton.ranges(lang, source)
     }
 
     /// The names a file mentions, as [`crate::FileTags`] records them.
@@ -284,6 +273,16 @@ pub enum Parse {
     Skeleton,
 }
 
+impl Parse {
+    /// The ranges of `source` to parse: its skeleton's, or none for the whole file.
+    fn ranges(self, lang: Lang, source: &[u8]) -> Vec<tree_sitter::Range> {
+        match self {
+            Self::Skeleton => skeleton::included_ranges(lang, source).unwrap_or_default(),
+            Self::Whole => Vec::new(),
+        }
+    }
+}
+
 /// Reusable parsing state (one per thread).
 pub struct Extractor {
     context: TagsContext,
@@ -328,10 +327,7 @@ impl Extractor {
             out.partial = true;
             return out;
         };
-        let ranges = match parse {
-            Parse::Skeleton => skeleton::included_ranges(lang, source).unwrap_or_default(),
-            Parse::Whole => Vec::new(),
-        };
+        let ranges = parse.ranges(lang, source);
         // `generate_tags` parses with the context's parser, which keeps the included ranges
         // given last (every call gives its own, none for a whole file).
         let _ = self.context.parser().set_included_ranges(&ranges);
@@ -395,10 +391,7 @@ impl Extractor {
             out.partial = true;
             return Some(out);
         }
-        let ranges = match parse {
-            Parse::Skeleton => skeleton::included_ranges(lang, source).unwrap_or_default(),
-            Parse::Whole => Vec::new(),
-        };
+        let ranges = parse.ranges(lang, source);
         // Ranges the parser refuses (none should be) leave the whole file to parse.
         let _ = parser.set_included_ranges(&ranges);
         let tree = parser.parse(source, None);

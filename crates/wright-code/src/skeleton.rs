@@ -6,11 +6,14 @@
 //! so a body reads as `{}` and every position in the tree is still the file's own.
 //!
 //! A body is the `{…}` that follows a function's signature at a level that is not itself in a
-//! body: after `fn name` in Rust, after `func` in Go. What is defined inside a body (a nested
-//! `fn`, a local `struct`) is not seen, as with the query over the whole file those are rare
-//! (see the completeness figures in `bench/definitions.sh`). When the braces do not balance (a
-//! lexer out of step with the file, unbalanced braces across preprocessor branches), there is
-//! no skeleton and the whole file is parsed.
+//! body: after `fn name` in Rust, after `func` in Go, after a signature's `)` in C, C++ and
+//! Java (see `CLike`); Python's are its indented blocks (`skeleton/python.rs`). Parameters,
+//! constants' values, fields, item-level macro inputs, `use`s, attributes and comments go too.
+//! An item first in a body's statements (a local `struct`, `impl`, class) is read, and the
+//! body left out around it; what is nested deeper is not seen (see the completeness figures
+//! in `bench/definitions.sh`). When the brackets do not balance (a lexer out of step with the
+//! file, braces that balance only across preprocessor branches), there is no skeleton and the
+//! whole file is parsed.
 
 use tree_sitter::{Point, Range};
 
@@ -89,8 +92,9 @@ impl<'a> Lines<'a> {
 /// What the lexer must know of a language.
 struct Syntax {
     lang: Lang,
-    /// The keyword that starts a function: the next `{` of its statement opens its body.
-    function_keyword: &'static [u8],
+    /// The keyword that starts a function: the next `{` of its statement opens its body
+    /// (none in C, C++ and Java, see `c_like`).
+    function_keyword: Option<&'static [u8]>,
     /// The keyword must be followed by a name (Rust's `fn(u8)` is a pointer type), or start
     /// its line (Go's `type F func()` is a type).
     keyword_then_name: bool,
@@ -137,7 +141,7 @@ impl Syntax {
         Some(match lang {
             Lang::Rust => Self {
                 lang,
-                function_keyword: b"fn",
+                function_keyword: Some(b"fn"),
                 keyword_then_name: true,
                 value_keywords: &[b"const", b"static"],
                 any_bracket_value: true,
@@ -147,7 +151,7 @@ impl Syntax {
             },
             Lang::Go => Self {
                 lang,
-                function_keyword: b"func",
+                function_keyword: Some(b"func"),
                 keyword_then_name: false,
                 value_keywords: &[b"var", b"const"],
                 any_bracket_value: false,
@@ -157,7 +161,7 @@ impl Syntax {
             },
             Lang::C | Lang::Cpp | Lang::Java => Self {
                 lang,
-                function_keyword: b"",
+                function_keyword: None,
                 keyword_then_name: false,
                 value_keywords: &[],
                 any_bracket_value: false,
@@ -270,14 +274,7 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         let b = source[i];
         // A statement's own level: not inside parentheses or brackets.
         let statement_level = matches!(open.last(), None | Some(b'{'));
-        if b == b'#'
-            && syntax.c_like.is_some_and(|c| c.preprocessor)
-            && source[..i]
-                .iter()
-                .rev()
-                .take_while(|&&c| c != b'\n')
-                .all(u8::is_ascii_whitespace)
-        {
+        if b == b'#' && syntax.c_like.is_some_and(|c| c.preprocessor) && first_on_line(source, i) {
             // A preprocessor line (`#define OPEN {`) holds no bracket of the code's.
             i = preprocessor_line_end(source, i);
             continue;
@@ -513,15 +510,6 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             _ if is_ident_start(b) && !is_ident(at(i.wrapping_sub(1))) => {
                 let end = skip_word(source, i);
                 let word = &source[i..end];
-                if rust && matches!(word, b"r" | b"br" | b"cr") && matches!(at(end), b'"' | b'#') {
-                    // A raw string: `r"…"`, `r#"…"#`, `br"…"`, `cr"…"`.
-                    let hashes = source[end..].iter().take_while(|&&c| c == b'#').count();
-                    if at(end + hashes) == b'"' {
-                        i = skip_raw(source, end + hashes + 1, hashes)?;
-                        last = b'"';
-                        continue;
-                    }
-                }
                 // An item defined in a body: read it, then leave out the body again.
                 if items_in_bodies
                     && let Some(Skip {
@@ -542,7 +530,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     visibility = None;
                 }
                 if skip.is_none() && statement_level {
-                    if word == syntax.function_keyword && function_starts(syntax, source, i, end) {
+                    if syntax.function_keyword == Some(word)
+                        && function_starts(syntax, source, i, end)
+                    {
                         want = Want::Body;
                     } else if want == Want::Nothing && syntax.value_keywords.contains(&word) {
                         want = Want::Init;
@@ -560,14 +550,6 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     && statement_level
                 {
                     c.word(syntax_c, word, last);
-                    if syntax.lang == Lang::Cpp
-                        && at(end) == b'"'
-                        && matches!(word, b"R" | b"u8R" | b"uR" | b"UR" | b"LR")
-                    {
-                        i = skip_cpp_raw(source, end)?;
-                        last = b'"';
-                        continue;
-                    }
                 }
                 if !rust && syntax.c_like.is_none() && skip.is_none() && want == Want::Nothing {
                     match word {
@@ -795,20 +777,19 @@ fn next_word(source: &[u8], from: usize) -> &[u8] {
 /// Whether the function keyword at `start..end` starts a function with a body to come.
 fn function_starts(syntax: &Syntax, source: &[u8], start: usize, end: usize) -> bool {
     if syntax.keyword_then_name {
-        let next = source[end..]
-            .iter()
-            .find(|c| !c.is_ascii_whitespace())
-            .copied()
-            .unwrap_or(0);
-        is_ident_start(next)
+        is_ident_start(next_byte(source, end))
     } else {
-        // First on its line.
-        source[..start]
-            .iter()
-            .rev()
-            .take_while(|&&c| c != b'\n')
-            .all(u8::is_ascii_whitespace)
+        first_on_line(source, start)
     }
+}
+
+/// Whether only whitespace stands before `at` on its line.
+fn first_on_line(source: &[u8], at: usize) -> bool {
+    source[..at]
+        .iter()
+        .rev()
+        .take_while(|&&c| c != b'\n')
+        .all(u8::is_ascii_whitespace)
 }
 
 fn is_ident_start(b: u8) -> bool {

@@ -153,49 +153,39 @@ pub(crate) struct RawTag {
 /// The language's walker, built once per process; `None` for a language without rules (or
 /// whose rules name a field its grammar lacks).
 pub(crate) fn walker(lang: Lang) -> Option<&'static Walker> {
-    static RUST_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
-    static GO_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
-    static PYTHON_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
-    static JAVA_WALKER: OnceLock<Option<Walker>> = OnceLock::new();
-    match lang {
-        Lang::Rust => RUST_WALKER
-            .get_or_init(|| {
-                Walker::new(
-                    tree_sitter_rust::LANGUAGE.into(),
-                    RUST,
-                    tree_sitter_rust::NODE_TYPES,
-                )
-            })
-            .as_ref(),
-        Lang::Go => GO_WALKER
-            .get_or_init(|| {
-                Walker::new(
-                    tree_sitter_go::LANGUAGE.into(),
-                    GO,
-                    tree_sitter_go::NODE_TYPES,
-                )
-            })
-            .as_ref(),
-        Lang::Python => PYTHON_WALKER
-            .get_or_init(|| {
-                Walker::new(
-                    tree_sitter_python::LANGUAGE.into(),
-                    PYTHON,
-                    tree_sitter_python::NODE_TYPES,
-                )
-            })
-            .as_ref(),
-        Lang::Java => JAVA_WALKER
-            .get_or_init(|| {
-                Walker::new(
-                    tree_sitter_java::LANGUAGE.into(),
-                    JAVA,
-                    tree_sitter_java::NODE_TYPES,
-                )
-            })
-            .as_ref(),
-        _ => None,
-    }
+    static WALKERS: [OnceLock<Option<Walker>>; 4] = [const { OnceLock::new() }; 4];
+    let (slot, build): (usize, fn() -> Option<Walker>) = match lang {
+        Lang::Rust => (0, || {
+            Walker::new(
+                tree_sitter_rust::LANGUAGE.into(),
+                RUST,
+                tree_sitter_rust::NODE_TYPES,
+            )
+        }),
+        Lang::Go => (1, || {
+            Walker::new(
+                tree_sitter_go::LANGUAGE.into(),
+                GO,
+                tree_sitter_go::NODE_TYPES,
+            )
+        }),
+        Lang::Python => (2, || {
+            Walker::new(
+                tree_sitter_python::LANGUAGE.into(),
+                PYTHON,
+                tree_sitter_python::NODE_TYPES,
+            )
+        }),
+        Lang::Java => (3, || {
+            Walker::new(
+                tree_sitter_java::LANGUAGE.into(),
+                JAVA,
+                tree_sitter_java::NODE_TYPES,
+            )
+        }),
+        _ => return None,
+    };
+    WALKERS[slot].get_or_init(build).as_ref()
 }
 
 impl Walker {
