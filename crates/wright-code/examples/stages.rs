@@ -193,8 +193,12 @@ fn main() {
                     let only_q: Vec<_> = a.iter().filter(|d| !b.contains(d)).take(5).collect();
                     let only_w: Vec<_> = b.iter().filter(|d| !a.contains(d)).take(5).collect();
                     eprintln!(
-                        "DIFF ({}): query only {only_q:?}\n  index only {only_w:?}",
-                        lang.name()
+                        "DIFF ({}): query only {only_q:?}\n  index only {only_w:?}\n  partial {} / {}, truncated {} / {}",
+                        lang.name(),
+                        q.partial,
+                        w.partial,
+                        q.truncated,
+                        w.truncated
                     );
                 }
             }

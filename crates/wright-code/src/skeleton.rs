@@ -19,10 +19,14 @@ use tree_sitter::{Point, Range};
 
 use crate::Lang;
 
+mod js;
 mod python;
 
 /// Bodies shorter than this are parsed whole: a range costs more than it saves.
 const MIN_BODY_BYTES: usize = 16;
+
+/// A file's skeleton leaves out this many gaps at most, the largest (see `skeleton_gaps`).
+const MAX_GAPS: usize = 1024;
 
 /// C-like parameter lists shorter than this are parsed whole.
 const MIN_PARAMS_BYTES: usize = 4;
@@ -30,14 +34,7 @@ const MIN_PARAMS_BYTES: usize = 4;
 /// The ranges of `source` to parse, leaving out the insides of function bodies; `None` when
 /// the language has no skeleton or the file's braces cannot be read (parse it whole).
 pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
-    let gaps = if lang == Lang::Python {
-        python::gaps(source)?
-    } else {
-        gaps(&Syntax::of(lang)?, source)?
-    };
-    if gaps.is_empty() {
-        return None;
-    }
+    let gaps = skeleton_gaps(lang, source)?;
     let mut ranges = Vec::with_capacity(gaps.len() + 1);
     let mut lines = Lines::new(source);
     let mut start = 0;
@@ -62,6 +59,34 @@ pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
         });
     }
     Some(ranges)
+}
+
+/// What of `source` its skeleton leaves out, in order; `None` when the language has no
+/// skeleton, the file's brackets cannot be read or nothing is left out.
+fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let mut gaps = match lang {
+        Lang::Python => python::gaps(source)?,
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::gaps(source)?,
+        _ => gaps(&Syntax::of(lang)?, source)?,
+    };
+    if gaps.len() > MAX_GAPS {
+        // Only the largest gaps are left out: tree-sitter looks for the range it is in from
+        // the first at every token (`ts_lexer_goto`), so that a file's parse grows with the
+        // square of its ranges. (On the measured trees no file reaches the bound; fewer
+        // ranges, 256 or 64 at most, made them slower.)
+        let mut sizes: Vec<usize> = gaps.iter().map(|(from, to)| to - from).collect();
+        let (_, &mut least, _) = sizes.select_nth_unstable_by(MAX_GAPS - 1, |a, b| b.cmp(a));
+        let mut ties = MAX_GAPS - sizes.iter().filter(|&&size| size > least).count();
+        gaps.retain(|(from, to)| match (to - from).cmp(&least) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal if ties > 0 => {
+                ties -= 1;
+                true
+            }
+            _ => false,
+        });
+    }
+    (!gaps.is_empty()).then_some(gaps)
 }
 
 /// Rows and columns of byte offsets asked for in increasing order.
@@ -1376,6 +1401,129 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
         lacks(&got, &["Math.sqrt", "new Local()", "11, 13"]);
     }
 
+    /// JavaScript: a block is left out when nothing in it may define something, whatever
+    /// kind of block it is; an IIFE's body, an object of methods and a function holding a
+    /// named function are read, and what a regular expression, a string or a template literal
+    /// holds does not count as a bracket.
+    #[test]
+    fn a_javascript_skeleton_reads_the_blocks_that_define_something() {
+        let src = r#"#!/usr/bin/env node
+'use strict';
+const re = /[}{]\/"/g, half = 1 / 2;
+// a comment with { a brace
+const banner = `v${version + '}'}-${ {a: 1}.a }`;
+function top(a, b) {
+  const total = compute(a, b, [1, 2, 3, 4, 5, 6]);
+  items.forEach(function (x) { console.log(x, x * 2, x * 3); });
+  return total;
+}
+const helper = (x) => {
+  return x * 2 + 3 * 4 + 5 * 6;
+};
+module.exports = {
+  name: 'lib',
+  method(arg) { return arg + 1 + 2 + 3 + 4 + 5; },
+  factory: function () {
+    this.inner = function inner() { return 1 + 2 + 3 + 4 + 5; };
+    const local = 1 + 2 + 3 + 4 + 5 + 6 + 7;
+  },
+};
+(function (root) {
+  function hidden() { return root.value + 1 + 2 + 3 + 4; }
+  if (root) { root.x = 1; root.y = 2; root.z = 3; }
+})(this);
+class Widget extends Base {
+  #count = 0;
+  static make() { return new Widget(1, 2, 3, 4, 5); }
+  get size() { return this.#count + 1 + 2 + 3; }
+}
+"#;
+        let got = kept(Lang::JavaScript, src);
+        holds(
+            &got,
+            &[
+                r#"const re = /[}{]\/"/g, half = 1 / 2;"#,
+                "const banner = `v${version + '}'}-${ {a: 1}.a }`;",
+                "function top(a, b) {}",
+                "const helper = (x) => {};",
+                "method(arg) {}",
+                "this.inner = function inner() {};",
+                "const local = 1 + 2",
+                "function hidden() {}",
+                "if (root) {}",
+                "static make() {}",
+                "get size() {}",
+            ],
+        );
+        lacks(
+            &got,
+            &[
+                "compute",
+                "console.log",
+                "root.value",
+                "new Widget",
+                "a comment",
+            ],
+        );
+    }
+
+    /// TypeScript: interfaces, classes and namespaces are read whatever is in them, a method
+    /// or an arrow with a return type (`): Map<K, V> => {`) counts, and JSX text (`Don't`)
+    /// does not throw the lexer off.
+    #[test]
+    fn a_typescript_skeleton_reads_signatures_and_typed_arrows() {
+        let src = r#"interface Shape { area(): number; name?: string }
+type Handler<T> = { (event: T): void; new (x: number): Shape };
+export abstract class Base<T, U> implements Shape {
+  abstract area(): number;
+  protected onTick = (t: number): Map<string, number> => { return new Map([["a", t + 1 + 2 + 3]]); };
+  method(a: number): Promise<void> { return this.run(a, 1, 2, 3, 4, 5, 6); }
+}
+declare module "ext" { export function f(x: number): void; }
+namespace NS { export const g = () => { return 1 + 2 + 3 + 4 + 5 + 6; }; }
+enum Color { Red = "RED", Green = "GREEN", Blue = "BLUE" }
+function outer(): void {
+  const reducer = (s: State): Map<K, V> => { return s.apply(1, 2, 3, 4, 5, 6); };
+  const total = [1, 2, 3].map((x) => { return x * 2 * 3 * 4 * 5; });
+}
+"#;
+        let got = kept(Lang::TypeScript, src);
+        holds(
+            &got,
+            &[
+                "interface Shape { area(): number; name?: string }",
+                "{ (event: T): void; new (x: number): Shape }",
+                "abstract area(): number;",
+                "protected onTick = (t: number): Map<string, number> => {};",
+                "method(a: number): Promise<void> {}",
+                r#"declare module "ext" { export function f(x: number): void; }"#,
+                "namespace NS { export const g = () => {}; }",
+                "enum Color {}",
+                "const reducer = (s: State): Map<K, V> => {};",
+                ".map((x) => {});",
+            ],
+        );
+        lacks(&got, &["this.run", "x * 2 * 3", "RED", "s.apply"]);
+        let tsx = r#"export function App(props: Props) {
+  return (
+    <div className="app" onClick={() => props.go(1, 2, 3)}>
+      <p>Don't panic</p>
+      {props.items.map((item) => <Item key={item.id} {...item} />)}
+    </div>
+  );
+}
+const Item = ({ id }: { id: string }) => <li>{id}</li>;
+"#;
+        let got = kept(Lang::Tsx, tsx);
+        holds(
+            &got,
+            &[
+                "export function App(props: Props) {}",
+                "const Item = ({ id }: { id: string }) => <li>{id}</li>;",
+            ],
+        );
+    }
+
     #[test]
     fn a_python_skeleton_keeps_what_leads_to_nested_definitions() {
         let src = "import os\n\n\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n        total = compute(self.sides,\n                        [1, 2, 3])\n        if total > 0:\n            log(\"positive: %d\" % total)\n            return total\n        else:\n            return 0.0\n\n    async def fetch(self): return await other()\n\n\ndef outer(x):\n    # helpers\n    y = x * 2\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\n    return inner(x)\n\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
@@ -1544,6 +1692,11 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
             "else:",
             "try:",
             "@",
+            "${",
+            "=> ",
+            "/",
+            "function ",
+            "interface ",
         ];
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
@@ -1562,7 +1715,9 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 Lang::Cpp,
                 Lang::Java,
                 Lang::Python,
-            ][round % 6];
+                Lang::JavaScript,
+                Lang::TypeScript,
+            ][round % 8];
             let len = 1 + (next() % 120) as usize;
             let source: String = (0..len)
                 .map(|_| TOKENS[(next() % TOKENS.len() as u64) as usize])
