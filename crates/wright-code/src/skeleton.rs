@@ -1526,11 +1526,11 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
 
     #[test]
     fn a_python_skeleton_keeps_what_leads_to_nested_definitions() {
-        let src = "import os\n\n\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n        total = compute(self.sides,\n                        [1, 2, 3])\n        if total > 0:\n            log(\"positive: %d\" % total)\n            return total\n        else:\n            return 0.0\n\n    async def fetch(self): return await other()\n\n\ndef outer(x):\n    # helpers\n    y = x * 2\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\n    return inner(x)\n\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
+        let src = "import os\n\nTABLE = {\"a\": [1, 2, 3], \"b\": (4, 5, 6)}\nNAMES: Dict[str, int] = dict(a=1, b=2, c=3)\nA, B = 1, 2\nprint(\"starting\", TABLE)\n\n@app.route(\"/items\", methods=[\"GET\", \"POST\"])\ndef items(request, *args, **kwargs) -> Dict[str, List[int]]:\n    return {}\n\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n        total = compute(self.sides,\n                        [1, 2, 3])\n        if total > 0:\n            log(\"positive: %d\" % total)\n            return total\n        else:\n            return 0.0\n\n    async def fetch(self): return await other()\n\n\ndef outer(x):\n    # helpers\n    y = x * 2\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\n    return inner(x)\n\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\ntry:\n    from _abc import (get_cache_token, _abc_init)\nexcept ImportError:\n    def fallback():\n        pass\n";
         let got = kept(Lang::Python, src);
-        // Outside bodies all is kept; in them what leads to a nested definition, and the
-        // shortest statement of a block that would be empty.
-        let expected = "import os\nclass Shape:\n    \"\"\"A shape.\"\"\"\n    sides = 0\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n    async def fetch(self): return await other()\ndef outer(x):\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\n";
+        // What leads to a definition, the module's constants, and the shortest statement of
+        // a block that would be empty; not what brackets hold but a subscript's.
+        let expected = "TABLE = {}\nNAMES: Dict[str, int] = dict()\n@app.route()\ndef items() -> Dict[str, List[int]]:\n    return {}\nclass Shape:\n    @property\n    def area(self) -> float:\n        \"\"\"The area,\n        in square units.\"\"\"\n    async def fetch(self): return await other()\ndef outer(x):\n    if x:\n        y = 1\n    elif y:\n        def inner(z):\n            return z + y\n    else:\n        y = 3\n    def inner(z):\n        return z + y\n    class Local:\n        pass\nif os.name == \"nt\":\n    def windows_only():\n        return r\"C:\\\\\" + '\\''\ntry:\n    from _abc import (get_cache_token, _abc_init)\nexcept ImportError:\n    def fallback():\n        pass\n";
         assert_eq!(got, expected);
     }
 
@@ -1586,7 +1586,7 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
             ),
             (
                 Lang::Python,
-                "if x:\n        q = 1\nlambda: \n    pass\nlambda: \ndef a():\n    x = 1 + 2 + 3\n    return x\nif x:\nx = (1 +\n 2)\nif x:\n",
+                "try:\nlambda: \ndef g(self, a, b, c):\nY: int = 3\nelse:\nx = (1 +\n 2)\n        y = 2\n",
             ),
         ] {
             let whole = extractor

