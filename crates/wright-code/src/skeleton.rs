@@ -428,6 +428,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         leave_out(colon, i);
                     }
                 }
+                if b == b'{'
+                    && skip.is_none()
+                    && statement_level
+                    && c.class
+                    && let Some(colon) = c.bases
+                {
+                    leave_out(colon, i);
+                }
                 if b == b'('
                     && skip.is_none()
                     && statement_level
@@ -602,6 +610,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 {
                     c.initializers = Some(i);
                 }
+                if b == b':'
+                    && last != b':'
+                    && syntax.lang == Lang::Cpp
+                    && c.class
+                    && c.params == Params::None
+                {
+                    c.bases = Some(i);
+                }
             }
             b'>' if skip.is_none() && statement_level && last == b'-' && source[i - 1] == b'-' => {
                 c.arrow = true;
@@ -661,6 +677,19 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     visibility = (word == b"pub").then_some(i);
                 }
                 let mut macro_word = false;
+                if syntax.lang == Lang::Cpp
+                    && word == b"using"
+                    && skip.is_none()
+                    && statement_level
+                    && want == Want::Nothing
+                    && matches!(last, 0 | b';' | b'{' | b'}' | b':')
+                    && let Some(end) = using_declaration_end(source, end)
+                {
+                    // `using std::string;`, `using namespace testing;`: no definition (an
+                    // alias, `using T = …;`, is one).
+                    leave_out(i, end);
+                    macro_word = true;
+                }
                 if syntax.c_like.is_some_and(|c| c.preprocessor)
                     && skip.is_none()
                     && statement_level
@@ -768,6 +797,9 @@ struct CState {
     /// A constructor's member initializers start at this `:` (`A(int x) : x_(x) {`). Left out
     /// with the parameters.
     initializers: Option<usize>,
+    /// A C++ class's base classes start at this `:` (`class A : public B<T> {`). Left out
+    /// when its body opens.
+    bases: Option<usize>,
 }
 
 /// Where a C-like statement's parameter list is.
@@ -888,6 +920,20 @@ fn opens_parameters(source: &[u8], open: usize) -> bool {
                 && source[..word_end].ends_with(b"operator")
         }
     }
+}
+
+/// The end (past its `;`) of the C++ `using` declaration whose `using` ends at `from`, if it
+/// is no alias (has no `=`) and holds no bracket.
+fn using_declaration_end(source: &[u8], from: usize) -> Option<usize> {
+    let rest = source.get(from..)?;
+    let semicolon = rest.iter().position(|&c| c == b';')?;
+    (!rest[..semicolon].iter().any(|c| {
+        matches!(
+            c,
+            b'=' | b'{' | b'}' | b'(' | b')' | b'"' | b'\'' | b'/' | b'#'
+        )
+    }))
+    .then_some(from + semicolon + 1)
 }
 
 /// Whether a C or C++ word looks like a macro's name: upper case up to its first `_`
@@ -1301,7 +1347,8 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
         holds(
             &got,
             &[
-                "class Widget : public Base<T> {",
+                // (Base classes go.)
+                "class Widget {",
                 // Parameters and member initializers go with the body.
                 "Widget() {}",
                 "int size() const override {}",
@@ -1334,14 +1381,18 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
 
     /// Macros tree-sitter would take for code, recovering from the error at length: a call
     /// that makes a statement (or has none), a word before a declaration, and a file that
-    /// is an array's elements.
+    /// is an array's elements; and what defines nothing, `using` declarations and base
+    /// classes.
     #[test]
     fn c_macros_around_declarations_and_data_files_are_left_out() {
         let src = r#"GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 /* dll-interface */)
 namespace testing {
 GTEST_API_ void InitGoogleMock(int* argc, char** argv);
 GTEST_DECLARE_bool_(catch_exceptions);
-class GTEST_API_ Mock : public Base {
+using testing::internal::Test;
+using namespace std;
+using Alias = std::map<int, char>;
+class GTEST_API_ Mock : public Base<Alias, Test> {
  public:
   MOCK_METHOD(void, Describe, (std::ostream* os), (const, override));
   Mock(int n);
@@ -1356,7 +1407,8 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
             &[
                 "namespace testing {",
                 "void InitGoogleMock(int* argc, char** argv);",
-                "Mock : public Base {",
+                "Mock {",
+                "using Alias = std::map<int, char>;",
                 "Mock(int n);",
                 "TEST_F() {",
                 "EVP_MD_CTX *digest(EVP_MD_CTX ctx);",
@@ -1366,6 +1418,9 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
             &got,
             &[
                 "PUSH",
+                "testing::internal",
+                "namespace std",
+                "public Base",
                 "GTEST_API_",
                 "GTEST_DECLARE",
                 "MOCK_METHOD",
