@@ -307,6 +307,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     // elements kept in a file of their own to be `#include`d, no code (tree-sitter's error
     // recovery takes 90 ms over 10 KB of `18,16,19,…`). Left out to its `;` or the end.
     let mut data: Option<usize> = None;
+    // Where a Java statement without a bracket but `[` began (an import, a field), to its
+    // `;`; `None` once it has one.
+    let mut plain: Option<usize> = None;
     let mut i = 0;
     while i < source.len() {
         // In a group left out only brackets, strings, characters, comments and the ends of
@@ -411,6 +414,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 data = Some(i);
             }
             b'{' | b'(' | b'[' => {
+                if b != b'[' {
+                    plain = None;
+                }
                 let c_body = want == Want::Nothing
                     && b == b'{'
                     && statement_level
@@ -484,6 +490,9 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 }
             }
             b'}' | b')' | b']' => {
+                if b == b'}' {
+                    plain = None;
+                }
                 let opener = match b {
                     b'}' => b'{',
                     b')' => b'(',
@@ -561,6 +570,12 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 if let Some(from) = data.take()
                     && open.is_empty()
                 {
+                    leave_out(from, i + 1);
+                }
+                if let Some(from) = plain.take()
+                    && enum_constants != Some(open.len())
+                {
+                    // `import java.util.List;`, `private int count = 0;`: no definition.
                     leave_out(from, i + 1);
                 }
                 if let Want::Use(from) = want {
@@ -675,6 +690,16 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                         }
                     }
                     visibility = (word == b"pub").then_some(i);
+                }
+                if syntax.lang == Lang::Java
+                    && skip.is_none()
+                    && statement_level
+                    && matches!(last, 0 | b';' | b'{' | b'}')
+                {
+                    plain = Some(i);
+                }
+                if syntax.c_like.is_some_and(|c| c.class_words.contains(&word)) {
+                    plain = None;
                 }
                 let mut macro_word = false;
                 if syntax.lang == Lang::Cpp
@@ -1438,7 +1463,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
 
     #[test]
     fn a_java_skeleton_leaves_out_method_bodies_and_keeps_records_and_local_classes() {
-        let src = "package p;\n\n@Entity(name = \"x\")\npublic record Point(int x, int y) {\n    public Point {\n        if (x < 0) throw new IllegalArgumentException(\"x\");\n    }\n    double norm() { return Math.sqrt(x * x + y * y + 0.0); }\n}\n\ninterface Shape { double area(); }\n\nclass Main {\n    static final int[] PRIMES = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29};\n    void run() throws java.io.IOException {\n        class Local { void help() { System.out.println(\"}\"); } }\n        String block = \"\"\"\n            }{\n            \"\"\";\n        new Local().help();\n    }\n}\n";
+        let src = "package p;\nimport java.util.List;\n\n@Entity(name = \"x\")\npublic record Point(int x, int y) {\n    public Point {\n        if (x < 0) throw new IllegalArgumentException(\"x\");\n    }\n    double norm() { return Math.sqrt(x * x + y * y + 0.0); }\n}\n\ninterface Shape { double area(); }\n\nclass Main {\n    private int count = 0;\n    static final int[] PRIMES = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29};\n    void run() throws java.io.IOException {\n        class Local { void help() { System.out.println(\"}\"); } }\n        String block = \"\"\"\n            }{\n            \"\"\";\n        new Local().help();\n    }\n}\n";
         let got = kept(Lang::Java, src);
         holds(
             &got,
@@ -1453,7 +1478,18 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
             ],
         );
         // (A record's compact constructor, `public Point {…}`, has no `)`: it is read whole.)
-        lacks(&got, &["Math.sqrt", "new Local()", "11, 13"]);
+        // Statements without brackets define nothing: imports, fields.
+        lacks(
+            &got,
+            &[
+                "Math.sqrt",
+                "new Local()",
+                "11, 13",
+                "package",
+                "import",
+                "count",
+            ],
+        );
     }
 
     /// JavaScript: a block is left out when nothing in it may define something, whatever
