@@ -691,14 +691,22 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     }
                     visibility = (word == b"pub").then_some(i);
                 }
-                if syntax.lang == Lang::Java
+                // (In C and C++ a `}` may end a statement's type, not the statement:
+                // `typedef struct {…} Point;`.)
+                if syntax.c_like.is_some()
                     && skip.is_none()
                     && statement_level
-                    && matches!(last, 0 | b';' | b'{' | b'}')
+                    && (matches!(last, 0 | b';' | b'{')
+                        || last == b'}' && syntax.lang == Lang::Java)
                 {
                     plain = Some(i);
                 }
-                if syntax.c_like.is_some_and(|c| c.class_words.contains(&word)) {
+                if syntax.c_like.is_some_and(|c| c.class_words.contains(&word))
+                    || matches!(
+                        word,
+                        b"typedef" | b"using" | b"template" | b"friend" | b"operator"
+                    )
+                {
                     plain = None;
                 }
                 let mut macro_word = false;
@@ -1406,8 +1414,8 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
 
     /// Macros tree-sitter would take for code, recovering from the error at length: a call
     /// that makes a statement (or has none), a word before a declaration, and a file that
-    /// is an array's elements; and what defines nothing, `using` declarations and base
-    /// classes.
+    /// is an array's elements; and what defines nothing, `using` declarations, variables and
+    /// base classes.
     #[test]
     fn c_macros_around_declarations_and_data_files_are_left_out() {
         let src = r#"GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251 /* dll-interface */)
@@ -1417,6 +1425,8 @@ GTEST_DECLARE_bool_(catch_exceptions);
 using testing::internal::Test;
 using namespace std;
 using Alias = std::map<int, char>;
+typedef struct { int x; int y; int z; } Point;
+static int counter = 0;
 class GTEST_API_ Mock : public Base<Alias, Test> {
  public:
   MOCK_METHOD(void, Describe, (std::ostream* os), (const, override));
@@ -1434,6 +1444,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "void InitGoogleMock(int* argc, char** argv);",
                 "Mock {",
                 "using Alias = std::map<int, char>;",
+                "} Point;",
                 "Mock(int n);",
                 "TEST_F() {",
                 "EVP_MD_CTX *digest(EVP_MD_CTX ctx);",
@@ -1446,6 +1457,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "testing::internal",
                 "namespace std",
                 "public Base",
+                "counter",
                 "GTEST_API_",
                 "GTEST_DECLARE",
                 "MOCK_METHOD",
