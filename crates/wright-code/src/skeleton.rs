@@ -1387,7 +1387,8 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
                 "int size() const override {}",
                 "auto twice() const -> int {}",
                 "struct point *make_point() {",
-                "struct local { int a; };",
+                // (A field defines nothing.)
+                "struct local {  };",
                 "using alias = local;",
                 "static const int table[] = {};",
                 "TEST() {}",
