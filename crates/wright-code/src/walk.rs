@@ -1,18 +1,26 @@
 //! Definitions found by one `TreeCursor` walk over the syntax tree, matching node kinds, in
 //! place of running the tag query (issue 18: the query was a third of a cold index's CPU, and
-//! compiling C++'s or TypeScript's costs some 70 ms a process). The rules restate the query's
-//! definition patterns, one table per query file, in the query's order, and the walk keeps what
-//! `tree_sitter_tags` keeps: one tag per name (its byte range), from the earliest pattern
-//! tagging it; none for a name with an error in it or one the C++ `@ignore` pattern takes; each
-//! tag's line computed as `tree_sitter_tags` does. The queries' reference patterns are turned
-//! off (`drop_references` in `lib.rs`), so they cannot shadow a definition.
+//! compiling C++'s or TypeScript's costs some 70 ms a process, more than `ctags -R` takes over
+//! a small tree). The rules restate the queries' definition patterns, one table per query
+//! file, in the query's order, and the walk keeps what `tree_sitter_tags` keeps: one tag per
+//! name (its byte range), from the earliest pattern tagging it; none for a name with an error
+//! in it, nor for one C++'s `@ignore` pattern takes; each tag's line as `tree_sitter_tags`
+//! computes it. The queries' reference patterns are turned off (`drop_references` in
+//! `lib.rs`): they cannot shadow a definition. Doc captures do not matter (they are turned off
+//! too); the text predicates deciding a definition (`#eq?`, `#not-eq?`) are restated.
 //!
-//! Rust, Go, Python, Java, C, C++, JavaScript, TypeScript and TSX have rules here;
-//! `STAGES_WHOLE=1 examples/stages.rs DIR --compare` checks that a tree gives the same
-//! definitions both ways. No difference over: Python 3.11's library (667 files), two OpenJDK
-//! 17 modules (1,801 files), googletest, nlohmann-json and fmt (C++), the C of Go 1.19's tree,
-//! tree-sitter's and ring's C, Node's global modules (JavaScript), rxjs and zod (TypeScript);
-//! tests do so over this workspace's Rust and Python files.
+//! Every language has rules here. `STAGES_WHOLE=1 examples/stages.rs DIR --compare` checks
+//! that a tree gives the same definitions both ways; no difference over Python 3.11's library
+//! (667 files), two OpenJDK 17 modules (1,801), Go 1.19's tree (9,067, its C included),
+//! googletest, nlohmann-json and fmt (448, C++), `/usr/include` read as C++ (7,520) and as C
+//! (renamed `.c`, with `/usr/share/doc`'s C examples: 7,494), tree-sitter's and ring's sources
+//! (295, C and Rust), Node's global modules (1,216, JavaScript), rxjs, zod and a TypeScript
+//! project (2,071), and those read as TSX (905). The tests do so over this workspace's Rust and Python files, and over sources
+//! exercising every rule.
+//!
+//! What `tree_sitter_tags` does that the walk does not: a tag it has already handed out is not
+//! replaced by a later match of the same name (matches come in the order they finish, tags
+//! out once a later name has started); no tree above shows a difference from it.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -633,6 +641,9 @@ pub(crate) struct Walker {
     /// By kind id: whether a node of the kind may hold a definition below it, by the
     /// grammar's `node-types.json` (a node whose subtree has an error is entered anyway).
     descend: Vec<bool>,
+    /// By kind id: whether a rule asks under which field a node of the kind sits (looking the
+    /// field up for every node was some 10 % of the walk over Node's modules).
+    needs_field: Vec<bool>,
 }
 
 /// A definition the walk found.
@@ -723,11 +734,33 @@ impl Walker {
                 return None;
             }
         }
+        // The kinds whose field a rule asks: the starting node's if the first step up names a
+        // field, an ancestor's if the step above it does.
+        let mut fielded: Vec<&str> = Vec::new();
+        for rule in rules.clone() {
+            let below = std::iter::once(rule.kind).chain(rule.up.iter().map(|u| u.kind));
+            for (kind, step) in below.zip(rule.up) {
+                if step.field.is_some() {
+                    fielded.push(kind);
+                }
+            }
+        }
+        let needs_field = (0..count)
+            .map(|id| {
+                u16::try_from(id).is_ok_and(|id| {
+                    language.node_kind_is_named(id)
+                        && language
+                            .node_kind_for_id(id)
+                            .is_some_and(|kind| fielded.contains(&kind))
+                })
+            })
+            .collect();
         let descend = descend(&language, rules.map(|r| r.kind), node_types);
         Some(Self {
             language,
             by_kind,
             descend,
+            needs_field,
         })
     }
 
@@ -742,7 +775,16 @@ impl Walker {
         let mut ancestors: Vec<(Node<'_>, u16)> = Vec::new();
         loop {
             let node = cursor.node();
-            let field = cursor.field_id().map_or(0, |f| f.get());
+            // The field under which the node sits, where a rule asks (else 0, none).
+            let field = if self
+                .needs_field
+                .get(usize::from(node.kind_id()))
+                .is_some_and(|n| *n)
+            {
+                cursor.field_id().map_or(0, |f| f.get())
+            } else {
+                0
+            };
             if let Some(rules) = self.by_kind.get(usize::from(node.kind_id())) {
                 for rule in rules {
                     rule.find(node, field, &ancestors, &mut scratch, source, &mut found);
