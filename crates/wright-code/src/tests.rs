@@ -359,6 +359,14 @@ fn the_tree_walk_finds_what_the_query_finds() {
             Lang::TypeScript,
             "interface I { m(): void; n( }\nclass A { private f = () => {}; g( }\ntype T = ;\n",
         ),
+        // A match the query finishes after a later name (at the value): its tag comes after
+        // that name's, on the same line.
+        (
+            Lang::TypeScript,
+            "const f: { m(): void; n(): void } = () => {};\nclass A { private g: { m(): void } = () => {}; }\n",
+        ),
+        // A name over two lines: the next tag on its last line takes its first line.
+        (Lang::JavaScript, "class A {\n  [a\n  .b]() {} x() {}\n}\n"),
         (Lang::Tsx, TYPESCRIPT_RULES),
         (Lang::Tsx, TSX_RULES),
         (

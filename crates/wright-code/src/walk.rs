@@ -5,22 +5,26 @@
 //! file, in the query's order, and the walk keeps what `tree_sitter_tags` keeps: one tag per
 //! name (its byte range), from the earliest pattern tagging it; none for a name with an error
 //! in it, nor for one C++'s `@ignore` pattern takes; each tag's line as `tree_sitter_tags`
-//! computes it. The queries' reference patterns are turned off (`drop_references` in
-//! `lib.rs`): they cannot shadow a definition. Doc captures do not matter (they are turned off
-//! too); the text predicates deciding a definition (`#eq?`, `#not-eq?`) are restated.
+//! computes it (a tag on the row where the previous one's name ends takes that one's line).
+//! The queries' reference patterns are turned off (`drop_references` in `lib.rs`): they cannot
+//! shadow a definition. Doc captures do not matter (they are turned off too); the text
+//! predicates deciding a definition (`#eq?`, `#not-eq?`) are restated.
+//!
+//! The tags come in `tree_sitter_tags`' order, which hands a tag out once a later name has
+//! started: the walk replays its queue over the matches in the order the query finishes them,
+//! at the last node the pattern reaches (`const f: { m(): void } = () => {}` finishes `f` at
+//! its value, after `m`). Matches finishing on one node are taken in pattern order where
+//! tree-sitter takes the pattern starting higher first: the same but for two names finishing
+//! on one node, which none of these patterns do.
 //!
 //! Every language has rules here. `STAGES_WHOLE=1 examples/stages.rs DIR --compare` checks
-//! that a tree gives the same definitions both ways; no difference over Python 3.11's library
-//! (667 files), two OpenJDK 17 modules (1,801), Go 1.19's tree (9,067, its C included),
-//! googletest, nlohmann-json and fmt (448, C++), `/usr/include` read as C++ (7,520) and as C
-//! (renamed `.c`, with `/usr/share/doc`'s C examples: 7,494), tree-sitter's and ring's sources
-//! (295, C and Rust), Node's global modules (1,216, JavaScript), rxjs, zod and a TypeScript
-//! project (2,071), and those read as TSX (905). The tests do so over this workspace's Rust and Python files, and over sources
-//! exercising every rule.
-//!
-//! What `tree_sitter_tags` does that the walk does not: a tag it has already handed out is not
-//! replaced by a later match of the same name (matches come in the order they finish, tags
-//! out once a later name has started); no tree above shows a difference from it.
+//! that a tree gives the same definitions both ways, in the same order; no difference over
+//! Python 3.11's library (667 files), two OpenJDK 17 modules (1,801), Go 1.19's tree (9,067,
+//! its C included), googletest, nlohmann-json and fmt (448, C++), `/usr/include` read as C++
+//! (7,520) and as C (renamed `.c`, with `/usr/share/doc`'s C examples: 7,494), tree-sitter's
+//! and ring's sources (295, C and Rust), Node's global modules (1,216, JavaScript), rxjs, zod
+//! and a TypeScript project (2,071), and those read as TSX (905). The tests do so over this
+//! workspace's Rust and Python files, and over sources exercising every rule.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -658,10 +662,20 @@ pub(crate) struct RawTag {
 struct Found {
     name_range: Range<usize>,
     order: usize,
+    /// Where the query would finish the match: the last node its pattern reaches (the name,
+    /// or a child it must have after it, `value: (arrow_function)`).
+    finish: Preorder,
     /// The name's first and last rows.
     rows: (usize, usize),
     column: usize,
     tag: Tag,
+}
+
+/// A node's place in a walk of the tree (start, then the larger node, then the deeper).
+type Preorder = (usize, std::cmp::Reverse<usize>, usize);
+
+fn preorder(node: Node<'_>, depth: usize) -> Preorder {
+    (node.start_byte(), std::cmp::Reverse(node.end_byte()), depth)
 }
 
 /// The language's walker, built once per process; `None` if its rules name a kind or a field
@@ -764,8 +778,7 @@ impl Walker {
         })
     }
 
-    /// The definitions in `tree`, ordered as `tree_sitter_tags` orders its tags (by the end,
-    /// then the start, of the name).
+    /// The definitions in `tree`, in `tree_sitter_tags`' order (see [`kept`]).
     pub(crate) fn tags(&self, tree: &Tree, source: &[u8]) -> Vec<RawTag> {
         let mut found = Vec::new();
         let mut cursor = tree.walk();
@@ -840,12 +853,18 @@ impl Compiled {
             below = its_field;
         }
         scratch.reset(node);
+        let depth = ancestors.len();
+        // The children it must have, the last of them where the query's match would finish.
+        let mut finish = None;
         for step in &self.with {
-            let mut any = false;
-            each_along(scratch, std::slice::from_ref(step), &mut |_| any = true);
-            if !any {
+            let mut first = None;
+            each_along(scratch, std::slice::from_ref(step), &mut |child| {
+                first = first.or(Some(child));
+            });
+            let Some(child) = first else {
                 return;
-            }
+            };
+            finish = finish.max(Some(preorder(child, depth + 1)));
         }
         each_along(scratch, &self.name, &mut |name| {
             let name_range = name.byte_range();
@@ -861,9 +880,11 @@ impl Compiled {
                 return;
             }
             let start = name.start_position();
+            let at = preorder(name, depth + self.name.len());
             found.push(Found {
                 name_range,
                 order: self.order,
+                finish: finish.map_or(at, |f| f.max(at)),
                 rows: (start.row, name.end_position().row),
                 column: start.column,
                 tag: self.tag,
@@ -902,38 +923,54 @@ fn each_along<'t>(cursor: &mut TreeCursor<'t>, steps: &[DownId], f: &mut impl Fn
     cursor.goto_parent();
 }
 
-/// What `tree_sitter_tags` keeps of the names found: per name (its byte range), the match of
-/// the earliest rule, none if that one is an `@ignore`; ordered by the name's end, then start.
+/// What `tree_sitter_tags` keeps of the names found, in its order. It takes the matches in the
+/// order they finish, queues their tags by name (end, then start), one per name, from the
+/// earliest pattern (an `@ignore` hides the name), and hands out the first queued tag once a
+/// later name has started: so a match finishing after a later name (`const f: { m(): void } =
+/// () => {}`, finished at its value) comes out after that name's tag.
 fn kept(mut found: Vec<Found>, source: &[u8]) -> Vec<RawTag> {
-    found.sort_by_key(|f| (f.name_range.end, f.name_range.start, f.order));
+    found.sort_by_key(|f| (f.finish, f.order));
+    // Queued: each name's tag (`None`: ignored) and the pattern that made it.
+    let mut queue: Vec<(Range<usize>, Option<RawTag>, usize)> = Vec::new();
     let mut out: Vec<RawTag> = Vec::new();
-    let mut last: Option<Range<usize>> = None;
     // `tree_sitter_tags` gives a tag on the row where the previous tag's name ends that tag's
-    // line (a multi-line name's first line), every definition match counting.
+    // line (a multi-line name's first line).
     let mut previous: Option<(usize, Range<usize>)> = None;
     for f in found {
-        let taken = last.as_ref() == Some(&f.name_range);
-        let Tag::Definition(syntax) = f.tag else {
-            // The name is taken: no later rule tags it.
-            last = Some(f.name_range);
-            continue;
-        };
-        let line_range = match &previous {
-            Some((row, line)) if *row == f.rows.0 => line.clone(),
-            _ => line_range(source, f.name_range.start, f.column),
-        };
-        previous = Some((f.rows.1, line_range.clone()));
-        if taken {
-            continue;
+        while queue.len() > 1
+            && queue
+                .last()
+                .is_some_and(|last| queue[0].0.end < last.0.start)
+        {
+            out.extend(queue.remove(0).1);
         }
-        last = Some(f.name_range.clone());
-        out.push(RawTag {
-            name_range: f.name_range,
-            line_range,
-            row: f.rows.0,
-            syntax,
-        });
+        let tag = match f.tag {
+            Tag::Ignore => None,
+            Tag::Definition(syntax) => {
+                let line_range = match &previous {
+                    Some((row, line)) if *row == f.rows.0 => line.clone(),
+                    _ => line_range(source, f.name_range.start, f.column),
+                };
+                previous = Some((f.rows.1, line_range.clone()));
+                Some(RawTag {
+                    name_range: f.name_range.clone(),
+                    line_range,
+                    row: f.rows.0,
+                    syntax,
+                })
+            }
+        };
+        let key = (f.name_range.end, f.name_range.start);
+        match queue.binary_search_by_key(&key, |(range, _, _)| (range.end, range.start)) {
+            Ok(i) => {
+                if queue[i].2 > f.order {
+                    queue[i] = (f.name_range, tag, f.order);
+                }
+            }
+            Err(i) => queue.insert(i, (f.name_range, tag, f.order)),
+        }
     }
+    out.extend(queue.into_iter().filter_map(|(_, tag, _)| tag));
     out
 }
 
