@@ -39,6 +39,14 @@ fn every_query_compiles() {
     }
 }
 
+/// Every language has a walker: its rules name only kinds and fields its grammar has.
+#[test]
+fn every_walker_builds() {
+    for lang in ALL {
+        assert!(crate::walk::walker(lang).is_some(), "{}", lang.name());
+    }
+}
+
 #[test]
 fn rust() {
     let src = "pub struct Ast;\nenum E { A }\ntype T = u8;\ntrait Tr {}\nimpl Ast {\n    fn m(&self) {}\n}\npub fn parse(input: &str) -> Result<Ast> {\n    Ok(Ast)\n}\n";

@@ -111,6 +111,14 @@ const fn def(kind: &'static str, name: &'static [Down], syntax: &'static str) ->
     }
 }
 
+/// A rule starting at a `kind` node whose name, found along `name`, no later rule may tag.
+const fn ignore(kind: &'static str, name: &'static [Down]) -> Rule {
+    Rule {
+        tag: Tag::Ignore,
+        ..def(kind, name, "")
+    }
+}
+
 /// A child under `field`, of one of `kinds`.
 const fn field(field: &'static str, kinds: &'static [&'static str]) -> Down {
     Down {
@@ -278,14 +286,13 @@ const TEMPLATE_TYPE_NAME: &[Down] = &[field("name", &["template_type"]), field("
 /// `queries/cpp.scm`'s patterns (in place of tree-sitter-cpp's query); an alternation of
 /// paths is one rule per path.
 const CPP: &[Rule] = &[
-    // `T x(a);` in a function body builds a variable.
+    // `T x(a);` in a function body builds a variable (first: the function rules lose to it).
     Rule {
         up: &[
             up("declarator", "declaration"),
             parent("compound_statement"),
         ],
-        tag: Tag::Ignore,
-        ..def("function_declarator", &[field("declarator", IDENT)], "")
+        ..ignore("function_declarator", &[field("declarator", IDENT)])
     },
     Rule {
         with: &[any_in("body")],
