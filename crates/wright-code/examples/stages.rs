@@ -17,8 +17,8 @@
 //!
 //! Usage: `cargo run --release -p wright-code --example stages -- DIR [--compare]`;
 //! `--compare` checks that the index's (name, kind, line, signature) equal the query's over
-//! whole files and prints the first differences. `-- --skeleton=FILE` prints what a skeleton
-//! parse reads of one file.
+//! whole files, in the same order, and prints the first differences. `-- --skeleton=FILE`
+//! prints what a skeleton parse reads of one file.
 
 mod common;
 
@@ -186,7 +186,20 @@ fn main() {
             only_query += a.iter().filter(|d| !b.contains(d)).count();
             only_index += b.iter().filter(|d| !a.contains(d)).count();
             if a == b && q.partial == w.partial && q.truncated == w.truncated {
-                same += 1;
+                if q.definitions == w.definitions {
+                    same += 1;
+                    continue;
+                }
+                // The same definitions, in another order (within a line).
+                differ += 1;
+                if differ <= 5 {
+                    eprintln!(
+                        "DIFF ({}): order: query {:?}\n  index {:?}",
+                        lang.name(),
+                        q.definitions.iter().map(|d| &d.name).collect::<Vec<_>>(),
+                        w.definitions.iter().map(|d| &d.name).collect::<Vec<_>>()
+                    );
+                }
             } else {
                 differ += 1;
                 if differ <= 5 {

@@ -1,8 +1,8 @@
 //! Code intelligence for wright: the definitions in a source file, found by each grammar's
 //! tree-sitter tag query (`TAGS_QUERY`) through `tree_sitter_tags::TagsContext`, or by a tree
-//! walk doing the same (`walk.rs`, Rust and Go); files indexed in parallel, each parsed as its
-//! skeleton (`skeleton.rs`: bodies left out), and cached ([`index_files`]); definitions ranked
-//! by use ([`rank`]).
+//! walk doing the same (`walk.rs`, every language); files indexed in parallel, each parsed as
+//! its skeleton (`skeleton.rs`: bodies left out), and cached ([`index_files`]); definitions
+//! ranked by use ([`rank`]).
 //!
 //! Languages: Rust, Python, JavaScript, TypeScript, TSX, Go, C, C++ and Java, chosen by the file
 //! name's extension (a `.h` header is read as C++). Where a grammar's query misses definitions,
@@ -374,10 +374,11 @@ impl Extractor {
     }
 
     /// The definitions in `source` found by walking its syntax tree with a `TreeCursor` and
-    /// matching node kinds (`walk.rs`), in place of the tag query, for the languages that have
-    /// a walker (Rust, Go, Python, Java; `None` for the others). Parsing the whole file gives the same output
-    /// as [`Extractor::definitions`]; parsing its skeleton (`skeleton.rs`) gives the same but
-    /// for what is defined inside function bodies, and `partial` then speaks of the skeleton.
+    /// matching node kinds (`walk.rs`), in place of the tag query; every language has a walker
+    /// (`None`: its rules name a kind or field the grammar lacks, which the tests rule out).
+    /// Parsing the whole file gives the same output as [`Extractor::definitions`]; parsing its
+    /// skeleton (`skeleton.rs`) gives the same but for what is defined inside function bodies,
+    /// and `partial` then speaks of the skeleton.
     pub fn definitions_walked(
         &mut self,
         lang: Lang,

@@ -39,6 +39,14 @@ fn every_query_compiles() {
     }
 }
 
+/// Every language has a walker: its rules name only kinds and fields its grammar has.
+#[test]
+fn every_walker_builds() {
+    for lang in ALL {
+        assert!(crate::walk::walker(lang).is_some(), "{}", lang.name());
+    }
+}
+
 #[test]
 fn rust() {
     let src = "pub struct Ast;\nenum E { A }\ntype T = u8;\ntrait Tr {}\nimpl Ast {\n    fn m(&self) {}\n}\npub fn parse(input: &str) -> Result<Ast> {\n    Ok(Ast)\n}\n";
@@ -337,19 +345,81 @@ fn the_tree_walk_finds_what_the_query_finds() {
             "class Ok { void f() {} }\nclass Broken { void g( { }\n",
         ),
     ];
-    for (lang, src) in sources {
+    let more: &[(Lang, &str)] = &[
+        (Lang::C, C_RULES),
+        (
+            Lang::C,
+            "int ok(void);\nint broken( {\nstruct S { int a; };\ntypedef int T\n",
+        ),
+        (Lang::Cpp, CPP_RULES),
+        (
+            Lang::Cpp,
+            "class Ok { void f(); };\nvoid broken( {\nint g(int) { return h(1) }\nstruct S { void m() }\n",
+        ),
+        (Lang::JavaScript, JAVASCRIPT_RULES),
+        (
+            Lang::JavaScript,
+            "function ok() {}\nfunction broken( {\nclass A { m() {} n( }\nconst f = () => {};\n",
+        ),
+        (Lang::TypeScript, TYPESCRIPT_RULES),
+        (Lang::TypeScript, JAVASCRIPT_RULES),
+        (
+            Lang::TypeScript,
+            "interface I { m(): void; n( }\nclass A { private f = () => {}; g( }\ntype T = ;\n",
+        ),
+        // A match the query finishes after a later name (at the value): its tag comes after
+        // that name's, on the same line.
+        (
+            Lang::TypeScript,
+            "const f: { m(): void; n(): void } = () => {};\nclass A { private g: { m(): void } = () => {}; }\n",
+        ),
+        // A name over two lines: the next tag on its last line takes its first line.
+        (Lang::JavaScript, "class A {\n  [a\n  .b]() {} x() {}\n}\n"),
+        (Lang::Tsx, TYPESCRIPT_RULES),
+        (Lang::Tsx, TSX_RULES),
+        (
+            Lang::Tsx,
+            "function ok() {}\nconst App = () => <div>{x</div>;\nclass K { m() {} }\n",
+        ),
+    ];
+    for (lang, src) in sources.iter().chain(more) {
         let by_query = Extractor::new().definitions(*lang, src.as_bytes());
         let walked = Extractor::new()
             .definitions_walked(*lang, src.as_bytes(), Parse::Whole)
             .expect("a walker");
-        assert_eq!(walked, by_query, "{src}");
+        assert_eq!(walked, by_query, "{}: {src}", lang.name());
     }
-    assert!(
-        Extractor::new()
-            .definitions_walked(Lang::JavaScript, b"function f() {}\n", Parse::Skeleton)
-            .is_none()
-    );
+    // The new languages' sources, broken ones included, all define something.
+    for (lang, src) in more {
+        assert!(
+            !Extractor::new()
+                .definitions(*lang, src.as_bytes())
+                .definitions
+                .is_empty(),
+            "{src}"
+        );
+    }
 }
+
+/// C for `the_tree_walk_finds_what_the_query_finds`: every pattern of the C query and of
+/// `queries/c-extra.scm`, several declarators in one typedef, definitions in a body.
+const C_RULES: &str = "struct S { int a; };\nstruct Fwd;\nunion U { int a; } u;\nunion U2 x;\nint f(int a) { return a; }\nint proto(void), *proto2(int);\nstatic int (*fp)(int);\ntypedef int T, *PT, AT[4];\ntypedef int (*F)(int), (*G)(void);\ntypedef struct { int x; } A, *PA;\ntypedef struct Named { int y; } Named_t;\nenum E { X, Y };\nenum E2 e;\nvoid g(void) {\n  struct Local { int b; };\n  int h(int);\n  typedef int Inner;\n}\n";
+
+/// C++ for `the_tree_walk_finds_what_the_query_finds`: every pattern of `queries/cpp.scm`
+/// (the `@ignore` of `T x(a);` in a body against the function patterns), nested scopes.
+const CPP_RULES: &str = "namespace n {\nclass C : public B {\n public:\n  C();\n  ~C();\n  void m() const;\n  int operator()(int) const;\n  template <typename T> void t(T);\n  struct In { void f(); };\n};\ntemplate <typename T> struct S<T*> { };\ntemplate <> class K<int> { };\ntemplate <typename T> union UT<T, int> { T a; };\nunion U { int a; };\nenum class E { A, B };\nenum Fwd : int;\nstruct Decl;\ntypedef int T, *PT, AT[4];\ntypedef int (*F)(int);\ntypedef struct { int x; } A, *PA;\nusing Alias = int;\nC::C() {}\nC::~C() {}\nvoid C::m() const {\n  json j(x);\n  int local(int);\n  C c(1, 2), d(3);\n  if (x) { T y(z); }\n  struct Local { void lm() {} };\n}\nint C::operator()(int) const { return 0; }\ntemplate <> void f<int>(int) {}\ntemplate <> void C::t<int>(int) {}\nvoid a::b::c() {}\na::b::~b() {}\na::b::operator bool() {}\nbool operator==(const C&, const C&);\nint free_function(int x) { auto l = [](int y) { return y; }; return x; }\nint (*returns_fp(int))(int);\n}\n";
+
+/// JavaScript for `the_tree_walk_finds_what_the_query_finds` (TypeScript reads it too): every
+/// pattern of the JavaScript query, `queries/javascript-extra.scm` and
+/// `queries/javascript-fields.scm`, the constructor test, nested definitions.
+const JAVASCRIPT_RULES: &str = "class A extends B {\n  constructor() { super(); }\n  m() {}\n  #p() {}\n  [Symbol.iterator]() {}\n  'quoted'() {}\n  1() {}\n  static s() {}\n  handler = () => {};\n  #priv = function () {};\n  plain = 1;\n  'constructor'() {}\n}\nconst C = class Named {};\nvar D = class {};\nfunction f() {\n  function inner() {}\n  const local = () => {};\n}\nfunction* g() {}\nconst h = function* () {};\nconst gen = function* named() {};\nconst arrow = () => {}, other = function () {}, num = 1;\nlet fe = function named2() {};\nvar v = () => {};\nobj.prop = function () {};\nA.prototype.m2 = () => {};\nx = () => {};\nconst o = {\n  key: () => {},\n  'q': function () {},\n  m() {},\n  get g() { return 1; },\n  [c]: () => {},\n  constructor() {},\n};\nexport default y = 1;\nexport default w = new W();\nmodule.exports = function () {};\nfor (const z = () => {}; ; ) {}\n";
+
+/// TypeScript for `the_tree_walk_finds_what_the_query_finds` (TSX reads it too): every
+/// pattern of the TypeScript query and `queries/typescript-extra.scm`, with JavaScript's.
+const TYPESCRIPT_RULES: &str = "interface I {\n  m(): void;\n  p: string;\n  new (msg: string): Err;\n}\nabstract class AC {\n  abstract am(): void;\n  private onTick = () => {};\n  field = 1;\n  #h = function () {};\n  constructor() {}\n  m(): void {}\n}\ntype Id = string;\nenum Kind { A, B }\ndeclare function sig(x: number): void;\nfunction over(x: number): void;\nfunction over(x: any) {}\ndeclare module Mod {\n  export function inner(): void;\n}\nnamespace NS { export const f = () => {}; }\nmodule M2 { class Inside {} }\ndeclare module \"str\" {}\nclass G<T> implements I { m() {} }\nconst gen = <T,>(x: T) => x;\nexport default z = 1;\nlet v = class {};\ntype Ctor = { new (): X };\n";
+
+/// TSX for `the_tree_walk_finds_what_the_query_finds`: JSX around definitions.
+const TSX_RULES: &str = "const App = () => <div onClick={() => {}}>hi</div>;\nfunction Comp(props: P) {\n  const inner = () => <span />;\n  return <span>{inner()}</span>;\n}\nclass K extends React.Component<P> {\n  render() { return null; }\n  private click = () => {};\n}\ninterface P { x: number }\n";
 
 /// The tree walk against the tag query on real code: every Rust file of this workspace (some
 /// 600 files). A rule that drifts from `queries/rust.scm` fails here.

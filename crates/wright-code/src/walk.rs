@@ -1,136 +1,648 @@
 //! Definitions found by one `TreeCursor` walk over the syntax tree, matching node kinds, in
-//! place of running the tag query (issue 18: the query was a third of a cold index's CPU). The rules restate the
-//! query's definition patterns, in the query's order: a node that several patterns match is
-//! tagged by the first (as `tree_sitter_tags` keeps the tag of the lowest pattern per name),
-//! and each tag's line is computed as `tree_sitter_tags` does. Rust, Go, Python and Java have
-//! rules here; `STAGES_WHOLE=1 examples/stages.rs --compare` checks that a tree gives the
-//! same definitions both ways (Python 3.11's library, 667 files, and two OpenJDK 17 modules,
-//! 1,801 files: no difference), and tests do so over this workspace's Rust and Python files.
+//! place of running the tag query (issue 18: the query was a third of a cold index's CPU, and
+//! compiling C++'s or TypeScript's costs some 70 ms a process, more than `ctags -R` takes over
+//! a small tree). The rules restate the queries' definition patterns, one table per query
+//! file, in the query's order, and the walk keeps what `tree_sitter_tags` keeps: one tag per
+//! name (its byte range), from the earliest pattern tagging it; none for a name with an error
+//! in it, nor for one C++'s `@ignore` pattern takes; each tag's line as `tree_sitter_tags`
+//! computes it (a tag on the row where the previous one's name ends takes that one's line).
+//! The queries' reference patterns are turned off (`drop_references` in `lib.rs`): they cannot
+//! shadow a definition. Doc captures do not matter (they are turned off too); the text
+//! predicates deciding a definition (`#eq?`, `#not-eq?`) are restated.
+//!
+//! The tags come in `tree_sitter_tags`' order, which hands a tag out once a later name has
+//! started: the walk replays its queue over the matches in the order the query finishes them,
+//! at the last node the pattern reaches (`const f: { m(): void } = () => {}` finishes `f` at
+//! its value, after `m`). Matches finishing on one node are taken in pattern order where
+//! tree-sitter takes the pattern starting higher first: the same but for two names finishing
+//! on one node, which none of these patterns do.
+//!
+//! Every language has rules here. `STAGES_WHOLE=1 examples/stages.rs DIR --compare` checks
+//! that a tree gives the same definitions both ways, in the same order; no difference over
+//! Python 3.11's library (667 files), two OpenJDK 17 modules (1,801), Go 1.19's tree (9,067,
+//! its C included), googletest, nlohmann-json and fmt (448, C++), `/usr/include` read as C++
+//! (7,520) and as C (renamed `.c`, with `/usr/share/doc`'s C examples: 7,494), tree-sitter's
+//! and ring's sources (295, C and Rust), Node's global modules (1,216, JavaScript), rxjs, zod
+//! and a TypeScript project (2,071), and those read as TSX (905). The tests do so over this
+//! workspace's Rust and Python files, and over sources exercising every rule.
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Node, Tree};
+use tree_sitter::{Language, Node, Tree, TreeCursor};
 
 use crate::Lang;
 
 /// `tree_sitter_tags`' longest line (its `MAX_LINE_LEN`).
 const MAX_LINE_LEN: usize = 180;
 
-/// One definition pattern of a tag query.
+/// One definition pattern of a tag query, from the node it starts at (the walk looks rules up
+/// by that node's kind): the nodes above it, the path down to the name, other children it must
+/// have, a test of the name's text, and what it makes of the name.
 struct Rule {
-    /// The definition node's kind.
+    /// The kind of the node the rule starts at.
     kind: &'static str,
-    /// The kind its parent must have.
-    parent: Option<&'static str>,
-    /// The field under which the parent must sit in its own parent (`""`: any child), and
-    /// that one's kind.
-    grandparent: Option<(&'static str, &'static str)>,
-    /// The field naming the definition, and the kinds the name may have.
-    name: (&'static str, &'static [&'static str]),
-    /// The query's syntax type (`@definition.<syntax>`).
-    syntax: &'static str,
+    /// The nodes above it, nearest first: each one's kind, and the field under which the node
+    /// below it sits (the query's `(parent field: (node ...))`).
+    up: &'static [Up],
+    /// The steps from the node down to its name (each step may match several children, as the
+    /// query does: `typedef struct {..} A, *PA;` has two declarators).
+    name: &'static [Down],
+    /// Children the node must have besides (the query's `body: (_)`).
+    with: &'static [Down],
+    /// The query's `#eq?`/`#not-eq?` on the name.
+    text: Option<Text>,
+    /// What a match makes of the name.
+    tag: Tag,
 }
 
-const fn rule(
+/// A step from a node up to its parent.
+struct Up {
+    /// The field under which the node sits in the parent (`None`: any child).
+    field: Option<&'static str>,
+    /// The parent's kind.
     kind: &'static str,
-    name: (&'static str, &'static [&'static str]),
-    syntax: &'static str,
-) -> Rule {
+}
+
+/// A step from a node down to a child.
+#[derive(Clone, Copy)]
+struct Down {
+    /// The child's field (`None`: any child, with a field or not).
+    field: Option<&'static str>,
+    kinds: Kinds,
+}
+
+/// The kinds a child may have.
+#[derive(Clone, Copy)]
+enum Kinds {
+    /// A named node of one of these kinds.
+    Named(&'static [&'static str]),
+    /// Any named node (the query's `(_)`).
+    AnyNamed,
+    /// An anonymous node, a token (`"new"`).
+    Token(&'static str),
+}
+
+/// A test of a name's text.
+#[derive(Clone, Copy)]
+enum Text {
+    Is(&'static str),
+    IsNot(&'static str),
+}
+
+/// What a rule makes of the name it finds.
+#[derive(Clone, Copy)]
+enum Tag {
+    /// A definition of the query's syntax type (`@definition.<syntax>`).
+    Definition(&'static str),
+    /// No definition, whatever a later pattern says (the query's `@ignore`).
+    Ignore,
+}
+
+/// A rule starting at a `kind` node, whose name is found along `name`.
+const fn def(kind: &'static str, name: &'static [Down], syntax: &'static str) -> Rule {
     Rule {
         kind,
-        parent: None,
-        grandparent: None,
+        up: &[],
         name,
-        syntax,
+        with: &[],
+        text: None,
+        tag: Tag::Definition(syntax),
     }
 }
 
-const fn under(parent: &'static str, rule: Rule) -> Rule {
+/// A rule starting at a `kind` node whose name, found along `name`, no later rule may tag.
+const fn ignore(kind: &'static str, name: &'static [Down]) -> Rule {
     Rule {
-        parent: Some(parent),
-        ..rule
+        tag: Tag::Ignore,
+        ..def(kind, name, "")
     }
+}
+
+/// A child under `field`, of one of `kinds`.
+const fn field(field: &'static str, kinds: &'static [&'static str]) -> Down {
+    Down {
+        field: Some(field),
+        kinds: Kinds::Named(kinds),
+    }
+}
+
+/// Any named child under `field`.
+const fn any_in(field: &'static str) -> Down {
+    Down {
+        field: Some(field),
+        kinds: Kinds::AnyNamed,
+    }
+}
+
+/// A child, under a field or not, of one of `kinds`.
+const fn child(kinds: &'static [&'static str]) -> Down {
+    Down {
+        field: None,
+        kinds: Kinds::Named(kinds),
+    }
+}
+
+/// A token child, under a field or not.
+const fn token(text: &'static str) -> Down {
+    Down {
+        field: None,
+        kinds: Kinds::Token(text),
+    }
+}
+
+/// A parent of `kind`, holding the node under `field`.
+const fn up(field: &'static str, kind: &'static str) -> Up {
+    Up {
+        field: Some(field),
+        kind,
+    }
+}
+
+/// A parent of `kind`, holding the node under any field or none.
+const fn parent(kind: &'static str) -> Up {
+    Up { field: None, kind }
 }
 
 const IDENT: &[&str] = &["identifier"];
 const TYPE_IDENT: &[&str] = &["type_identifier"];
 const FIELD_IDENT: &[&str] = &["field_identifier"];
+/// The name steps of the many rules named by their `name` field.
+const NAME: &[Down] = &[field("name", IDENT)];
+const TYPE_NAME: &[Down] = &[field("name", TYPE_IDENT)];
 
-/// `tree_sitter_rust::TAGS_QUERY`'s definition patterns, then `RUST_SIGNATURES`'.
+/// `tree_sitter_rust::TAGS_QUERY`'s definition patterns, then `RUST_SIGNATURES`' (`lib.rs`).
 const RUST: &[Rule] = &[
-    rule("struct_item", ("name", TYPE_IDENT), "class"),
-    rule("enum_item", ("name", TYPE_IDENT), "class"),
-    rule("union_item", ("name", TYPE_IDENT), "class"),
-    rule("type_item", ("name", TYPE_IDENT), "class"),
-    under(
-        "declaration_list",
-        rule("function_item", ("name", IDENT), "method"),
-    ),
-    rule("function_item", ("name", IDENT), "function"),
-    rule("trait_item", ("name", TYPE_IDENT), "interface"),
-    rule("mod_item", ("name", IDENT), "module"),
-    rule("macro_definition", ("name", IDENT), "macro"),
+    def("struct_item", TYPE_NAME, "class"),
+    def("enum_item", TYPE_NAME, "class"),
+    def("union_item", TYPE_NAME, "class"),
+    def("type_item", TYPE_NAME, "class"),
     Rule {
-        grandparent: Some(("body", "foreign_mod_item")),
-        ..under(
-            "declaration_list",
-            rule("function_signature_item", ("name", IDENT), "function"),
-        )
+        up: &[parent("declaration_list")],
+        ..def("function_item", NAME, "method")
     },
-    under(
-        "declaration_list",
-        rule("function_signature_item", ("name", IDENT), "method"),
-    ),
+    def("function_item", NAME, "function"),
+    def("trait_item", TYPE_NAME, "interface"),
+    def("mod_item", NAME, "module"),
+    def("macro_definition", NAME, "macro"),
+    Rule {
+        up: &[parent("declaration_list"), up("body", "foreign_mod_item")],
+        ..def("function_signature_item", NAME, "function")
+    },
+    Rule {
+        up: &[parent("declaration_list")],
+        ..def("function_signature_item", NAME, "method")
+    },
 ];
 
-/// `tree_sitter_go::TAGS_QUERY`'s definition patterns, then `GO_EXTRA`'s.
+/// `tree_sitter_go::TAGS_QUERY`'s definition patterns, then `queries/go-extra.scm`'s.
 const GO: &[Rule] = &[
-    rule("function_declaration", ("name", IDENT), "function"),
-    rule("method_declaration", ("name", FIELD_IDENT), "method"),
-    rule("type_spec", ("name", TYPE_IDENT), "type"),
-    rule("type_alias", ("name", TYPE_IDENT), "type"),
-    rule("method_elem", ("name", FIELD_IDENT), "method"),
+    def("function_declaration", NAME, "function"),
+    def(
+        "method_declaration",
+        &[field("name", FIELD_IDENT)],
+        "method",
+    ),
+    def("type_spec", TYPE_NAME, "type"),
+    def("type_alias", TYPE_NAME, "type"),
+    def("method_elem", &[field("name", FIELD_IDENT)], "method"),
 ];
 
 /// `tree_sitter_python::TAGS_QUERY`'s definition patterns.
 const PYTHON: &[Rule] = &[
     Rule {
-        grandparent: Some(("", "module")),
-        ..under(
-            "expression_statement",
-            rule("assignment", ("left", IDENT), "constant"),
-        )
+        up: &[parent("expression_statement"), parent("module")],
+        ..def("assignment", &[field("left", IDENT)], "constant")
     },
-    rule("class_definition", ("name", IDENT), "class"),
-    rule("function_definition", ("name", IDENT), "function"),
+    def("class_definition", NAME, "class"),
+    def("function_definition", NAME, "function"),
 ];
 
-/// `tree_sitter_java::TAGS_QUERY`'s definition patterns, then `JAVA_EXTRA`'s.
+/// `tree_sitter_java::TAGS_QUERY`'s definition patterns, then `queries/java-extra.scm`'s.
 const JAVA: &[Rule] = &[
-    rule("class_declaration", ("name", IDENT), "class"),
-    rule("method_declaration", ("name", IDENT), "method"),
-    rule("interface_declaration", ("name", IDENT), "interface"),
-    rule("enum_declaration", ("name", IDENT), "enum"),
-    rule("record_declaration", ("name", IDENT), "class"),
-    rule("annotation_type_declaration", ("name", IDENT), "interface"),
-    rule(
-        "annotation_type_element_declaration",
-        ("name", IDENT),
+    def("class_declaration", NAME, "class"),
+    def("method_declaration", NAME, "method"),
+    def("interface_declaration", NAME, "interface"),
+    def("enum_declaration", NAME, "enum"),
+    def("record_declaration", NAME, "class"),
+    def("annotation_type_declaration", NAME, "interface"),
+    def("annotation_type_element_declaration", NAME, "method"),
+    def("constructor_declaration", NAME, "method"),
+    def("compact_constructor_declaration", NAME, "method"),
+];
+
+/// `typedef int (*F)(int);`: the name of a function pointer type (C and C++ alike).
+const FUNCTION_POINTER_TYPE: &[Down] = &[
+    field("declarator", &["function_declarator"]),
+    field("declarator", &["parenthesized_declarator"]),
+    child(&["pointer_declarator"]),
+    field("declarator", TYPE_IDENT),
+];
+
+/// `tree_sitter_c::TAGS_QUERY`'s patterns, then `queries/c-extra.scm`'s.
+const C: &[Rule] = &[
+    Rule {
+        with: &[any_in("body")],
+        ..def("struct_specifier", TYPE_NAME, "class")
+    },
+    Rule {
+        up: &[up("type", "declaration")],
+        ..def("union_specifier", TYPE_NAME, "class")
+    },
+    def(
+        "function_declarator",
+        &[field("declarator", IDENT)],
+        "function",
+    ),
+    def(
+        "type_definition",
+        &[field("declarator", TYPE_IDENT)],
+        "type",
+    ),
+    def("enum_specifier", TYPE_NAME, "type"),
+    // `c-extra.scm`'s one pattern, an alternation.
+    def(
+        "type_definition",
+        &[
+            field("declarator", &["pointer_declarator"]),
+            field("declarator", TYPE_IDENT),
+        ],
+        "type",
+    ),
+    def(
+        "type_definition",
+        &[
+            field("declarator", &["array_declarator"]),
+            field("declarator", TYPE_IDENT),
+        ],
+        "type",
+    ),
+    def("type_definition", FUNCTION_POINTER_TYPE, "type"),
+];
+
+/// `class_specifier name: [(type_identifier) (template_type name: (type_identifier))]`.
+const TEMPLATE_TYPE_NAME: &[Down] = &[field("name", &["template_type"]), field("name", TYPE_IDENT)];
+
+/// `queries/cpp.scm`'s patterns (in place of tree-sitter-cpp's query); an alternation of
+/// paths is one rule per path.
+const CPP: &[Rule] = &[
+    // `T x(a);` in a function body builds a variable (first: the function rules lose to it).
+    Rule {
+        up: &[
+            up("declarator", "declaration"),
+            parent("compound_statement"),
+        ],
+        ..ignore("function_declarator", &[field("declarator", IDENT)])
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("class_specifier", TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("class_specifier", TEMPLATE_TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("struct_specifier", TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("struct_specifier", TEMPLATE_TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("union_specifier", TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("union_specifier", TEMPLATE_TYPE_NAME, "class")
+    },
+    Rule {
+        with: &[any_in("body")],
+        ..def("enum_specifier", TYPE_NAME, "class")
+    },
+    def(
+        "type_definition",
+        &[field("declarator", TYPE_IDENT)],
+        "type",
+    ),
+    def(
+        "type_definition",
+        &[
+            field("declarator", &["pointer_declarator"]),
+            field("declarator", TYPE_IDENT),
+        ],
+        "type",
+    ),
+    def(
+        "type_definition",
+        &[
+            field("declarator", &["array_declarator"]),
+            field("declarator", TYPE_IDENT),
+        ],
+        "type",
+    ),
+    def("type_definition", FUNCTION_POINTER_TYPE, "type"),
+    def("alias_declaration", TYPE_NAME, "type"),
+    def(
+        "function_declarator",
+        &[field("declarator", &["identifier", "operator_name"])],
+        "function",
+    ),
+    def(
+        "function_declarator",
+        &[
+            field("declarator", &["template_function"]),
+            field("name", IDENT),
+        ],
+        "function",
+    ),
+    def(
+        "function_declarator",
+        &[field(
+            "declarator",
+            &["field_identifier", "destructor_name"],
+        )],
         "method",
     ),
-    rule("constructor_declaration", ("name", IDENT), "method"),
-    rule("compact_constructor_declaration", ("name", IDENT), "method"),
+    def(
+        "function_declarator",
+        &[
+            field("declarator", &["qualified_identifier"]),
+            field(
+                "name",
+                &[
+                    "identifier",
+                    "field_identifier",
+                    "destructor_name",
+                    "operator_name",
+                ],
+            ),
+        ],
+        "method",
+    ),
+    def(
+        "function_declarator",
+        &[
+            field("declarator", &["qualified_identifier"]),
+            field("name", &["template_function"]),
+            field("name", IDENT),
+        ],
+        "method",
+    ),
+    def(
+        "function_declarator",
+        &[
+            field("declarator", &["qualified_identifier"]),
+            field("name", &["qualified_identifier"]),
+            field("name", &["identifier", "destructor_name", "operator_name"]),
+        ],
+        "method",
+    ),
 ];
+
+/// A value that makes a binding a function: `[(arrow_function) (function_expression)]`.
+const FUNCTION_VALUE: &[Down] = &[field("value", &["arrow_function", "function_expression"])];
+
+/// `tree_sitter_javascript::TAGS_QUERY`'s definition patterns (TypeScript's and TSX's walkers
+/// start with them too).
+const JAVASCRIPT_TAGS: &[Rule] = &[
+    Rule {
+        text: Some(Text::IsNot("constructor")),
+        ..def(
+            "method_definition",
+            &[field("name", &["property_identifier"])],
+            "method",
+        )
+    },
+    def("class", &[any_in("name")], "class"),
+    def("class_declaration", &[any_in("name")], "class"),
+    def("function_expression", NAME, "function"),
+    def("function_declaration", NAME, "function"),
+    def("generator_function", NAME, "function"),
+    def("generator_function_declaration", NAME, "function"),
+    Rule {
+        up: &[parent("lexical_declaration")],
+        with: FUNCTION_VALUE,
+        ..def("variable_declarator", NAME, "function")
+    },
+    Rule {
+        up: &[parent("variable_declaration")],
+        with: FUNCTION_VALUE,
+        ..def("variable_declarator", NAME, "function")
+    },
+    Rule {
+        with: &[field("right", &["arrow_function", "function_expression"])],
+        ..def("assignment_expression", &[field("left", IDENT)], "function")
+    },
+    Rule {
+        with: &[field("right", &["arrow_function", "function_expression"])],
+        ..def(
+            "assignment_expression",
+            &[
+                field("left", &["member_expression"]),
+                field("property", &["property_identifier"]),
+            ],
+            "function",
+        )
+    },
+    Rule {
+        with: FUNCTION_VALUE,
+        ..def(
+            "pair",
+            &[field("key", &["property_identifier"])],
+            "function",
+        )
+    },
+    // `export default x = 1`.
+    Rule {
+        up: &[up("value", "export_statement")],
+        with: &[field(
+            "right",
+            &[
+                "number",
+                "string",
+                "identifier",
+                "undefined",
+                "null",
+                "new_expression",
+                "binary_expression",
+                "call_expression",
+            ],
+        )],
+        ..def("assignment_expression", &[field("left", IDENT)], "constant")
+    },
+];
+
+/// `queries/javascript-extra.scm`'s patterns (JavaScript, TypeScript and TSX).
+const JAVASCRIPT_EXTRA: &[Rule] = &[
+    Rule {
+        text: Some(Text::Is("constructor")),
+        ..def(
+            "method_definition",
+            &[field("name", &["property_identifier"])],
+            "method",
+        )
+    },
+    def(
+        "method_definition",
+        &[field(
+            "name",
+            &[
+                "private_property_identifier",
+                "computed_property_name",
+                "number",
+            ],
+        )],
+        "method",
+    ),
+    def(
+        "method_definition",
+        &[field("name", &["string"]), child(&["string_fragment"])],
+        "method",
+    ),
+    Rule {
+        with: FUNCTION_VALUE,
+        ..def(
+            "pair",
+            &[field("key", &["string"]), child(&["string_fragment"])],
+            "function",
+        )
+    },
+    Rule {
+        with: &[field("value", &["class"])],
+        ..def("variable_declarator", NAME, "class")
+    },
+];
+
+/// `queries/javascript-fields.scm`'s pattern (JavaScript only).
+const JAVASCRIPT_FIELDS: &[Rule] = &[Rule {
+    with: FUNCTION_VALUE,
+    ..def(
+        "field_definition",
+        &[field(
+            "property",
+            &["property_identifier", "private_property_identifier"],
+        )],
+        "method",
+    )
+}];
+
+/// `tree_sitter_typescript::TAGS_QUERY`'s definition patterns (TypeScript and TSX).
+const TYPESCRIPT_TAGS: &[Rule] = &[
+    def("function_signature", NAME, "function"),
+    def(
+        "method_signature",
+        &[field("name", &["property_identifier"])],
+        "method",
+    ),
+    def(
+        "abstract_method_signature",
+        &[field("name", &["property_identifier"])],
+        "method",
+    ),
+    def("abstract_class_declaration", TYPE_NAME, "class"),
+    def("module", NAME, "module"),
+    def("interface_declaration", TYPE_NAME, "interface"),
+];
+
+/// `queries/typescript-extra.scm`'s patterns (TypeScript and TSX).
+const TYPESCRIPT_EXTRA: &[Rule] = &[
+    def("type_alias_declaration", TYPE_NAME, "type"),
+    def("enum_declaration", NAME, "enum"),
+    def("construct_signature", &[token("new")], "method"),
+    Rule {
+        with: FUNCTION_VALUE,
+        ..def(
+            "public_field_definition",
+            &[field(
+                "name",
+                &["property_identifier", "private_property_identifier"],
+            )],
+            "method",
+        )
+    },
+];
+
+/// Each language's tables, in the order `Lang::grammar` (`lib.rs`) joins its queries.
+fn tables(lang: Lang) -> (Language, &'static [&'static [Rule]], &'static str) {
+    match lang {
+        Lang::Rust => (
+            tree_sitter_rust::LANGUAGE.into(),
+            &[RUST],
+            tree_sitter_rust::NODE_TYPES,
+        ),
+        Lang::Go => (
+            tree_sitter_go::LANGUAGE.into(),
+            &[GO],
+            tree_sitter_go::NODE_TYPES,
+        ),
+        Lang::Python => (
+            tree_sitter_python::LANGUAGE.into(),
+            &[PYTHON],
+            tree_sitter_python::NODE_TYPES,
+        ),
+        Lang::Java => (
+            tree_sitter_java::LANGUAGE.into(),
+            &[JAVA],
+            tree_sitter_java::NODE_TYPES,
+        ),
+        Lang::C => (
+            tree_sitter_c::LANGUAGE.into(),
+            &[C],
+            tree_sitter_c::NODE_TYPES,
+        ),
+        Lang::Cpp => (
+            tree_sitter_cpp::LANGUAGE.into(),
+            &[CPP],
+            tree_sitter_cpp::NODE_TYPES,
+        ),
+        Lang::JavaScript => (
+            tree_sitter_javascript::LANGUAGE.into(),
+            &[JAVASCRIPT_TAGS, JAVASCRIPT_EXTRA, JAVASCRIPT_FIELDS],
+            tree_sitter_javascript::NODE_TYPES,
+        ),
+        Lang::TypeScript => (
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            &[
+                JAVASCRIPT_TAGS,
+                TYPESCRIPT_TAGS,
+                JAVASCRIPT_EXTRA,
+                TYPESCRIPT_EXTRA,
+            ],
+            tree_sitter_typescript::TYPESCRIPT_NODE_TYPES,
+        ),
+        Lang::Tsx => (
+            tree_sitter_typescript::LANGUAGE_TSX.into(),
+            &[
+                JAVASCRIPT_TAGS,
+                TYPESCRIPT_TAGS,
+                JAVASCRIPT_EXTRA,
+                TYPESCRIPT_EXTRA,
+            ],
+            tree_sitter_typescript::TSX_NODE_TYPES,
+        ),
+    }
+}
+
+/// A [`Down`] with its field's id (0: any child).
+#[derive(Clone, Copy)]
+struct DownId {
+    field: u16,
+    kinds: Kinds,
+}
 
 /// A rule with its field ids resolved.
 struct Compiled {
-    parent: Option<&'static str>,
-    /// The field (0: any child) and kind of the grandparent.
-    grandparent: Option<(u16, &'static str)>,
-    name_field: u16,
-    name_kinds: &'static [&'static str],
-    syntax: &'static str,
+    /// Its place in the language's tables: the query's pattern order (a lower one wins).
+    order: usize,
+    /// [`Rule::up`], as (field id or 0, kind).
+    up: Vec<(u16, &'static str)>,
+    name: Vec<DownId>,
+    with: Vec<DownId>,
+    text: Option<Text>,
+    tag: Tag,
 }
 
 /// A language's rules, by node kind id.
@@ -140,6 +652,9 @@ pub(crate) struct Walker {
     /// By kind id: whether a node of the kind may hold a definition below it, by the
     /// grammar's `node-types.json` (a node whose subtree has an error is entered anyway).
     descend: Vec<bool>,
+    /// By kind id: whether a rule asks under which field a node of the kind sits (looking the
+    /// field up for every node was some 10 % of the walk over Node's modules).
+    needs_field: Vec<bool>,
 }
 
 /// A definition the walk found.
@@ -150,64 +665,74 @@ pub(crate) struct RawTag {
     pub(crate) syntax: &'static str,
 }
 
-/// The language's walker, built once per process; `None` for a language without rules (or
-/// whose rules name a field its grammar lacks).
+/// A name a rule matched, before the earliest rule per name is kept.
+struct Found {
+    name_range: Range<usize>,
+    order: usize,
+    /// Where the query would finish the match: the last node its pattern reaches (the name,
+    /// or a child it must have after it, `value: (arrow_function)`).
+    finish: Preorder,
+    /// The name's first and last rows.
+    rows: (usize, usize),
+    column: usize,
+    tag: Tag,
+}
+
+/// A node's place in a walk of the tree (start, then the larger node, then the deeper).
+type Preorder = (usize, std::cmp::Reverse<usize>, usize);
+
+fn preorder(node: Node<'_>, depth: usize) -> Preorder {
+    (node.start_byte(), std::cmp::Reverse(node.end_byte()), depth)
+}
+
+/// The language's walker, built once per process; `None` if its rules name a kind or a field
+/// its grammar lacks (which the tests rule out).
 pub(crate) fn walker(lang: Lang) -> Option<&'static Walker> {
-    static WALKERS: [OnceLock<Option<Walker>>; 4] = [const { OnceLock::new() }; 4];
-    let (slot, build): (usize, fn() -> Option<Walker>) = match lang {
-        Lang::Rust => (0, || {
-            Walker::new(
-                tree_sitter_rust::LANGUAGE.into(),
-                RUST,
-                tree_sitter_rust::NODE_TYPES,
-            )
-        }),
-        Lang::Go => (1, || {
-            Walker::new(
-                tree_sitter_go::LANGUAGE.into(),
-                GO,
-                tree_sitter_go::NODE_TYPES,
-            )
-        }),
-        Lang::Python => (2, || {
-            Walker::new(
-                tree_sitter_python::LANGUAGE.into(),
-                PYTHON,
-                tree_sitter_python::NODE_TYPES,
-            )
-        }),
-        Lang::Java => (3, || {
-            Walker::new(
-                tree_sitter_java::LANGUAGE.into(),
-                JAVA,
-                tree_sitter_java::NODE_TYPES,
-            )
-        }),
-        _ => return None,
-    };
-    WALKERS[slot].get_or_init(build).as_ref()
+    static WALKERS: [OnceLock<Option<Walker>>; 9] = [const { OnceLock::new() }; 9];
+    WALKERS
+        .get(lang.index())?
+        .get_or_init(|| {
+            let (language, tables, node_types) = tables(lang);
+            Walker::new(language, tables, node_types)
+        })
+        .as_ref()
 }
 
 impl Walker {
-    fn new(language: Language, rules: &'static [Rule], node_types: &str) -> Option<Self> {
+    fn new(language: Language, tables: &[&'static [Rule]], node_types: &str) -> Option<Self> {
         let count = language.node_kind_count();
         let mut by_kind: Vec<Vec<Compiled>> = (0..count).map(|_| Vec::new()).collect();
-        for rule in rules {
-            let compiled = || -> Option<Compiled> {
-                Some(Compiled {
-                    parent: rule.parent,
-                    grandparent: match rule.grandparent {
-                        Some(("", kind)) => Some((0, kind)),
-                        Some((field, kind)) => {
-                            Some((language.field_id_for_name(field)?.get(), kind))
-                        }
-                        None => None,
-                    },
-                    name_field: language.field_id_for_name(rule.name.0)?.get(),
-                    name_kinds: rule.name.1,
-                    syntax: rule.syntax,
+        let field_id = |field: Option<&str>| -> Option<u16> {
+            match field {
+                None => Some(0),
+                Some(name) => Some(language.field_id_for_name(name)?.get()),
+            }
+        };
+        let known = |kind: &str| language.id_for_node_kind(kind, true) != 0;
+        let down = |steps: &[Down]| -> Option<Vec<DownId>> {
+            steps
+                .iter()
+                .map(|step| {
+                    let ok = match step.kinds {
+                        Kinds::Named(kinds) => kinds.iter().all(|k| known(k)),
+                        Kinds::AnyNamed => true,
+                        Kinds::Token(text) => language.id_for_node_kind(text, false) != 0,
+                    };
+                    ok.then_some(DownId {
+                        field: field_id(step.field)?,
+                        kinds: step.kinds,
+                    })
                 })
-            };
+                .collect()
+        };
+        let rules = tables.iter().flat_map(|t| t.iter());
+        for (order, rule) in rules.clone().enumerate() {
+            let up = rule
+                .up
+                .iter()
+                .map(|u| Some((field_id(u.field)?, known(u.kind).then_some(u.kind)?)))
+                .collect::<Option<Vec<_>>>()?;
+            let (name, with) = (down(rule.name)?, down(rule.with)?);
             // Every id a kind has (a grammar may give one name several symbols, aliases).
             let mut found = false;
             for (id, of_kind) in by_kind.iter_mut().enumerate() {
@@ -215,7 +740,14 @@ impl Walker {
                 if language.node_kind_is_named(id16)
                     && language.node_kind_for_id(id16) == Some(rule.kind)
                 {
-                    of_kind.push(compiled()?);
+                    of_kind.push(Compiled {
+                        order,
+                        up: up.clone(),
+                        name: name.clone(),
+                        with: with.clone(),
+                        text: rule.text,
+                        tag: rule.tag,
+                    });
                     found = true;
                 }
             }
@@ -223,28 +755,60 @@ impl Walker {
                 return None;
             }
         }
-        let descend = descend(&language, rules, node_types);
+        // The kinds whose field a rule asks: the starting node's if the first step up names a
+        // field, an ancestor's if the step above it does.
+        let mut fielded: Vec<&str> = Vec::new();
+        for rule in rules.clone() {
+            let below = std::iter::once(rule.kind).chain(rule.up.iter().map(|u| u.kind));
+            for (kind, step) in below.zip(rule.up) {
+                if step.field.is_some() {
+                    fielded.push(kind);
+                }
+            }
+        }
+        let needs_field = (0..count)
+            .map(|id| {
+                u16::try_from(id).is_ok_and(|id| {
+                    language.node_kind_is_named(id)
+                        && language
+                            .node_kind_for_id(id)
+                            .is_some_and(|kind| fielded.contains(&kind))
+                })
+            })
+            .collect();
+        let descend = descend(&language, rules.map(|r| r.kind), node_types);
         Some(Self {
             language,
             by_kind,
             descend,
+            needs_field,
         })
     }
 
-    /// The definitions in `tree`, ordered as `tree_sitter_tags` orders its tags (by the end,
-    /// then the start, of the name).
+    /// The definitions in `tree`, in `tree_sitter_tags`' order (see [`kept`]).
     pub(crate) fn tags(&self, tree: &Tree, source: &[u8]) -> Vec<RawTag> {
-        let mut out = Vec::new();
+        let mut found = Vec::new();
         let mut cursor = tree.walk();
-        // The nodes above the cursor.
-        let mut ancestors: Vec<Node<'_>> = Vec::new();
+        // For the rules' steps down, not to disturb the walk.
+        let mut scratch = tree.walk();
+        // The nodes above the cursor, each with the field under which it sits in its parent.
+        let mut ancestors: Vec<(Node<'_>, u16)> = Vec::new();
         loop {
             let node = cursor.node();
-            if let Some(rules) = self.by_kind.get(usize::from(node.kind_id()))
-                && !rules.is_empty()
-                && let Some(tag) = Self::matched(rules, node, &ancestors, source)
+            // The field under which the node sits, where a rule asks (else 0, none).
+            let field = if self
+                .needs_field
+                .get(usize::from(node.kind_id()))
+                .is_some_and(|n| *n)
             {
-                out.push(tag);
+                cursor.field_id().map_or(0, |f| f.get())
+            } else {
+                0
+            };
+            if let Some(rules) = self.by_kind.get(usize::from(node.kind_id())) {
+                for rule in rules {
+                    rule.find(node, field, &ancestors, &mut scratch, source, &mut found);
+                }
             }
             let enter = self
                 .descend
@@ -252,7 +816,7 @@ impl Walker {
                 .is_none_or(|d| *d)
                 || node.has_error();
             if enter && cursor.goto_first_child() {
-                ancestors.push(node);
+                ancestors.push((node, field));
                 continue;
             }
             loop {
@@ -260,65 +824,171 @@ impl Walker {
                     break;
                 }
                 if !cursor.goto_parent() {
-                    out.sort_by_key(|t| (t.name_range.end, t.name_range.start));
-                    return out;
+                    return kept(found, source);
                 }
                 ancestors.pop();
             }
         }
     }
+}
 
-    /// The tag of the first rule matching `node`, if any.
-    fn matched(
-        rules: &[Compiled],
-        node: Node<'_>,
-        ancestors: &[Node<'_>],
+impl Compiled {
+    /// Adds to `found` the names this rule finds from `node`, which sits under `field` (0:
+    /// none) in the last of `ancestors`.
+    fn find<'t>(
+        &self,
+        node: Node<'t>,
+        field: u16,
+        ancestors: &[(Node<'t>, u16)],
+        scratch: &mut TreeCursor<'t>,
         source: &[u8],
-    ) -> Option<RawTag> {
-        let parent = ancestors.last();
-        for rule in rules {
-            if let Some(kind) = rule.parent
-                && parent.is_none_or(|p| p.kind() != kind)
-            {
-                continue;
-            }
-            if let Some((field, kind)) = rule.grandparent {
-                // The parent must be the grandparent's child under `field`.
-                let grandparent = ancestors.len().checked_sub(2).map(|i| ancestors[i]);
-                if grandparent.is_none_or(|g| {
-                    g.kind() != kind || field != 0 && g.child_by_field_id(field) != parent.copied()
-                }) {
-                    continue;
-                }
-            }
-            let Some(name) = node.child_by_field_id(rule.name_field) else {
-                continue;
+        found: &mut Vec<Found>,
+    ) {
+        // Up: each ancestor's kind, and the field under which the node below sits in it.
+        let mut below = field;
+        let mut above = ancestors.iter().rev();
+        for &(want_field, kind) in &self.up {
+            let Some(&(ancestor, its_field)) = above.next() else {
+                return;
             };
-            if !rule.name_kinds.contains(&name.kind()) {
-                continue;
+            if want_field != 0 && want_field != below
+                || !ancestor.is_named()
+                || ancestor.kind() != kind
+            {
+                return;
             }
-            // As `tree_sitter_tags`: a name with an error in it is no tag (and no other
-            // pattern's either, the name being the same).
-            if name.has_error() {
-                return None;
-            }
-            let name_range = name.byte_range();
-            let start = name.start_position();
-            return Some(RawTag {
-                line_range: line_range(source, name_range.start, start.column),
-                name_range,
-                row: start.row,
-                syntax: rule.syntax,
-            });
+            below = its_field;
         }
-        None
+        scratch.reset(node);
+        let depth = ancestors.len();
+        // The children it must have, the last of them where the query's match would finish.
+        let mut finish = None;
+        for step in &self.with {
+            let mut first = None;
+            each_along(scratch, std::slice::from_ref(step), &mut |child| {
+                first = first.or(Some(child));
+            });
+            let Some(child) = first else {
+                return;
+            };
+            finish = finish.max(Some(preorder(child, depth + 1)));
+        }
+        each_along(scratch, &self.name, &mut |name| {
+            let name_range = name.byte_range();
+            let text = source.get(name_range.clone()).unwrap_or_default();
+            match self.text {
+                Some(Text::Is(want)) if text != want.as_bytes() => return,
+                Some(Text::IsNot(not)) if text == not.as_bytes() => return,
+                _ => {}
+            }
+            // As `tree_sitter_tags`: a name with an error in it is no tag (an ignored one
+            // still hides the name).
+            if matches!(self.tag, Tag::Definition(_)) && name.has_error() {
+                return;
+            }
+            let start = name.start_position();
+            let at = preorder(name, depth + self.name.len());
+            found.push(Found {
+                name_range,
+                order: self.order,
+                finish: finish.map_or(at, |f| f.max(at)),
+                rows: (start.row, name.end_position().row),
+                column: start.column,
+                tag: self.tag,
+            });
+        });
     }
 }
 
-/// By kind id: whether a node of the kind may hold one of the rules' kinds below it, from the
+/// Calls `f` with each node reached from the cursor's node along `steps`, each step to every
+/// child that matches it (as the query tries them all: `typedef struct {..} A, *PA;`); leaves
+/// the cursor where it was.
+fn each_along<'t>(cursor: &mut TreeCursor<'t>, steps: &[DownId], f: &mut impl FnMut(Node<'t>)) {
+    let Some((step, rest)) = steps.split_first() else {
+        f(cursor.node());
+        return;
+    };
+    if !cursor.goto_first_child() {
+        return;
+    }
+    loop {
+        let child = cursor.node();
+        let field_ok =
+            step.field == 0 || cursor.field_id().is_some_and(|id| id.get() == step.field);
+        let kind_ok = match step.kinds {
+            Kinds::Named(kinds) => child.is_named() && kinds.contains(&child.kind()),
+            Kinds::AnyNamed => child.is_named(),
+            Kinds::Token(text) => !child.is_named() && child.kind() == text,
+        };
+        if field_ok && kind_ok {
+            each_along(cursor, rest, f);
+        }
+        if !cursor.goto_next_sibling() {
+            break;
+        }
+    }
+    cursor.goto_parent();
+}
+
+/// What `tree_sitter_tags` keeps of the names found, in its order. It takes the matches in the
+/// order they finish, queues their tags by name (end, then start), one per name, from the
+/// earliest pattern (an `@ignore` hides the name), and hands out the first queued tag once a
+/// later name has started: so a match finishing after a later name (`const f: { m(): void } =
+/// () => {}`, finished at its value) comes out after that name's tag.
+fn kept(mut found: Vec<Found>, source: &[u8]) -> Vec<RawTag> {
+    found.sort_by_key(|f| (f.finish, f.order));
+    // Queued: each name's tag (`None`: ignored) and the pattern that made it.
+    let mut queue: Vec<(Range<usize>, Option<RawTag>, usize)> = Vec::new();
+    let mut out: Vec<RawTag> = Vec::new();
+    // `tree_sitter_tags` gives a tag on the row where the previous tag's name ends that tag's
+    // line (a multi-line name's first line).
+    let mut previous: Option<(usize, Range<usize>)> = None;
+    for f in found {
+        while queue.len() > 1
+            && queue
+                .last()
+                .is_some_and(|last| queue[0].0.end < last.0.start)
+        {
+            out.extend(queue.remove(0).1);
+        }
+        let tag = match f.tag {
+            Tag::Ignore => None,
+            Tag::Definition(syntax) => {
+                let line_range = match &previous {
+                    Some((row, line)) if *row == f.rows.0 => line.clone(),
+                    _ => line_range(source, f.name_range.start, f.column),
+                };
+                previous = Some((f.rows.1, line_range.clone()));
+                Some(RawTag {
+                    name_range: f.name_range.clone(),
+                    line_range,
+                    row: f.rows.0,
+                    syntax,
+                })
+            }
+        };
+        let key = (f.name_range.end, f.name_range.start);
+        match queue.binary_search_by_key(&key, |(range, _, _)| (range.end, range.start)) {
+            Ok(i) => {
+                if queue[i].2 > f.order {
+                    queue[i] = (f.name_range, tag, f.order);
+                }
+            }
+            Err(i) => queue.insert(i, (f.name_range, tag, f.order)),
+        }
+    }
+    out.extend(queue.into_iter().filter_map(|(_, tag, _)| tag));
+    out
+}
+
+/// By kind id: whether a node of the kind may hold one of `kinds` (those rules start at) below it, from the
 /// grammar's node types (the kinds of each kind's children and fields, supertypes expanded,
 /// to a fixed point). Kinds the node types do not describe (`ERROR`) are entered.
-fn descend(language: &Language, rules: &[Rule], node_types: &str) -> Vec<bool> {
+fn descend<'a>(
+    language: &Language,
+    kinds: impl Iterator<Item = &'a str>,
+    node_types: &str,
+) -> Vec<bool> {
     use std::collections::{HashMap, HashSet};
     let count = language.node_kind_count();
     let Ok(serde_json::Value::Array(types)) = serde_json::from_str(node_types) else {
@@ -354,7 +1024,7 @@ fn descend(language: &Language, rules: &[Rule], node_types: &str) -> Vec<bool> {
         }
     }
     // Kinds that are, or may hold, a definition.
-    let mut holds: HashSet<String> = rules.iter().map(|r| r.kind.to_owned()).collect();
+    let mut holds: HashSet<String> = kinds.map(str::to_owned).collect();
     loop {
         let before = holds.len();
         for (kind, kids) in &children {
