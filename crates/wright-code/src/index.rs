@@ -367,9 +367,9 @@ fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path, need: Need) ->
         Ok(source) => source,
         Err(skipped) => return skipped,
     };
-    // The languages with a tree walker take it in place of the tag query (the same
-    // definitions, see `walk.rs`), over the file's skeleton (all but what is defined inside
-    // function bodies, see `skeleton.rs`).
+    // A tree walk in place of the tag query (the same definitions, see `walk.rs`; every
+    // language has one, the query stays for a walker that would not build), over the file's
+    // skeleton (see `skeleton.rs` for what it leaves out, per language).
     let found = extractor
         .definitions_walked(lang, &source, crate::Parse::Skeleton)
         .unwrap_or_else(|| extractor.definitions_parsed(lang, &source, crate::Parse::Skeleton));

@@ -7,13 +7,18 @@
 //!
 //! A body is the `{…}` that follows a function's signature at a level that is not itself in a
 //! body: after `fn name` in Rust, after `func` in Go, after a signature's `)` in C, C++ and
-//! Java (see `CLike`); Python's are its indented blocks (`skeleton/python.rs`). Parameters,
-//! constants' values, fields, item-level macro inputs, `use`s, attributes and comments go too.
-//! An item first in a body's statements (a local `struct`, `impl`, class) is read, and the
-//! body left out around it; what is nested deeper is not seen (see the completeness figures
-//! in `bench/definitions.sh`). When the brackets do not balance (a lexer out of step with the
-//! file, braces that balance only across preprocessor branches), there is no skeleton and the
-//! whole file is parsed.
+//! Java (see `CLike`). Parameters, constants' values, fields, item-level macro inputs, `use`s,
+//! attributes and comments go too; in C and C++ also what tree-sitter would take for broken
+//! code and recover from at length (macro calls that make a statement, `GTEST_API_`-like
+//! words, files of array elements) and what defines nothing (variables, `using` declarations,
+//! base classes, preprocessor lines but conditionals); in Java statements without brackets
+//! (imports, fields). An item first in a body's statements (a local `struct`, `impl`, class)
+//! is read, and the body left out around it; what is nested deeper is not seen (see the
+//! completeness figures in `bench/definitions.sh`). Python's skeleton works by logical lines
+//! (`skeleton/python.rs`), JavaScript's and TypeScript's by blocks that may define something
+//! at any depth (`skeleton/js.rs`). When the brackets do not balance (a lexer out of step
+//! with the file, braces that balance only across preprocessor branches), there is no
+//! skeleton and the whole file is parsed.
 
 use tree_sitter::{Point, Range};
 
