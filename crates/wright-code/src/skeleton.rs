@@ -72,7 +72,18 @@ fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut gaps = match lang {
         Lang::Python => python::gaps(source)?,
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::gaps(source)?,
-        _ => gaps(&Syntax::of(lang)?, source)?,
+        _ => {
+            let syntax = Syntax::of(lang)?;
+            match gaps(&syntax, source, false) {
+                Some(gaps) => gaps,
+                // Braces that balance only across `#if`/`#else` (`#if X int f() { #else int
+                // g() { #endif`): the first branches alone, as ctags reads them.
+                None if syntax.c_like.is_some_and(|c| c.preprocessor) => {
+                    gaps(&syntax, source, true)?
+                }
+                None => return None,
+            }
+        }
     };
     if gaps.len() > MAX_GAPS {
         // Only the largest gaps are left out: tree-sitter looks for the range it is in from
@@ -263,7 +274,9 @@ enum Want {
 /// What of `source` the parser need not read, in order: the insides of function bodies, of
 /// constants' values and of item-level macro calls, and the comments outside them; `None` when
 /// the brackets do not balance.
-fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
+/// With `first_branch` (C, C++), only the first branch of each preprocessor conditional is
+/// read: the others and the conditionals' lines are left out.
+fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize, usize)>> {
     let rust = syntax.lang == Lang::Rust;
     // A body's own statements are read for items defined there (not Go's: ctags lists none).
     let items_in_bodies = syntax.lang != Lang::Go;
@@ -335,14 +348,14 @@ fn gaps(syntax: &Syntax, source: &[u8]) -> Option<Vec<(usize, usize)>> {
         if b == b'#' && syntax.c_like.is_some_and(|c| c.preprocessor) && first_on_line(source, i) {
             // A preprocessor line (`#define OPEN {`) holds no bracket of the code's. The
             // parser need not read it but for the conditionals, whose branches it keeps apart.
-            let end = preprocessor_line_end(source, i);
-            if skip.is_none()
-                && !next_word(source, i + 1).starts_with(b"if")
-                && !matches!(
-                    next_word(source, i + 1),
-                    b"else" | b"elif" | b"endif" | b"elifdef" | b"elifndef"
-                )
-            {
+            let directive = next_word(source, i + 1);
+            let mut end = preprocessor_line_end(source, i);
+            let other_branch = matches!(directive, b"else" | b"elif" | b"elifdef" | b"elifndef");
+            if first_branch && other_branch {
+                end = endif_line_end(source, end);
+            }
+            let conditional = directive.starts_with(b"if") || other_branch || directive == b"endif";
+            if skip.is_none() && (!conditional || first_branch) {
                 leave_out(i, end);
             }
             i = end;
@@ -1033,6 +1046,32 @@ fn preprocessor_line_end(source: &[u8], from: usize) -> usize {
     }
 }
 
+/// The end of the `#endif` line that closes the conditional whose branch goes on from `from`
+/// (nested conditionals skipped), or the file's end.
+fn endif_line_end(source: &[u8], from: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = from;
+    while i < source.len() {
+        let start = i + source[i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+            .count();
+        if source.get(start) != Some(&b'#') {
+            i = memchr_from(source, start, b'\n') + 1;
+            continue;
+        }
+        let end = preprocessor_line_end(source, start);
+        match next_word(source, start + 1) {
+            b"endif" if depth == 0 => return end,
+            b"endif" => depth -= 1,
+            word if word.starts_with(b"if") => depth += 1,
+            _ => {}
+        }
+        i = end + 1;
+    }
+    source.len()
+}
+
 /// Whether the `"` at `quote` opens a C++ raw string (`R"(…)"`, `u8R"x(…)x"`).
 fn cpp_raw_prefix(source: &[u8], quote: usize) -> bool {
     quote > 0 && source[quote - 1] == b'R' && {
@@ -1714,6 +1753,16 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
         }
     }
 
+    /// Braces that balance only across the preprocessor's branches: the first branches are
+    /// read, as ctags reads them, and the others left out with the conditionals' lines.
+    #[test]
+    fn c_braces_that_balance_across_branches_are_read_in_the_first_branches() {
+        let src = "#if GMOCK_RENAME_MAIN\nint gmock_main(int argc, char** argv) {\n#elif OTHER\nint other_main(int argc) {\n#else\nint main(int argc, char** argv) {\n#  if NESTED\n#  endif\n#endif  // GMOCK_RENAME_MAIN\n  testing::InitGoogleMock(&argc, argv);\n  return RUN_ALL_TESTS();\n}\nint after(void) { return 1 + 2 + 3 + 4 + 5; }\n";
+        let got = kept(Lang::Cpp, src);
+        holds(&got, &["int gmock_main() {}", "int after() {}"]);
+        lacks(&got, &["#", "other_main", "int main", "InitGoogleMock"]);
+    }
+
     #[test]
     fn unbalanced_or_unreadable_brackets_give_no_skeleton() {
         for (lang, src) in [
@@ -1728,10 +1777,10 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
                 Lang::Python,
                 "def f(x):\n    y = 1\n    return \"\"\"never closed\n",
             ),
-            // Braces that balance only across the preprocessor's branches.
+            // Even in the first branches alone.
             (
                 Lang::C,
-                "#ifdef A\nint f(int a) {\n#else\nint f(void) {\n#endif\n    return 0;\n}\n",
+                "#ifdef A\nint f(int a) {\n#else\nint f(void) {}\n#endif\n    return 0;\n",
             ),
         ] {
             assert_eq!(included_ranges(lang, src.as_bytes()), None, "{src}");
