@@ -266,9 +266,10 @@ enum Want {
     Use(usize),
     /// An attribute, `#[…]` or `#![…]`, from this offset to its `]`.
     Attribute(usize),
-    /// A C or C++ macro's call that starts a statement, from this offset (`GTEST_API_`'s
-    /// `TEST_F(A, B)`, `MOCK_METHOD(…);`, `GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251)`).
-    CMacro(usize),
+    /// A C or C++ macro's call, from this offset: one that starts a statement (`TEST_F(A,
+    /// B)`, `MOCK_METHOD(…);`, `GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251)`), or one after a
+    /// signature (`void f() GTEST_LOCK_EXCLUDED_(mu) {`, `true`).
+    CMacro(usize, bool),
 }
 
 /// What of `source` the parser need not read, in order: the insides of function bodies, of
@@ -287,9 +288,25 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     // Left out: the previous gap grows over whitespace to meet the next.
     // A gap may cover ones already left out inside it (a comment in a `use`).
     let mut leave_out = |from: usize, to: usize| {
-        while out.last().is_some_and(|last| last.0 >= from) {
-            out.pop();
+        // Gaps already left out inside it go; ones after it stay (a C++ function's
+        // parameters are left out when its body is found, past a macro after them).
+        let mut pos = out.partition_point(|gap| gap.0 < from);
+        let (mut from, mut to) = (from, to);
+        let mut end = pos;
+        while end < out.len() && out[end].0 < to {
+            to = to.max(out[end].1);
+            end += 1;
         }
+        if end < out.len() {
+            if pos > 0 && out[pos - 1].1 >= from {
+                pos -= 1;
+                from = out[pos].0;
+                to = to.max(out[pos].1);
+            }
+            out.splice(pos..end, [(from, to)]);
+            return;
+        }
+        out.truncate(pos);
         // Merged over whitespace only where no two tokens then touch (`pub/**/ /**/fn`).
         if let Some(last) = out.last_mut()
             && source[last.1.min(from)..from]
@@ -476,7 +493,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         Want::Body => b == b'{' && statement_level || b == b'(',
                         Want::Value => b == b'{' || syntax.any_bracket_value,
                         Want::MacroInput => true,
-                        Want::CMacro(_) => b == b'(',
+                        Want::CMacro(..) => b == b'(',
                         // Go's `type ( … )` groups its structs.
                         Want::Fields => {
                             (b == b'{' || rust && b == b'(') && (statement_level || !rust)
@@ -529,13 +546,16 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     if suspended.last() == Some(&outside) {
                         suspended.pop();
                     }
-                    if let Want::CMacro(start) = want {
+                    if let Want::CMacro(start, after_signature) = want
+                        && let Some(syntax_c) = syntax.c_like
+                    {
                         // Unless it heads a body (`TEST_F(A, B) {`), the parser need not read
                         // it: tree-sitter would take it for a declaration missing its `;` and
                         // recover at length.
                         let after = skip_whitespace(source, i + 1);
                         match at(after) {
-                            b'{' => {}
+                            _ if after_signature => leave_out(start, i + 1),
+                            b'{' => c.closed_parenthesis(syntax_c, i),
                             b';' => leave_out(start, after + 1),
                             _ => leave_out(start, i + 1),
                         }
@@ -748,12 +768,16 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     && macro_like(word)
                 {
                     let after = skip_whitespace(source, end);
-                    if at(after) == b'(' && matches!(last, 0 | b';' | b'{' | b'}' | b':') {
-                        want = Want::CMacro(i);
+                    let after_signature = matches!(c.params, Params::Closed(..));
+                    if at(after) == b'('
+                        && (after_signature || matches!(last, 0 | b';' | b'{' | b'}' | b':'))
+                    {
+                        want = Want::CMacro(i, after_signature);
                         macro_word = true;
-                    } else if declaration_follows(source, after) {
+                    } else if after_signature || declaration_follows(source, after) {
                         // An attribute or linkage macro before a declaration (`GTEST_API_
-                        // void f();`, `class FMT_API format_error`).
+                        // void f();`, `class FMT_API format_error`), or after a signature
+                        // (`void f() GTEST_NO_INLINE_;`).
                         leave_out(i, end);
                         macro_word = true;
                     }
@@ -1477,7 +1501,9 @@ class GTEST_API_ Mock : public Base<Alias, Test> {
   MOCK_METHOD(void, Describe, (std::ostream* os), (const, override));
   Mock(int n);
 };
-TEST_F(MockTest, Describes) { EXPECT_TRUE(Describe(1, 2, 3, 4, 5, 6)); }
+TEST_F(MockTest, Describes) { ON_CALL(foo_, Bar(_)).WillByDefault(Return(true)); }
+void Lock(int level) GTEST_LOCK_EXCLUDED_(mutex_) { mutex_.Lock(level, 1, 2, 3, 4); }
+void Inline() GTEST_NO_INLINE_;
 EVP_MD_CTX *digest(EVP_MD_CTX ctx);
 }
 "#;
@@ -1491,7 +1517,9 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "using Alias = std::map<int, char>;",
                 "} Point;",
                 "Mock(int n);",
-                "TEST_F() {",
+                "TEST_F() {}",
+                "void Lock()  {}",
+                "void Inline() ;",
                 "EVP_MD_CTX *digest(EVP_MD_CTX ctx);",
             ],
         );
@@ -1506,7 +1534,9 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "GTEST_API_",
                 "GTEST_DECLARE",
                 "MOCK_METHOD",
-                "EXPECT_TRUE",
+                "ON_CALL",
+                "LOCK_EXCLUDED",
+                "NO_INLINE",
             ],
         );
         let table = "18,16,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,16,16,34,35,16,\n";
