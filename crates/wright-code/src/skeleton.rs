@@ -1588,6 +1588,8 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
         let src = r#"#!/usr/bin/env node
 'use strict';
 const re = /[}{]\/"/g, half = 1 / 2;
+const PARAMS = ['save', 'save-exact', 'global', 'omit'], first = PARAMS[0];
+const { [k]: v } = o, [headOfTheList, tailOfTheList] = PARAMS;
 // a comment with { a brace
 const banner = `v${version + '}'}-${ {a: 1}.a }`;
 function top(a, b) {
@@ -1622,6 +1624,8 @@ class Widget extends Base {
             &[
                 r#"const re = /[}{]\/"/g, half = 1 / 2;"#,
                 "const banner = `v${version + '}'}-${ {a: 1}.a }`;",
+                "const PARAMS = [], first = PARAMS[0];",
+                "const { [k]: v } = o, [headOfTheList, tailOfTheList] = PARAMS;",
                 "function top(a, b) {}",
                 "const helper = (x) => {};",
                 "method(arg) {}",

@@ -13,8 +13,10 @@
 //!   signature).
 //!
 //! The bodies of classes, interfaces and namespaces are kept whatever was seen in them, and so
-//! are template literals' `${…}`, which cannot be empty. Comments go too. A block reads as
-//! `{}` wherever it stands (a body, an object, a pattern, a JSX expression). Regular
+//! are template literals' `${…}`, which cannot be empty. Comments go too, and what an array
+//! literal holds (not a subscript's `a[i]`, a computed key's `[k]: v` or a pattern's
+//! `[a, b] =`). A block reads as `{}` wherever it stands (a body, an object, a pattern, a JSX
+//! expression). Regular
 //! expressions are told from division by the token before the `/`; strings and regular
 //! expressions end at a line's end, so that a JSX text's apostrophe (`<p>Don't</p>`) does not
 //! run on. Brackets that do not balance give no skeleton; a skeleton that parses with an
@@ -38,6 +40,9 @@ struct Frame {
     value: bool,
     /// A `(`: it follows what may name a method (`name(`, `'key'(`, `[key](`, `<T>(`).
     method: bool,
+    /// A `[`: it opens an array (or a tuple type), not a subscript (`a[i]`) or what may be
+    /// a computed key (`{ [k]: v }`, `[Symbol.iterator]() {`).
+    array: bool,
 }
 
 impl Frame {
@@ -49,6 +54,7 @@ impl Frame {
             keep: false,
             value: false,
             method: false,
+            array: false,
         }
     }
 }
@@ -191,6 +197,10 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     frame.keep = true;
                     body_pending = None;
                 }
+                if b == b'[' {
+                    frame.array = regex_may_follow(last, last_word)
+                        && !matches!(last, 0 | b'{' | b'}' | b';');
+                }
                 if b == b'(' {
                     frame.method = match last {
                         b'"' | b']' | b'>' | b'?' => last_word.is_empty(),
@@ -238,7 +248,13 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 if frame.kind != opener {
                     return None;
                 }
-                if b == b'}' && !frame.defs && !frame.keep && i - frame.start > MIN_BODY_BYTES {
+                let leave = match b {
+                    b'}' => !frame.keep,
+                    // `[a, b] = …` and `[k]: v` need what the brackets hold.
+                    b']' => frame.array && !matches!(next_byte(source, i + 1), b':' | b'(' | b'='),
+                    _ => false,
+                };
+                if leave && !frame.defs && i - frame.start > MIN_BODY_BYTES {
                     leave_out(&mut out, frame.start + 1, i);
                 }
                 mark(&mut frames, frame.defs);
