@@ -71,7 +71,8 @@ pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
 fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
     let mut gaps = match lang {
         Lang::Python => python::gaps(source)?,
-        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => js::gaps(source)?,
+        Lang::JavaScript => js::gaps(source, false)?,
+        Lang::TypeScript | Lang::Tsx => js::gaps(source, true)?,
         _ => {
             let syntax = Syntax::of(lang)?;
             match gaps(&syntax, source, false) {
@@ -1600,6 +1601,7 @@ function top(a, b) {
 const helper = (x) => {
   return x * 2 + 3 * 4 + 5 * 6;
 };
+function pick(a) { return a ? parse(a) : fallback(a, 1, 2, 3); }
 module.exports = {
   name: 'lib',
   method(arg) { return arg + 1 + 2 + 3 + 4 + 5; },
@@ -1628,6 +1630,8 @@ class Widget extends Base {
                 "const { [k]: v } = o, [headOfTheList, tailOfTheList] = PARAMS;",
                 "function top(a, b) {}",
                 "const helper = (x) => {};",
+                // (A conditional's `f(x) :` is no signature.)
+                "function pick(a) {}",
                 "method(arg) {}",
                 "this.inner = function inner() {};",
                 "const local = 1 + 2",
@@ -1664,6 +1668,7 @@ export abstract class Base<T, U> implements Shape {
 declare module "ext" { export function f(x: number): void; }
 namespace NS { export const g = () => { return 1 + 2 + 3 + 4 + 5 + 6; }; }
 enum Color { Red = "RED", Green = "GREEN", Blue = "BLUE" }
+function pick(a: string) { return a ? parse(a) : fallback(a, 1, 2, 3); }
 function outer(): void {
   const reducer = (s: State): Map<K, V> => { return s.apply(1, 2, 3, 4, 5, 6); };
   const total = [1, 2, 3].map((x) => { return x * 2 * 3 * 4 * 5; });
@@ -1681,6 +1686,7 @@ function outer(): void {
                 r#"declare module "ext" { export function f(x: number): void; }"#,
                 "namespace NS { export const g = () => {}; }",
                 "enum Color {}",
+                "function pick(a: string) {}",
                 "const reducer = (s: State): Map<K, V> => {};",
                 ".map((x) => {});",
             ],

@@ -8,7 +8,8 @@
 //! - `function name`, and any `function` or arrow that is a value (after `=` or `:`, so
 //!   `f = function`, `x.y = async () =>`, `{ key: function }`; not a callback's);
 //! - `class`, `interface`, `namespace`, `module`, `declare`, `enum`, `type Name`, `export`;
-//! - a method: `name(…) {` or `name(…): T` (a TypeScript signature or return type), the name
+//! - a method: `name(…) {` or, in TypeScript, `name(…): T` (a signature or a return type;
+//!   not a conditional's `c ? f(x) : y`), the name
 //!   a word, a string, `[…]`, `#name`, `?` or a generic's `>`; `new (…)` (a construct
 //!   signature).
 //!
@@ -43,6 +44,8 @@ struct Frame {
     /// A `[`: it opens an array (or a tuple type), not a subscript (`a[i]`) or what may be
     /// a computed key (`{ [k]: v }`, `[Symbol.iterator]() {`).
     array: bool,
+    /// Conditionals' `?`s at this level still waiting for their `:`.
+    conditionals: u32,
 }
 
 impl Frame {
@@ -55,6 +58,7 @@ impl Frame {
             value: false,
             method: false,
             array: false,
+            conditionals: 0,
         }
     }
 }
@@ -102,7 +106,8 @@ const STATEMENT_WORDS: &[&[u8]] = &[
 ];
 
 /// What of `source` the parser need not read; `None` when its brackets do not balance.
-pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
+/// `typescript`: the file may hold signatures (`name(…): T`).
+pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)>> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     // Left out, over gaps already left out inside it.
     let leave_out = |out: &mut Vec<(usize, usize)>, from: usize, to: usize| {
@@ -284,7 +289,14 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
                 // `==`, `<=`, `!=` compare; `::` does not occur.
                 let compares =
                     b == b'=' && (at(i + 1) == b'=' || matches!(last, b'=' | b'!' | b'<' | b'>'));
-                if b == b':' && after_method_parens {
+                // A conditional's `:` (`c ? f(x) : y`) ends its `?`.
+                let conditional = b == b':'
+                    && frames.last_mut().is_some_and(|f| {
+                        let open = f.conditionals > 0;
+                        f.conditionals = f.conditionals.saturating_sub(1);
+                        open
+                    });
+                if b == b':' && after_method_parens && typescript && !conditional {
                     // `name(…): T`, a signature or a method with a return type.
                     defines = true;
                 }
@@ -292,10 +304,19 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
                     frame.value = true;
                 }
             }
+            // A conditional's `?`, not `?.`, `??`, an optional `x?: T`, `f?(`, `x?,` or `x?)`.
+            b'?' if !matches!(at(i + 1), b'.' | b'?' | b':' | b'(' | b',' | b')' | b'=')
+                && last != b'?' =>
+            {
+                if let Some(frame) = frames.last_mut() {
+                    frame.conditionals += 1;
+                }
+            }
             b';' => {
                 // (Not at a `,`, which may be a generic's: `(s): Map<K, V> => {`.)
                 if let Some(frame) = frames.last_mut() {
                     frame.value = false;
+                    frame.conditionals = 0;
                 }
                 if body_pending == Some(frames.len()) {
                     // `declare module "x";`, `export declare class A;` had no body.
