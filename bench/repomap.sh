@@ -7,28 +7,35 @@
 # Usage: bench/repomap.sh [DIR]   (default: a tree of the first 1,000 `.rs` files of the crates
 # in ~/.cargo/registry, made under /tmp)
 #
-# Figures (2-core machine, otherwise idle, 2026-11-27 session 27; release build; median of 5):
+# Figures (2-core machine, otherwise idle, 2026-11-27 session 28; release build; median of 5;
+# runs vary by 10-20 % on this machine, so ties are ties):
 #   tree                                   RepoMap cold  warm  Definitions cold  warm  ctags -R
-#   1,000 .rs files of ~/.cargo crates 12 MB    244 ms   66 ms       201 ms      55 ms   225 ms
+#   1,000 .rs files of ~/.cargo crates 12 MB    261 ms   65 ms       213 ms      49 ms   218 ms
 #   Go 1.19 net+go+os+internal (1,359 .go of
-#     1,704 files, 9.9 MB)                      199 ms   52 ms       161 ms      42 ms   160 ms
-#   /usr/lib/python3.11 (667 .py in the walk)   372 ms   58 ms       356 ms      41 ms   296 ms
-#   OpenJDK 17 java.base (1,395 files, 26 MB)   445 ms   94 ms       378 ms      58 ms   388 ms
-#   googletest 1.12.1 (C++, 208 files)          273 ms   26 ms       270 ms      37 ms    74 ms
-#   nlohmann-json 3.11.2 (C++, 468 files)       168 ms   14 ms       160 ms      19 ms    48 ms
-#   /usr/lib/node_modules (JS, 1,994 files)    1285 ms   86 ms      1132 ms      48 ms   329 ms
-#   zod 3.25.76 (TS, 596 files)                 511 ms   37 ms       495 ms      41 ms   284 ms
-# (Runs vary by ~10 % on this machine; Rust and Go sit at ctags' time, within that.)
-# Before this session (tag queries over whole files for all but Rust/Go's tree walk): Rust
-# 890/879 ms cold, Go 750/749, Python 898 (Definitions), Java 1,136, googletest 436. What made
-# the difference: each file's skeleton is parsed (skeleton.rs: function bodies, parameters,
-# values, fields and comments left out of tree-sitter's included ranges — Rust, Go, C, C++,
-# Java, Python), Python and Java walk the tree instead of running the query, Definitions does
-# not lex the names files mention (RepoMap does), and secret masking of the result no longer
-# falls back from its DFA on non-ASCII text. Cold is CPU-bound on both cores; ctags is one
-# thread. C++ pays ~75 ms once per process to compile its tag query (TypeScript ~70 ms), and
-# JavaScript/TypeScript have no skeleton yet. Warm (the cache of the run before, which a
-# session's start-up indexing also makes) is a walk, a stat per file and the ranking.
+#     1,704 files, 9.9 MB; three runs)          202 ms   54 ms  191/149/156 ms   42 ms
+#                                                                        ctags 171/152/156 ms
+#   /usr/lib/python3.11 (667 .py in the walk)   302 ms   61 ms       225 ms      48 ms   300 ms
+#   OpenJDK 17 java.base (1,395 files, 26 MB)   396 ms   84 ms       325 ms      54 ms   385 ms
+#   googletest 1.12.1 (C++, 208 files)          116 ms   29 ms       125 ms      33 ms    80 ms
+#   nlohmann-json 3.11.2 (C++, 468 files)        53 ms   17 ms        55 ms      15 ms    43 ms
+#   /usr/lib/node_modules (JS, 1,994 files)     338 ms   60 ms       298 ms      45 ms   374 ms
+#   zod 3.25.76 (TS, 596 files)                 258 ms   32 ms       248 ms      31 ms   270 ms
+# Session 27 (Definitions cold): Rust 201, Go 161, Python 356, Java 378, googletest 270,
+# nlohmann 160, node_modules 1,132, zod 495 ms; session 26: Rust 879, Go 749, Python 898,
+# Java 1,136, googletest 436. Definitions is now as fast as `ctags -R` or faster on every tree
+# but the two C++ ones (1.3-1.6x ctags there). What made the difference, in order: each file's
+# skeleton is parsed, not the file (skeleton.rs: bodies, parameters, values, fields, comments,
+# and per language what defines nothing, left out of tree-sitter's included ranges; Python
+# keeps only what leads to a definition; JavaScript/TypeScript leave out every block in which
+# nothing may define something); every language walks the tree (walk.rs) instead of running
+# a tag query (compiling the C++ query alone cost 75 ms a process); Definitions does not lex
+# the names files mention (RepoMap does); the largest files are parsed first. Cold is
+# CPU-bound on both cores; ctags is one thread. What is left in C++: tree-sitter's C++ parser
+# reads about 4-5 MB/s of skeleton, most of it in error recovery from macros the grammar
+# cannot read (`typedef GTEST_REMOVE_REFERENCE_AND_CONST_(T) RawT;`), and tree-sitter looks
+# up the included range at every token from the first (`ts_lexer_goto`, ~10 % of the run).
+# Warm (the cache of the run before, which a session's start-up indexing also makes) is a
+# walk, a stat per file and the ranking.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p wright-cli

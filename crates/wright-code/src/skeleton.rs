@@ -1895,6 +1895,14 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
             "/",
             "function ",
             "interface ",
+            "#if X\n",
+            "#else\n",
+            "#endif\n",
+            "TEST_F",
+            "GTEST_API_ ",
+            "using ",
+            "? ",
+            "1",
         ];
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
