@@ -8,22 +8,25 @@
 # in ~/.cargo/registry, made under /tmp)
 #
 # Figures (2-core machine, otherwise idle, 2026-11-27 session 28; release build; median of 5;
-# runs vary by 10-20 % on this machine, so ties are ties):
+# runs vary by 10-20 % on this machine, so ties are ties; ctags with its tags file / without):
 #   tree                                   RepoMap cold  warm  Definitions cold  warm  ctags -R
-#   1,000 .rs files of ~/.cargo crates 12 MB    261 ms   65 ms       213 ms      49 ms   218 ms
+#   1,000 .rs files of ~/.cargo crates 12 MB    247 ms   66 ms       198 ms      46 ms  226/203
 #   Go 1.19 net+go+os+internal (1,359 .go of
-#     1,704 files, 9.9 MB; three runs)          202 ms   54 ms  191/149/156 ms   42 ms
-#                                                                        ctags 171/152/156 ms
-#   /usr/lib/python3.11 (667 .py in the walk)   302 ms   61 ms       225 ms      48 ms   300 ms
-#   OpenJDK 17 java.base (1,395 files, 26 MB)   396 ms   84 ms       325 ms      54 ms   385 ms
-#   googletest 1.12.1 (C++, 208 files)          116 ms   29 ms       125 ms      33 ms    80 ms
-#   nlohmann-json 3.11.2 (C++, 468 files)        53 ms   17 ms        55 ms      15 ms    43 ms
-#   /usr/lib/node_modules (JS, 1,994 files)     338 ms   60 ms       298 ms      45 ms   374 ms
-#   zod 3.25.76 (TS, 596 files)                 258 ms   32 ms       248 ms      31 ms   270 ms
+#     1,704 files, 9.9 MB)                      185 ms   49 ms       154 ms      38 ms  178/157
+#   /usr/lib/python3.11 (667 .py in the walk)   237 ms   60 ms       195 ms      42 ms  325/306
+#   OpenJDK 17 java.base (1,395 files, 26 MB)   416 ms   83 ms       349 ms      56 ms  440/394
+#   googletest 1.12.1 (C++, 208 files)          131 ms   26 ms       129 ms      31 ms  119/ 73
+#   nlohmann-json 3.11.2 (C++, 468 files)        52 ms   14 ms        59 ms      16 ms   45/ 44
+#   /usr/lib/node_modules (JS, 1,994 files)     354 ms   63 ms       311 ms      53 ms  408/338
+#   zod 3.25.76 (TS, 596 files)                 263 ms   35 ms       273 ms      33 ms  304/275
+# (An earlier run the same hour: Go 191 against 171, googletest 125 against 80, nlohmann 55
+# against 43, node_modules 298 against 374, both columns of ctags then being "no file".)
 # Session 27 (Definitions cold): Rust 201, Go 161, Python 356, Java 378, googletest 270,
 # nlohmann 160, node_modules 1,132, zod 495 ms; session 26: Rust 879, Go 749, Python 898,
 # Java 1,136, googletest 436. Definitions is now as fast as `ctags -R` or faster on every tree
-# but the two C++ ones (1.3-1.6x ctags there). What made the difference, in order: each file's
+# but the two C++ ones: googletest 1.1x ctags writing its tags file (1.8x ctags without one),
+# nlohmann-json 1.3x. wright uses both cores for 70-80 ms of CPU on nlohmann-json where
+# ctags uses one for 30-40 ms. What made the difference, in order: each file's
 # skeleton is parsed, not the file (skeleton.rs: bodies, parameters, values, fields, comments,
 # and per language what defines nothing, left out of tree-sitter's included ranges; Python
 # keeps only what leads to a definition; JavaScript/TypeScript leave out every block in which
@@ -66,10 +69,12 @@ run() { # $1: cold|warm, rest: tool and args
     echo $(( (t1 - t0) / 1000000 ))
   done | median
 }
-ctags_ms() {
+# `ctags -R` as it is used writes its (sorted) tags file; with `-f /dev/null` it skips the
+# sort and the writing, which saves it 2-40 ms (googletest: 72 against 113 ms). Both are shown.
+ctags_ms() { # $1: the tags file
   for _ in 1 2 3 4 5; do
     local t0 t1
-    t0=$(date +%s%N); ctags -R -f /dev/null "$DIR" 2>/dev/null; t1=$(date +%s%N)
+    t0=$(date +%s%N); ctags -R -f "$1" "$DIR" 2>/dev/null; t1=$(date +%s%N)
     echo $(( (t1 - t0) / 1000000 ))
   done | median
 }
@@ -78,4 +83,7 @@ echo "RepoMap warm:      $(run warm RepoMap '{}') ms"
 echo "RepoMap warm 8000: $(run warm RepoMap '{"max_tokens": 8000}') ms"
 echo "Definitions cold:  $(run cold Definitions '{"path": "."}') ms"
 echo "Definitions warm:  $(run warm Definitions '{"path": "."}') ms"
-command -v ctags > /dev/null && echo "ctags -R:          $(ctags_ms) ms"
+if command -v ctags > /dev/null; then
+  echo "ctags -R:          $(ctags_ms "$HOME_DIR/tags") ms"
+  echo "ctags -R, no file: $(ctags_ms /dev/null) ms"
+fi
