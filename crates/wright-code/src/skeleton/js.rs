@@ -173,19 +173,7 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                 continue;
             }
             b'`' => {
-                match skip_template(source, i + 1) {
-                    Template::End(end) => i = end,
-                    Template::Expression(open) => {
-                        let mut frame = Frame::new(b'$', open);
-                        frame.keep = true;
-                        frames.push(frame);
-                        i = open + 2;
-                        last = b'{';
-                        last_word = b"";
-                        continue;
-                    }
-                }
-                last = b'"';
+                (i, last) = read_template(source, i + 1, &mut frames);
                 last_word = b"";
                 continue;
             }
@@ -233,21 +221,9 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                 let frame = frames.pop()?;
                 if frame.kind == b'$' && b == b'}' {
                     // Back in the template literal.
-                    match skip_template(source, i + 1) {
-                        Template::End(end) => {
-                            i = end;
-                            last = b'"';
-                        }
-                        Template::Expression(open) => {
-                            let mut next = Frame::new(b'$', open);
-                            next.keep = true;
-                            frames.push(next);
-                            i = open + 2;
-                            last = b'{';
-                        }
-                    }
-                    last_word = b"";
                     mark(&mut frames, frame.defs);
+                    (i, last) = read_template(source, i + 1, &mut frames);
+                    last_word = b"";
                     continue;
                 }
                 if frame.kind != opener {
@@ -434,6 +410,21 @@ enum Template {
     End(usize),
     /// At a `${` (its offset).
     Expression(usize),
+}
+
+/// Reads a template literal's text from `from` (past its backtick, or past a `${…}`'s `}`):
+/// where to go on from, and the token it leaves last (a string's, or the `{` of a `${` that
+/// opens a bracket, kept whatever is in it).
+fn read_template(source: &[u8], from: usize, frames: &mut Vec<Frame>) -> (usize, u8) {
+    match skip_template(source, from) {
+        Template::End(end) => (end, b'"'),
+        Template::Expression(open) => {
+            let mut frame = Frame::new(b'$', open);
+            frame.keep = true;
+            frames.push(frame);
+            (open + 2, b'{')
+        }
+    }
 }
 
 fn skip_template(source: &[u8], from: usize) -> Template {
