@@ -20,3 +20,8 @@
 (variable_declarator
   name: (identifier) @name
   value: (class)) @definition.class
+
+;; A generator bound to a name, `const gen = function* () {}`, as a function is.
+(variable_declarator
+  name: (identifier) @name
+  value: (generator_function)) @definition.function

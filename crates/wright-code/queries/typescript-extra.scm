@@ -15,3 +15,7 @@
 (public_field_definition
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression)]) @definition.method
+
+;; A namespace, `namespace Shapes { … }` (the grammar's query has only `module Shapes { … }`).
+(internal_module
+  name: (identifier) @name) @definition.module

@@ -42,7 +42,7 @@ const MAX_THREADS: usize = 8;
 /// are hashed into the version; the Rust code reading their matches, the tree walks and the
 /// skeletons are not: a change to `walk.rs` or `skeleton.rs` that changes what is found bumps
 /// it).
-const CACHE_FORMAT: u32 = 7;
+const CACHE_FORMAT: u32 = 8;
 
 /// What one source file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]

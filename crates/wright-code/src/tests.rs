@@ -84,14 +84,16 @@ fn python() {
 
 #[test]
 fn javascript() {
-    let src = "class A {\n  m() {}\n}\nfunction f(x) {\n  return x;\n}\n";
+    let src =
+        "class A {\n  m() {}\n}\nfunction f(x) {\n  return x;\n}\nconst gen = function* () {};\n";
     let got = found("a.js", src);
     assert_eq!(
         got,
         vec![
             d("A", "class", 1),
             d("m", "method", 2),
-            d("f", "function", 4)
+            d("f", "function", 4),
+            d("gen", "function", 7)
         ]
     );
 }
@@ -175,7 +177,7 @@ fn java() {
 
 #[test]
 fn typescript_aliases_enums_abstract_members_and_signatures() {
-    let src = "type Id = string;\nenum Kind { A, B }\nabstract class Shape {\n  abstract area(): number;\n  private onTick = () => {};\n}\ninterface Ctor {\n  new (msg: string): Error;\n  size(): number;\n}\n";
+    let src = "type Id = string;\nenum Kind { A, B }\nabstract class Shape {\n  abstract area(): number;\n  private onTick = () => {};\n}\ninterface Ctor {\n  new (msg: string): Error;\n  size(): number;\n}\nnamespace Shapes {\n  export function unit(): void {}\n}\n";
     let got = found("a.ts", src);
     assert_eq!(
         got,
@@ -187,7 +189,9 @@ fn typescript_aliases_enums_abstract_members_and_signatures() {
             d("onTick", "method", 5),
             d("Ctor", "interface", 7),
             d("new", "method", 8),
-            d("size", "method", 9)
+            d("size", "method", 9),
+            d("Shapes", "module", 11),
+            d("unit", "function", 12)
         ]
     );
 }
@@ -412,7 +416,7 @@ const CPP_RULES: &str = "namespace n {\nclass C : public B {\n public:\n  C();\n
 /// JavaScript for `the_tree_walk_finds_what_the_query_finds` (TypeScript reads it too): every
 /// pattern of the JavaScript query, `queries/javascript-extra.scm` and
 /// `queries/javascript-fields.scm`, the constructor test, nested definitions.
-const JAVASCRIPT_RULES: &str = "class A extends B {\n  constructor() { super(); }\n  m() {}\n  #p() {}\n  [Symbol.iterator]() {}\n  'quoted'() {}\n  1() {}\n  static s() {}\n  handler = () => {};\n  #priv = function () {};\n  plain = 1;\n  'constructor'() {}\n}\nconst C = class Named {};\nvar D = class {};\nfunction f() {\n  function inner() {}\n  const local = () => {};\n}\nfunction* g() {}\nconst h = function* () {};\nconst gen = function* named() {};\nconst arrow = () => {}, other = function () {}, num = 1;\nlet fe = function named2() {};\nvar v = () => {};\nobj.prop = function () {};\nA.prototype.m2 = () => {};\nx = () => {};\nconst o = {\n  key: () => {},\n  'q': function () {},\n  m() {},\n  get g() { return 1; },\n  [c]: () => {},\n  constructor() {},\n};\nexport default y = 1;\nexport default w = new W();\nmodule.exports = function () {};\nfor (const z = () => {}; ; ) {}\n";
+const JAVASCRIPT_RULES: &str = "const gen = function* () { yield 1; };\nclass A extends B {\n  constructor() { super(); }\n  m() {}\n  #p() {}\n  [Symbol.iterator]() {}\n  'quoted'() {}\n  1() {}\n  static s() {}\n  handler = () => {};\n  #priv = function () {};\n  plain = 1;\n  'constructor'() {}\n}\nconst C = class Named {};\nvar D = class {};\nfunction f() {\n  function inner() {}\n  const local = () => {};\n}\nfunction* g() {}\nconst h = function* () {};\nconst gen = function* named() {};\nconst arrow = () => {}, other = function () {}, num = 1;\nlet fe = function named2() {};\nvar v = () => {};\nobj.prop = function () {};\nA.prototype.m2 = () => {};\nx = () => {};\nconst o = {\n  key: () => {},\n  'q': function () {},\n  m() {},\n  get g() { return 1; },\n  [c]: () => {},\n  constructor() {},\n};\nexport default y = 1;\nexport default w = new W();\nmodule.exports = function () {};\nfor (const z = () => {}; ; ) {}\n";
 
 /// TypeScript for `the_tree_walk_finds_what_the_query_finds` (TSX reads it too): every
 /// pattern of the TypeScript query and `queries/typescript-extra.scm`, with JavaScript's.

@@ -514,6 +514,10 @@ const JAVASCRIPT_EXTRA: &[Rule] = &[
         with: &[field("value", &["class"])],
         ..def("variable_declarator", NAME, "class")
     },
+    Rule {
+        with: &[field("value", &["generator_function"])],
+        ..def("variable_declarator", NAME, "function")
+    },
 ];
 
 /// `queries/javascript-fields.scm`'s pattern (JavaScript only).
@@ -563,6 +567,7 @@ const TYPESCRIPT_EXTRA: &[Rule] = &[
             "method",
         )
     },
+    def("internal_module", NAME, "module"),
 ];
 
 /// Each language's tables, in the order `Lang::grammar` (`lib.rs`) joins its queries.
