@@ -1037,12 +1037,27 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
         .is_some_and(|&c| is_ident_start(c) || matches!(c, b'*' | b'&' | b':' | b'<' | b'{'))
 }
 
-/// The offset of the first byte from `from` that is not whitespace (the length at the end).
+/// The offset of the first byte from `from` that is neither whitespace nor in a comment (the
+/// length at the end).
 fn skip_whitespace(source: &[u8], from: usize) -> usize {
-    source
-        .get(from..)
-        .and_then(|rest| rest.iter().position(|c| !c.is_ascii_whitespace()))
-        .map_or(source.len(), |p| from + p)
+    let mut i = from;
+    loop {
+        i = source
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|c| !c.is_ascii_whitespace()))
+            .map_or(source.len(), |p| i + p);
+        // And comments (`MACRO /* why */ void f();`).
+        match source.get(i..i + 2) {
+            Some(b"//") => i = memchr_from(source, i, b'\n'),
+            Some(b"/*") => {
+                i = source[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(source.len(), |p| i + 2 + p + 2);
+            }
+            _ => return i,
+        }
+    }
 }
 
 /// The next byte that is not whitespace, from `from` (0 at the end).
@@ -1492,6 +1507,9 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
 namespace testing {
 GTEST_API_ void InitGoogleMock(int* argc, char** argv);
 GTEST_DECLARE_bool_(catch_exceptions);
+NLOHMANN_JSON_NAMESPACE_BEGIN
+/*! @brief documented */
+class Documented {};
 using testing::internal::Test;
 using namespace std;
 using Alias = std::map<int, char>;
@@ -1517,6 +1535,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "Mock {",
                 "using Alias = std::map<int, char>;",
                 "} Point;",
+                "class Documented {};",
                 "Mock(int n);",
                 "TEST_F() {}",
                 "void Lock()  {}",
@@ -1532,6 +1551,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "namespace std",
                 "public Base",
                 "counter",
+                "NAMESPACE_BEGIN",
                 "GTEST_API_",
                 "GTEST_DECLARE",
                 "MOCK_METHOD",
