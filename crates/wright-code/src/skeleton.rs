@@ -339,8 +339,8 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     let mut c = CState::default();
     // The brackets open inside an enum's braces while its constants are read (until a `;`).
     let mut enum_constants: Option<usize> = None;
-    // Where a C or C++ statement at the file's level began with a number: data, an array's
-    // elements kept in a file of their own to be `#include`d, no code (tree-sitter's error
+    // Where a C or C++ file begins with a number: data, an array's elements kept in a file
+    // of their own to be `#include`d, no code (tree-sitter's error
     // recovery takes 90 ms over 10 KB of `18,16,19,…`). Left out to its `;` or the end.
     let mut data: Option<usize> = None;
     // Where a Java statement without a bracket but `[` began (an import, a field), to its
@@ -445,7 +445,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     && skip.is_none()
                     && open.is_empty()
                     && data.is_none()
-                    && matches!(last, 0 | b';' | b'}') =>
+                    && i == skip_whitespace(source, 0) =>
             {
                 data = Some(i);
             }
@@ -770,7 +770,10 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                 {
                     let after = skip_whitespace(source, end);
                     let after_signature = matches!(c.params, Params::Closed(..));
+                    // (Not `Class::NAME(`.)
+                    let qualified = source[..i].trim_ascii_end().ends_with(b"::");
                     if at(after) == b'('
+                        && !qualified
                         && (after_signature || matches!(last, 0 | b';' | b'{' | b'}' | b':'))
                     {
                         want = Want::CMacro(i, after_signature);
@@ -1012,16 +1015,15 @@ fn using_declaration_end(source: &[u8], from: usize) -> Option<usize> {
     .then_some(from + semicolon + 1)
 }
 
-/// Whether a C or C++ word looks like a macro's name: upper case up to its first `_`
-/// (`GTEST_API_`, `MOCK_METHOD`, `FMT_CONSTEXPR`, `GTEST_DECLARE_bool_`).
+/// Whether a C or C++ word looks like a macro's name: upper case with a `_` (`GTEST_API_`,
+/// `MOCK_METHOD`, `FMT_CONSTEXPR`; not `IO_File`, which names classes as often).
 fn macro_like(word: &[u8]) -> bool {
-    let head = word.split(|&c| c == b'_').next().unwrap_or_default();
-    head.len() >= 2
-        && head.len() < word.len()
-        && head
+    word.len() >= 3
+        && word[0].is_ascii_uppercase()
+        && word.contains(&b'_')
+        && word
             .iter()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-        && head[0].is_ascii_uppercase()
+            .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// Whether a name then what may follow a type's name starts at `from` (`void f`, `std::string`,
@@ -1031,6 +1033,10 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
         return false;
     }
     let end = skip_word(source, from);
+    // `class NAME final {`: the word was the class's name.
+    if &source[from..end] == b"final" {
+        return false;
+    }
     let after = skip_whitespace(source, end);
     source
         .get(after)
@@ -1523,6 +1529,11 @@ class GTEST_API_ Mock : public Base<Alias, Test> {
 TEST_F(MockTest, Describes) { ON_CALL(foo_, Bar(_)).WillByDefault(Return(true)); }
 void Lock(int level) GTEST_LOCK_EXCLUDED_(mutex_) { mutex_.Lock(level, 1, 2, 3, 4); }
 void Inline() GTEST_NO_INLINE_;
+class IO_File {
+ public:
+  IO_File(int fd) : fd_(fd) { open_it(); check(); }
+};
+class UI_BUTTON final : public Widget { void click() { clicked = true; count++; } };
 EVP_MD_CTX *digest(EVP_MD_CTX ctx);
 }
 "#;
@@ -1540,6 +1551,9 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "TEST_F() {}",
                 "void Lock()  {}",
                 "void Inline() ;",
+                // Found by review: names that are not macros'.
+                "IO_File()",
+                "class UI_BUTTON final",
                 "EVP_MD_CTX *digest(EVP_MD_CTX ctx);",
             ],
         );
@@ -1553,12 +1567,20 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "counter",
                 "NAMESPACE_BEGIN",
                 "GTEST_API_",
-                "GTEST_DECLARE",
                 "MOCK_METHOD",
                 "ON_CALL",
                 "LOCK_EXCLUDED",
                 "NO_INLINE",
             ],
+        );
+        // Numbers first in a file, not in its `#if 0` block: data.
+        let guarded = "#include <stdio.h>\n#if 0\n2 ways to do this\n#endif\nint first(int a) { return a + 1 + 2 + 3; }\n";
+        let found = crate::Extractor::new()
+            .definitions_walked(Lang::C, guarded.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        assert!(
+            found.definitions.iter().any(|d| d.name == "first"),
+            "{found:?}"
         );
         let table = "18,16,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,16,16,34,35,16,\n";
         assert_eq!(
@@ -1622,6 +1644,8 @@ const helper = (x) => {
   return x * 2 + 3 * 4 + 5 * 6;
 };
 function pick(a) { return a ? parse(a) : fallback(a, 1, 2, 3); }
+const store = { delete(k) { return map.remove(k, 1, 2, 3); } };
+function halves(obj, i) { var r = obj.return / 2; const twice = () => 1; var q = i-- / 2; }
 module.exports = {
   name: 'lib',
   method(arg) { return arg + 1 + 2 + 3 + 4 + 5; },
@@ -1652,6 +1676,9 @@ class Widget extends Base {
                 "const helper = (x) => {};",
                 // (A conditional's `f(x) :` is no signature.)
                 "function pick(a) {}",
+                // Found by review: a method named by a keyword, divisions read as regexes.
+                "const store = { delete(k) {} };",
+                "const twice = () => 1;",
                 "method(arg) {}",
                 "this.inner = function inner() {};",
                 "const local = 1 + 2",
@@ -1721,6 +1748,7 @@ function outer(): void {
   );
 }
 const Item = ({ id }: { id: string }) => <li>{id}</li>;
+function Row() { return <div><p>x</p><C o={{ m() { return 1 + 2 + 3 + 4; } }} /></div>; }
 "#;
         let got = kept(Lang::Tsx, tsx);
         holds(
@@ -1728,6 +1756,8 @@ const Item = ({ id }: { id: string }) => <li>{id}</li>;
             &[
                 "export function App(props: Props) {}",
                 "const Item = ({ id }: { id: string }) => <li>{id}</li>;",
+                // (`</p>` starts no regular expression.)
+                "m() {}",
             ],
         );
     }

@@ -121,6 +121,9 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
     // The last token's last byte (0 at the start), and the last word if it was one.
     let mut last = 0u8;
     let mut last_word: &[u8] = b"";
+    // The token before the last word (`.` makes `x.return` a property, `,` makes
+    // `{ a, delete(k) {…} }` a method).
+    let mut before_word = 0u8;
     // The last token closed a method's `(…)`.
     let mut after_method_parens = false;
     // A class, interface or namespace was declared at this depth: its next `{` is its body.
@@ -160,7 +163,15 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                 i = end;
                 continue;
             }
-            b'/' if regex_may_follow(last, last_word) => {
+            // (Not a JSX closing tag's `</`, nor after `x++`, `x--` or `x.return`.)
+            b'/' if regex_may_follow(last, last_word)
+                && last != b'<'
+                && (last_word.is_empty() || before_word != b'.')
+                && !matches!(
+                    source[..i].trim_ascii_end(),
+                    [.., b'+', b'+'] | [.., b'-', b'-']
+                ) =>
+            {
                 i = skip_regex(source, i);
                 last = b'/';
                 last_word = b"";
@@ -197,7 +208,10 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                 if b == b'(' {
                     frame.method = match last {
                         b'"' | b']' | b'>' | b'?' => last_word.is_empty(),
-                        c if is_ident(c) => !STATEMENT_WORDS.contains(&last_word),
+                        c if is_ident(c) => {
+                            !STATEMENT_WORDS.contains(&last_word)
+                                || keyword_method(last_word, before_word)
+                        }
                         _ => false,
                     };
                     // `=>`'s `>` is no generic's.
@@ -326,6 +340,7 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                     }
                 }
                 mark(&mut frames, defines);
+                before_word = last;
                 last = source[end - 1];
                 last_word = word;
                 after_method_parens = false;
@@ -356,6 +371,18 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
 fn mark(frames: &mut [Frame], defines: bool) {
     if defines && let Some(frame) = frames.last_mut() {
         frame.defs = true;
+    }
+}
+
+/// Whether `word(` names a method though the word starts statements, by the token before it:
+/// a block has `if (…) {` after `{` or `;` but an object `{ a, if() {…} }` after `,`; a
+/// `catch` that follows no `}` is a method (`{ catch(fn) {…} }`), and so is a word that never
+/// takes `(…) {` (`{ delete(k) {…} }`) or hardly ever (`with`, which strict code forbids).
+fn keyword_method(word: &[u8], before: u8) -> bool {
+    match word {
+        b"if" | b"for" | b"while" | b"switch" | b"function" => before == b',',
+        b"catch" => before != b'}',
+        _ => before != b'.',
     }
 }
 

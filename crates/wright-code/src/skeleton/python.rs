@@ -300,7 +300,6 @@ const KEYWORDS: &[&[u8]] = &[
     b"global",
     b"nonlocal",
     b"pass",
-    b"print",
     b"raise",
     b"return",
     b"yield",
