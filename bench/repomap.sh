@@ -16,10 +16,11 @@
 #   /usr/lib/python3.11 (667 .py in the walk)   237 ms   60 ms       195 ms      42 ms  325/306
 #   OpenJDK 17 java.base (1,395 files, 26 MB)   416 ms   83 ms       349 ms      56 ms  440/394
 #   googletest 1.12.1 (C++, 208 files)          131 ms   26 ms       129 ms      31 ms  119/ 73
-#     later, macro words seen past comments                          135 ms              117/ 86
+#     final build of the session                                     114 ms              115/ 74
 #   nlohmann-json 3.11.2 (C++, 468 files)        52 ms   14 ms        59 ms      16 ms   45/ 44
-#     later, macro words seen past comments                           50 ms               50/ 52
-#   fmt 9.1.0 (C++, 22 files, 13 headers)                             51 ms               32/ 37
+#     final build of the session                                      46 ms               45/ 43
+#   fmt 9.1.0 (C++, 22 files, 13 headers), final build                54 ms               31/ 30
+#   node_modules, final build                                         312 ms              362/344
 #   /usr/lib/node_modules (JS, 1,994 files)     354 ms   63 ms       311 ms      53 ms  408/338
 #   zod 3.25.76 (TS, 596 files)                 263 ms   35 ms       273 ms      33 ms  304/275
 # (An earlier run the same hour: Go 191 against 171, googletest 125 against 80, nlohmann 55
@@ -27,8 +28,9 @@
 # Session 27 (Definitions cold): Rust 201, Go 161, Python 356, Java 378, googletest 270,
 # nlohmann 160, node_modules 1,132, zod 495 ms; session 26: Rust 879, Go 749, Python 898,
 # Java 1,136, googletest 436. Definitions is now as fast as `ctags -R` or faster on every tree
-# but C++: googletest 1.1x ctags writing its tags file (1.6-1.8x ctags without one), fmt
-# 1.4-1.6x (13 headers, the largest a thread's work alone), nlohmann-json at ctags' time. What made the difference, in order: each file's
+# but C++: googletest at ctags' time when ctags writes its tags file (1.5x ctags without
+# one), nlohmann-json at ctags' time, fmt 1.7x (13 headers, the largest a thread's work
+# alone). What made the difference, in order: each file's
 # skeleton is parsed, not the file (skeleton.rs: bodies, parameters, values, fields, comments,
 # and per language what defines nothing, left out of tree-sitter's included ranges; Python
 # keeps only what leads to a definition; JavaScript/TypeScript leave out every block in which
