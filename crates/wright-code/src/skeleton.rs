@@ -343,6 +343,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     // of their own to be `#include`d, no code (tree-sitter's error
     // recovery takes 90 ms over 10 KB of `18,16,19,…`). Left out to its `;` or the end.
     let mut data: Option<usize> = None;
+    let first_token = skip_blank(source, 0);
     // Where a Java statement without a bracket but `[` began (an import, a field), to its
     // `;`; `None` once it has one.
     let mut plain: Option<usize> = None;
@@ -445,7 +446,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     && skip.is_none()
                     && open.is_empty()
                     && data.is_none()
-                    && i == skip_whitespace(source, 0) =>
+                    && i == first_token =>
             {
                 data = Some(i);
             }
@@ -553,7 +554,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         // Unless it heads a body (`TEST_F(A, B) {`), the parser need not read
                         // it: tree-sitter would take it for a declaration missing its `;` and
                         // recover at length.
-                        let after = skip_whitespace(source, i + 1);
+                        let after = skip_blank(source, i + 1);
                         match at(after) {
                             _ if after_signature => leave_out(start, i + 1),
                             b'{' => c.closed_parenthesis(syntax_c, i),
@@ -768,7 +769,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     && want == Want::Nothing
                     && macro_like(word)
                 {
-                    let after = skip_whitespace(source, end);
+                    let after = skip_blank(source, end);
                     let after_signature = matches!(c.params, Params::Closed(..));
                     // (Not `Class::NAME(`.)
                     let qualified = source[..i].trim_ascii_end().ends_with(b"::");
@@ -1037,7 +1038,7 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
     if &source[from..end] == b"final" {
         return false;
     }
-    let after = skip_whitespace(source, end);
+    let after = skip_blank(source, end);
     source
         .get(after)
         .is_some_and(|&c| is_ident_start(c) || matches!(c, b'*' | b'&' | b':' | b'<' | b'{'))
@@ -1045,7 +1046,7 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
 
 /// The offset of the first byte from `from` that is neither whitespace nor in a comment (the
 /// length at the end).
-fn skip_whitespace(source: &[u8], from: usize) -> usize {
+fn skip_blank(source: &[u8], from: usize) -> usize {
     let mut i = from;
     loop {
         i = source
@@ -1055,12 +1056,7 @@ fn skip_whitespace(source: &[u8], from: usize) -> usize {
         // And comments (`MACRO /* why */ void f();`).
         match source.get(i..i + 2) {
             Some(b"//") => i = memchr_from(source, i, b'\n'),
-            Some(b"/*") => {
-                i = source[i + 2..]
-                    .windows(2)
-                    .position(|w| w == b"*/")
-                    .map_or(source.len(), |p| i + 2 + p + 2);
-            }
+            Some(b"/*") => i = skip_block_comment(source, i + 2, false).unwrap_or(source.len()),
             _ => return i,
         }
     }
@@ -1841,6 +1837,28 @@ function Row() { return <div><p>x</p><C o={{ m() { return 1 + 2 + 3 + 4; } }} />
             assert!(whole.partial, "{src}");
             assert_eq!(skeleton, whole, "{src}");
         }
+    }
+
+    /// A file with more gaps than [`MAX_GAPS`] leaves out that many, the largest: tree-sitter's
+    /// range lookup grows with the square of the ranges.
+    #[test]
+    fn at_most_max_gaps_are_left_out_and_the_largest_first() {
+        let mut src = String::from(
+            "fn largest() { let x = [0u8; 64]; let y = x.len() * 2 * 3 * 4 * 5 * 6 * 7 * 8; }\n",
+        );
+        const FUNCTIONS: usize = 1_200;
+        const { assert!(FUNCTIONS > MAX_GAPS) };
+        for n in 0..FUNCTIONS {
+            src.push_str(&format!("fn f{n}() {{ let v = {n} + 1 + 2 + 3; }}\n"));
+        }
+        let ranges = included_ranges(Lang::Rust, src.as_bytes()).expect("a skeleton");
+        assert!(ranges.len() <= MAX_GAPS + 1, "{}", ranges.len());
+        let kept: String = ranges
+            .iter()
+            .map(|r| &src[r.start_byte..r.end_byte])
+            .collect();
+        assert!(!kept.contains("x.len()"), "the largest body is left out");
+        assert!(kept.contains("let v ="), "some small bodies are read");
     }
 
     /// Braces that balance only across the preprocessor's branches: the first branches are

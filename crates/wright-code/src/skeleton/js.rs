@@ -23,7 +23,9 @@
 //! run on. Brackets that do not balance give no skeleton; a skeleton that parses with an
 //! error is parsed whole again (`parses_whole_after_an_error`).
 
-use super::{MIN_BODY_BYTES, is_ident, is_ident_start, next_byte, skip_word};
+use super::{
+    MIN_BODY_BYTES, is_ident, is_ident_start, memchr_from, next_byte, skip_block_comment, skip_word,
+};
 
 /// An open bracket.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +132,7 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
     let mut body_pending: Option<usize> = None;
     let mut i = 0;
     if source.starts_with(b"#!") {
-        i = memchr(source, 0, b'\n');
+        i = memchr_from(source, 0, b'\n');
     }
     while i < source.len() {
         let b = source[i];
@@ -142,16 +144,13 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
         let mut defines = false;
         match b {
             b'/' if at(i + 1) == b'/' => {
-                let end = memchr(source, i, b'\n');
+                let end = memchr_from(source, i, b'\n');
                 leave_out(&mut out, i, end);
                 i = end;
                 continue;
             }
             b'/' if at(i + 1) == b'*' => {
-                let end = source[i + 2..]
-                    .windows(2)
-                    .position(|w| w == b"*/")
-                    .map_or(source.len(), |p| i + 2 + p + 2);
+                let end = skip_block_comment(source, i + 2, false).unwrap_or(source.len());
                 // Not between two tokens that would then read as one.
                 if i == 0
                     || source[i - 1].is_ascii_whitespace()
@@ -163,15 +162,7 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                 i = end;
                 continue;
             }
-            // (Not a JSX closing tag's `</`, nor after `x++`, `x--` or `x.return`.)
-            b'/' if regex_may_follow(last, last_word)
-                && last != b'<'
-                && (last_word.is_empty() || before_word != b'.')
-                && !matches!(
-                    source[..i].trim_ascii_end(),
-                    [.., b'+', b'+'] | [.., b'-', b'-']
-                ) =>
-            {
+            b'/' if expression_may_follow(source, i, last, last_word, before_word) => {
                 i = skip_regex(source, i);
                 last = b'/';
                 last_word = b"";
@@ -202,7 +193,7 @@ pub(super) fn gaps(source: &[u8], typescript: bool) -> Option<Vec<(usize, usize)
                     body_pending = None;
                 }
                 if b == b'[' {
-                    frame.array = regex_may_follow(last, last_word)
+                    frame.array = expression_may_follow(source, i, last, last_word, before_word)
                         && !matches!(last, 0 | b'{' | b'}' | b';');
                 }
                 if b == b'(' {
@@ -386,14 +377,27 @@ fn keyword_method(word: &[u8], before: u8) -> bool {
     }
 }
 
-/// Whether a `/` after this token starts a regular expression: after an operator, an opening
-/// bracket, a `}` (a block's end) or a keyword that an expression follows; not after a name,
-/// a number, a string or a closing `)`/`]`.
-fn regex_may_follow(last: u8, last_word: &[u8]) -> bool {
+/// Whether an expression may start at `at` after this token, so that a `/` there starts a
+/// regular expression (and a `[` an array): after an operator, an opening bracket, a `}` (a
+/// block's end) or a keyword that an expression follows; not after a name, a number, a
+/// string, a closing `)`/`]`, a property named like a keyword (`x.return / 2`), `x++`/`x--`
+/// or a JSX closing tag's `<` (`</p>`).
+fn expression_may_follow(
+    source: &[u8],
+    at: usize,
+    last: u8,
+    last_word: &[u8],
+    before_word: u8,
+) -> bool {
     if !last_word.is_empty() {
-        return BEFORE_EXPRESSION.contains(&last_word);
+        return before_word != b'.' && BEFORE_EXPRESSION.contains(&last_word);
     }
-    !matches!(last, b')' | b']' | b'"' | b'/') && !is_ident(last)
+    !matches!(last, b')' | b']' | b'"' | b'/' | b'<')
+        && !is_ident(last)
+        && !matches!(
+            source[..at].trim_ascii_end(),
+            [.., b'+', b'+'] | [.., b'-', b'-']
+        )
 }
 
 /// Past the regular expression whose `/` is at `from` (its flags too); a `/` with no end on
@@ -466,12 +470,4 @@ fn skip_template(source: &[u8], from: usize) -> Template {
         i += 1;
     }
     Template::End(source.len())
-}
-
-/// The offset of the first `byte` from `from`, or the end.
-fn memchr(source: &[u8], from: usize, byte: u8) -> usize {
-    source[from..]
-        .iter()
-        .position(|&c| c == byte)
-        .map_or(source.len(), |p| from + p)
 }

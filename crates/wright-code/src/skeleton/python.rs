@@ -72,14 +72,13 @@ pub(super) fn gaps(source: &[u8]) -> Option<Vec<(usize, usize)>> {
         };
     }
     // Only what leads to a definition, and the module's constants.
-    let keep: Vec<bool> = (0..count)
+    let mut keep: Vec<bool> = (0..count)
         .map(|n| {
             lines[n].kind != Kind::Blank
                 && (next_definition[n] < block_end[n]
                     || lines[n].indent == 0 && lines[n].assigns_name)
         })
         .collect();
-    let mut keep = keep;
     // A statement's clauses are kept together (`elif` needs its `if`, `try` its `except`),
     // and no block is left empty: one whose lines are all left out keeps one of them, the
     // shortest simple statement (else its first line, and so on down).
