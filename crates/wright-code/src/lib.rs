@@ -22,6 +22,8 @@ mod rank;
 mod skeleton;
 mod walk;
 
+use skeleton::Joined;
+
 pub use index::{
     FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files, index_in_chunks,
     relative_path,
@@ -393,20 +395,30 @@ impl Extractor {
             return Some(out);
         }
         let ranges = parse.ranges(lang, source);
-        // Ranges the parser refuses (none should be) leave the whole file to parse.
-        let _ = parser.set_included_ranges(&ranges);
-        let tree = parser.parse(source, None);
-        let _ = parser.set_included_ranges(&[]);
+        let skeleton = !ranges.is_empty();
+        // The skeleton's ranges joined (see `Joined`), or given to the parser.
+        let (tree, joined) = if skeleton && lang != Lang::JavaScript {
+            let joined = Joined::new(source, ranges);
+            // (The query's parse leaves its ranges set.)
+            let _ = parser.set_included_ranges(&[]);
+            (parser.parse(&joined.text, None), Some(joined))
+        } else {
+            // Ranges the parser refuses (none should be) leave the whole file to parse.
+            let _ = parser.set_included_ranges(&ranges);
+            let tree = parser.parse(source, None);
+            let _ = parser.set_included_ranges(&[]);
+            (tree, None)
+        };
         let Some(tree) = tree else {
             out.partial = true;
             return Some(out);
         };
-        if tree.root_node().has_error() && !ranges.is_empty() && parses_whole_after_an_error(lang) {
+        if tree.root_node().has_error() && skeleton && parses_whole_after_an_error(lang) {
             // As in `definitions_parsed`: a skeleton with an error, the whole file instead.
             return self.definitions_walked(lang, source, Parse::Whole);
         }
         out.partial = tree.root_node().has_error();
-        for tag in walker.tags(&tree, source) {
+        for tag in walker.tags(&tree, source, joined.as_ref()) {
             if out.definitions.len() >= MAX_DEFINITIONS_PER_FILE {
                 out.truncated = true;
                 break;

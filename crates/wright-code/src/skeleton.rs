@@ -2,8 +2,9 @@
 //! tree-sitter to parse in place of the whole file (issue 18: parsing was three quarters of a
 //! cold index, and most of a file's bytes are function bodies, where Definitions looks for
 //! nothing). A light lexer (comments, strings and character literals per language) finds each
-//! body's braces; the parser is given the ranges between bodies (`Parser::set_included_ranges`),
-//! so a body reads as `{}` and every position in the tree is still the file's own.
+//! body's braces; the parser reads the ranges between bodies, joined into one text ([`Joined`],
+//! which maps positions back to the file's) or, for JavaScript, as included ranges
+//! (`Parser::set_included_ranges`), so that a body reads as `{}`.
 //!
 //! A body is the `{…}` that follows a function's signature at a level that is not itself in a
 //! body: after `fn name` in Rust, after `func` in Go, after a signature's `)` in C, C++ and
@@ -30,7 +31,8 @@ mod python;
 /// Bodies shorter than this are parsed whole: a range costs more than it saves.
 const MIN_BODY_BYTES: usize = 16;
 
-/// A file's skeleton leaves out this many gaps at most, the largest (see `skeleton_gaps`).
+/// A JavaScript file's skeleton leaves out this many gaps at most, the largest (see
+/// `skeleton_gaps`); other languages' skeletons are joined (see [`Joined`]).
 const MAX_GAPS: usize = 1024;
 
 /// C-like parameter lists shorter than this are parsed whole.
@@ -66,6 +68,64 @@ pub(crate) fn included_ranges(lang: Lang, source: &[u8]) -> Option<Vec<Range>> {
     Some(ranges)
 }
 
+/// A skeleton's ranges laid end to end, for tree-sitter to parse as a text of its own: the
+/// lexer reads the same characters as over the ranges (it goes from a range's end straight to
+/// the next range's start), but does not look for the range it is in from the first one at
+/// every token (`ts_lexer_goto`, 14 % of fmt's parse). Positions in the tree are the joined
+/// text's; [`Joined::position`] gives the source's. Not for JavaScript, whose scanner ends a
+/// statement where an included range starts.
+pub(crate) struct Joined {
+    pub(crate) text: Vec<u8>,
+    /// Each range's start in `text`, in order.
+    starts: Vec<usize>,
+    ranges: Vec<Range>,
+}
+
+impl Joined {
+    pub(crate) fn new(source: &[u8], ranges: Vec<Range>) -> Self {
+        let mut text = Vec::with_capacity(ranges.iter().map(|r| r.end_byte - r.start_byte).sum());
+        let mut starts = Vec::with_capacity(ranges.len());
+        for range in &ranges {
+            starts.push(text.len());
+            text.extend_from_slice(
+                source
+                    .get(range.start_byte..range.end_byte)
+                    .unwrap_or_default(),
+            );
+        }
+        Self {
+            text,
+            starts,
+            ranges,
+        }
+    }
+
+    /// Where byte `at` of the joined text is in `source` (the text it was joined from): its
+    /// offset and point.
+    pub(crate) fn position(&self, source: &[u8], at: usize) -> (usize, Point) {
+        let i = self
+            .starts
+            .partition_point(|&start| start <= at)
+            .saturating_sub(1);
+        let (Some(range), Some(start)) = (self.ranges.get(i), self.starts.get(i)) else {
+            return (at, Point::new(0, 0));
+        };
+        let offset = range.start_byte + (at - start);
+        let before = source.get(range.start_byte..offset).unwrap_or_default();
+        let point = match before.iter().rposition(|&b| b == b'\n') {
+            None => Point::new(
+                range.start_point.row,
+                range.start_point.column + before.len(),
+            ),
+            Some(last) => Point::new(
+                range.start_point.row + before.iter().filter(|&&b| b == b'\n').count(),
+                before.len() - last - 1,
+            ),
+        };
+        (offset, point)
+    }
+}
+
 /// What of `source` its skeleton leaves out, in order; `None` when the language has no
 /// skeleton, the file's brackets cannot be read or nothing is left out.
 fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
@@ -86,11 +146,11 @@ fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             }
         }
     };
-    if gaps.len() > MAX_GAPS {
-        // Only the largest gaps are left out: tree-sitter looks for the range it is in from
-        // the first at every token (`ts_lexer_goto`), so that a file's parse grows with the
-        // square of its ranges. (On the measured trees no file reaches the bound; fewer
-        // ranges, 256 or 64 at most, made them slower.)
+    if gaps.len() > MAX_GAPS && lang == Lang::JavaScript {
+        // Only the largest gaps are left out: over included ranges, tree-sitter looks for the
+        // range it is in from the first at every token (`ts_lexer_goto`), so that a file's
+        // parse grows with the square of its ranges. (Fewer ranges, 256 or 64 at most, made
+        // the measured trees slower.)
         let mut sizes: Vec<usize> = gaps.iter().map(|(from, to)| to - from).collect();
         let (_, &mut least, _) = sizes.select_nth_unstable_by(MAX_GAPS - 1, |a, b| b.cmp(a));
         let mut ties = MAX_GAPS - sizes.iter().filter(|&&size| size > least).count();
@@ -1839,26 +1899,33 @@ function Row() { return <div><p>x</p><C o={{ m() { return 1 + 2 + 3 + 4; } }} />
         }
     }
 
-    /// A file with more gaps than [`MAX_GAPS`] leaves out that many, the largest: tree-sitter's
-    /// range lookup grows with the square of the ranges.
+    /// A JavaScript file with more gaps than [`MAX_GAPS`] leaves out that many, the largest:
+    /// tree-sitter's range lookup grows with the square of the ranges. Other languages'
+    /// skeletons, joined, leave out every gap.
     #[test]
-    fn at_most_max_gaps_are_left_out_and_the_largest_first() {
-        let mut src = String::from(
-            "fn largest() { let x = [0u8; 64]; let y = x.len() * 2 * 3 * 4 * 5 * 6 * 7 * 8; }\n",
-        );
+    fn at_most_max_gaps_are_left_out_of_javascript_and_the_largest_first() {
         const FUNCTIONS: usize = 1_200;
         const { assert!(FUNCTIONS > MAX_GAPS) };
+        let mut js = String::from(
+            "function largest() { let x = [0, 64]; if (x) { let y = x.length * 2 * 3 * 4 * 5; } }\n",
+        );
+        let mut rust = String::new();
         for n in 0..FUNCTIONS {
-            src.push_str(&format!("fn f{n}() {{ let v = {n} + 1 + 2 + 3; }}\n"));
+            js.push_str(&format!(
+                "function f{n}() {{ if (v) {{ let v = {n} + 1 + 2 + 3; }} }}\n"
+            ));
+            rust.push_str(&format!("fn f{n}() {{ let v = {n} + 1 + 2 + 3; }}\n"));
         }
-        let ranges = included_ranges(Lang::Rust, src.as_bytes()).expect("a skeleton");
+        let ranges = included_ranges(Lang::JavaScript, js.as_bytes()).expect("a skeleton");
         assert!(ranges.len() <= MAX_GAPS + 1, "{}", ranges.len());
         let kept: String = ranges
             .iter()
-            .map(|r| &src[r.start_byte..r.end_byte])
+            .map(|r| &js[r.start_byte..r.end_byte])
             .collect();
-        assert!(!kept.contains("x.len()"), "the largest body is left out");
-        assert!(kept.contains("let v ="), "some small bodies are read");
+        assert!(!kept.contains("x.length"), "the largest block is left out");
+        assert!(kept.contains("let v ="), "some small blocks are read");
+        let ranges = included_ranges(Lang::Rust, rust.as_bytes()).expect("a skeleton");
+        assert_eq!(ranges.len(), FUNCTIONS + 1);
     }
 
     /// Braces that balance only across the preprocessor's branches: the first branches are
@@ -2025,11 +2092,42 @@ function Row() { return <div><p>x</p><C o={{ m() { return 1 + 2 + 3 + 4; } }} />
                 }
                 previous_end = range.end_byte;
             }
+            // Joined, every byte's position is its own in the source.
+            let joined = Joined::new(bytes, ranges.clone());
+            let (mut row, mut line_start, mut counted) = (0, 0, 0);
+            let mut at = 0;
+            for range in &ranges {
+                for offset in range.start_byte..range.end_byte {
+                    for (i, &b) in bytes.iter().enumerate().take(offset).skip(counted) {
+                        if b == b'\n' {
+                            row += 1;
+                            line_start = i + 1;
+                        }
+                    }
+                    counted = offset;
+                    let want = (offset, Point::new(row, offset - line_start));
+                    assert_eq!(joined.position(bytes, at), want, "{source:?}");
+                    at += 1;
+                }
+            }
+            assert_eq!(at, joined.text.len());
             parser.set_language(&lang.grammar().0).expect("grammar");
             parser
                 .set_included_ranges(&ranges)
                 .expect("ranges the parser takes");
-            assert!(parser.parse(bytes, None).is_some());
+            let tree = parser.parse(bytes, None).expect("a tree");
+            parser.set_included_ranges(&[]).expect("no ranges");
+            let joined_tree = parser.parse(&joined.text, None).expect("a tree");
+            // The same characters read, the same tree (JavaScript's scanner ends a statement
+            // at a range's start; tree-sitter's recovery from an error weighs the bytes and
+            // lines it skips, which joining leaves out).
+            if lang != Lang::JavaScript && !tree.root_node().has_error() {
+                assert_eq!(
+                    joined_tree.root_node().to_sexp(),
+                    tree.root_node().to_sexp(),
+                    "{source:?}"
+                );
+            }
         }
         // The soup is not all refused.
         assert!(skeletons > 300, "{skeletons} skeletons");

@@ -29,9 +29,10 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Node, Tree, TreeCursor};
+use tree_sitter::{Language, Node, Point, Tree, TreeCursor};
 
 use crate::Lang;
+use crate::skeleton::Joined;
 
 /// `tree_sitter_tags`' longest line (its `MAX_LINE_LEN`).
 const MAX_LINE_LEN: usize = 180;
@@ -51,7 +52,7 @@ struct Rule {
     /// Children the node must have besides (the query's `body: (_)`).
     with: &'static [Down],
     /// The query's `#eq?`/`#not-eq?` on the name.
-    text: Option<Text>,
+    text: Option<NameIs>,
     /// What a match makes of the name.
     tag: Tag,
 }
@@ -85,7 +86,7 @@ enum Kinds {
 
 /// A test of a name's text.
 #[derive(Clone, Copy)]
-enum Text {
+enum NameIs {
     Is(&'static str),
     IsNot(&'static str),
 }
@@ -409,7 +410,7 @@ const FUNCTION_VALUE: &[Down] = &[field("value", &["arrow_function", "function_e
 /// start with them too).
 const JAVASCRIPT_TAGS: &[Rule] = &[
     Rule {
-        text: Some(Text::IsNot("constructor")),
+        text: Some(NameIs::IsNot("constructor")),
         ..def(
             "method_definition",
             &[field("name", &["property_identifier"])],
@@ -478,7 +479,7 @@ const JAVASCRIPT_TAGS: &[Rule] = &[
 /// `queries/javascript-extra.scm`'s patterns (JavaScript, TypeScript and TSX).
 const JAVASCRIPT_EXTRA: &[Rule] = &[
     Rule {
-        text: Some(Text::Is("constructor")),
+        text: Some(NameIs::Is("constructor")),
         ..def(
             "method_definition",
             &[field("name", &["property_identifier"])],
@@ -646,7 +647,7 @@ struct Compiled {
     up: Vec<(u16, &'static str)>,
     name: Vec<DownId>,
     with: Vec<DownId>,
-    text: Option<Text>,
+    text: Option<NameIs>,
     tag: Tag,
 }
 
@@ -681,6 +682,26 @@ struct Found {
     rows: (usize, usize),
     column: usize,
     tag: Tag,
+}
+
+/// The text a tree was parsed from: the source, or a skeleton joined from it.
+struct Text<'a> {
+    source: &'a [u8],
+    joined: Option<&'a Joined>,
+}
+
+impl Text<'_> {
+    /// Where `node` is in the source: its bytes and its start.
+    fn position(&self, node: Node<'_>) -> (Range<usize>, Point) {
+        let range = node.byte_range();
+        match self.joined {
+            None => (range, node.start_position()),
+            Some(joined) => {
+                let (start, point) = joined.position(self.source, range.start);
+                (start..start + range.len(), point)
+            }
+        }
+    }
 }
 
 /// A node's place in a walk of the tree (start, then the larger node, then the deeper).
@@ -790,8 +811,10 @@ impl Walker {
         })
     }
 
-    /// The definitions in `tree`, in `tree_sitter_tags`' order (see [`kept`]).
-    pub(crate) fn tags(&self, tree: &Tree, source: &[u8]) -> Vec<RawTag> {
+    /// The definitions in `tree`, in `tree_sitter_tags`' order (see [`kept`]); `tree` is of
+    /// `source`, or of `joined` when it is given (a skeleton joined from `source`).
+    pub(crate) fn tags(&self, tree: &Tree, source: &[u8], joined: Option<&Joined>) -> Vec<RawTag> {
+        let text = Text { source, joined };
         let mut found = Vec::new();
         let mut cursor = tree.walk();
         // For the rules' steps down, not to disturb the walk.
@@ -812,7 +835,7 @@ impl Walker {
             };
             if let Some(rules) = self.by_kind.get(usize::from(node.kind_id())) {
                 for rule in rules {
-                    rule.find(node, field, &ancestors, &mut scratch, source, &mut found);
+                    rule.find(node, field, &ancestors, &mut scratch, &text, &mut found);
                 }
             }
             let enter = self
@@ -846,7 +869,7 @@ impl Compiled {
         field: u16,
         ancestors: &[(Node<'t>, u16)],
         scratch: &mut TreeCursor<'t>,
-        source: &[u8],
+        text: &Text<'_>,
         found: &mut Vec<Found>,
     ) {
         // Up: each ancestor's kind, and the field under which the node below sits in it.
@@ -879,11 +902,11 @@ impl Compiled {
             finish = finish.max(Some(preorder(child, depth + 1)));
         }
         each_along(scratch, &self.name, &mut |name| {
-            let name_range = name.byte_range();
-            let text = source.get(name_range.clone()).unwrap_or_default();
+            let (name_range, start) = text.position(name);
+            let name_text = text.source.get(name_range.clone()).unwrap_or_default();
             match self.text {
-                Some(Text::Is(want)) if text != want.as_bytes() => return,
-                Some(Text::IsNot(not)) if text == not.as_bytes() => return,
+                Some(NameIs::Is(want)) if name_text != want.as_bytes() => return,
+                Some(NameIs::IsNot(not)) if name_text == not.as_bytes() => return,
                 _ => {}
             }
             // As `tree_sitter_tags`: a name with an error in it is no tag (an ignored one
@@ -891,13 +914,13 @@ impl Compiled {
             if matches!(self.tag, Tag::Definition(_)) && name.has_error() {
                 return;
             }
-            let start = name.start_position();
             let at = preorder(name, depth + self.name.len());
+            let end_row = start.row + name_text.iter().filter(|&&b| b == b'\n').count();
             found.push(Found {
                 name_range,
                 order: self.order,
                 finish: finish.map_or(at, |f| f.max(at)),
-                rows: (start.row, name.end_position().row),
+                rows: (start.row, end_row),
                 column: start.column,
                 tag: self.tag,
             });
