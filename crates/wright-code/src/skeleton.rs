@@ -12,7 +12,8 @@
 //! attributes and comments go too; in C and C++ also what tree-sitter would take for broken
 //! code and recover from at length (macro calls that make a statement, `GTEST_API_`-like
 //! words, files of array elements) and what defines nothing (variables, `using` declarations,
-//! base classes, preprocessor lines but conditionals); in Java statements without brackets
+//! base classes, preprocessor lines but conditionals) and in C++ the insides of template
+//! argument and parameter lists (`Foo<>`); in Java statements without brackets
 //! (imports, fields). An item first in a body's statements (a local `struct`, `impl`, class)
 //! is read, and the body left out around it; what is nested deeper is not seen (see the
 //! completeness figures in `bench/definitions.sh`). Python's skeleton works by logical lines
@@ -37,6 +38,9 @@ const MAX_GAPS: usize = 1024;
 
 /// C-like parameter lists shorter than this are parsed whole.
 const MIN_PARAMS_BYTES: usize = 4;
+
+/// C++ template lists shorter than this are parsed whole (`Foo<T>`).
+const MIN_TEMPLATE_LIST_BYTES: usize = 4;
 
 /// The ranges of `source` to parse, leaving out the insides of function bodies; `None` when
 /// the language has no skeleton or the file's braces cannot be read (parse it whole).
@@ -718,6 +722,25 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             }
             b':' | b'<' if skip.is_none() && statement_level && at(i + 1) != b':' => {
                 c.class_barrier = true;
+                if b == b'<'
+                    && syntax.lang == Lang::Cpp
+                    && is_ident(last)
+                    && !matches!(at(i + 1), b'<' | b'=')
+                    && let word = last_word(source, i)
+                    && word != b"operator"
+                    && let Some(close) = template_list_end(source, i, word == b"template")
+                {
+                    // A template's arguments or parameters: `Foo<>` and `template <>` read
+                    // as well for what is defined, and tree-sitter's C++ parser reads `<`
+                    // both ways at once until one fails (templates were half of fmt's and
+                    // gmock's parse).
+                    if close - i > MIN_TEMPLATE_LIST_BYTES {
+                        leave_out(i + 1, close);
+                    }
+                    last = b'>';
+                    i = close + 1;
+                    continue;
+                }
                 if b == b':'
                     && last != b':'
                     && matches!(c.params, Params::Closed(..))
@@ -1060,6 +1083,54 @@ fn opens_parameters(source: &[u8], open: usize) -> bool {
                 && source[..word_end].ends_with(b"operator")
         }
     }
+}
+
+/// The word that ends before `at`, past whitespace.
+fn last_word(source: &[u8], at: usize) -> &[u8] {
+    let end = source[..at]
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    let start = source[..end]
+        .iter()
+        .rposition(|&c| !is_ident(c))
+        .map_or(0, |p| p + 1);
+    &source[start..end]
+}
+
+/// The `>` that closes the C++ template argument list (or a template's parameter list,
+/// `head`) whose `<` is at `open`, if what is between may be one: no `;`, brace, string,
+/// character, comment or preprocessor line, and no `=` but in a head (`typename T = int`)
+/// or inside parentheses; `<` and `>` inside parentheses or brackets are comparisons
+/// (`FMT_ENABLE_IF(N < 3)`), `->` is an arrow. `None` also for a `<` that is a comparison
+/// (`a < b;`).
+fn template_list_end(source: &[u8], open: usize, head: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    // Parentheses and brackets open.
+    let mut round = 0usize;
+    for (i, &c) in source.iter().enumerate().skip(open) {
+        match c {
+            b'<' if round == 0 => depth += 1,
+            b'>' if round == 0 && source[i - 1] != b'-' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'(' | b'[' => round += 1,
+            b')' | b']' => round = round.checked_sub(1)?,
+            b';' | b'{' | b'}' | b'"' | b'\'' | b'/' | b'#' => return None,
+            b'=' if !head
+                && round == 0
+                && !matches!(source[i - 1], b'=' | b'!' | b'<' | b'>')
+                && source.get(i + 1) != Some(&b'=') =>
+            {
+                return None;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The end (past its `;`) of the C++ `using` declaration whose `using` ends at `from`, if it
@@ -1559,6 +1630,51 @@ void (*signal(int sig, void (*func)(int)))(int code) { return func ? func : null
         );
     }
 
+    /// A C++ template's argument and parameter lists go (`Foo<>`, `template <>`) and what is
+    /// defined reads the same; comparisons, shifts, `operator<` and what is inside
+    /// parentheses stay.
+    #[test]
+    fn cpp_template_lists_are_left_out_and_comparisons_stay() {
+        let src = r#"template <typename T, typename = std::enable_if_t<(sizeof(T) > 4)>>
+std::vector<std::pair<int, T>> pairs(const T& t) { return {}; }
+template <typename Char> struct formatter<std::basic_string<Char>, Char> {
+  template <typename Context> using arg = basic_format_arg<Context>;
+  auto parse(basic_format_parse_context<Char>& ctx) -> decltype(ctx.begin()) {
+    return ctx.begin();
+  }
+};
+bool operator<(const Widget& a, const Widget& b);
+std::ostream& operator<<(std::ostream& os, const Widget& w);
+enum Flags { A = N < 3, B = M > 1, C = 1 << 4 };
+static_assert(std::is_same<std::string, std::basic_string<char>>::value, "string");
+"#;
+        let got = kept(Lang::Cpp, src);
+        holds(
+            &got,
+            &[
+                "template <>\nstd::vector<> pairs(",
+                "template <> struct formatter<> {",
+                "template <> using arg = basic_format_arg<>;",
+                "-> decltype(ctx.begin())",
+                "operator<(",
+                "operator<<(",
+                "A = N < 3, B = M > 1, C = 1 << 4",
+                "is_same<std::string, std::basic_string<char>>::value",
+            ],
+        );
+        lacks(&got, &["enable_if_t", "std::pair", "typename Char"]);
+        let mut extractor = crate::Extractor::new();
+        let whole = extractor.definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Whole);
+        let skeleton =
+            extractor.definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton);
+        assert!(
+            whole
+                .as_ref()
+                .is_some_and(|w| w.definitions.len() >= 6 && !w.partial)
+        );
+        assert_eq!(skeleton, whole);
+    }
+
     /// Macros tree-sitter would take for code, recovering from the error at length: a call
     /// that makes a statement (or has none), a word before a declaration, and a file that
     /// is an array's elements; and what defines nothing, `using` declarations, variables and
@@ -1600,7 +1716,7 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
                 "namespace testing {",
                 "void InitGoogleMock(int* argc, char** argv);",
                 "Mock {",
-                "using Alias = std::map<int, char>;",
+                "using Alias = std::map<>;",
                 "} Point;",
                 "class Documented {};",
                 "Mock(int n);",
