@@ -632,19 +632,42 @@ fn tables(lang: Lang) -> (Language, &'static [&'static [Rule]], &'static str) {
     }
 }
 
-/// A [`Down`] with its field's id (0: any child).
-#[derive(Clone, Copy)]
+/// A [`Down`] with its field's id (0: any child) and its kinds' ids (comparing the names
+/// was a tenth of the walk).
+#[derive(Clone)]
 struct DownId {
     field: u16,
-    kinds: Kinds,
+    kinds: KindIds,
+}
+
+/// [`Kinds`] by id: every id a kind's name has (a grammar may give one name several
+/// symbols, aliases).
+#[derive(Clone)]
+enum KindIds {
+    Named(Vec<u16>),
+    AnyNamed,
+    Token(Vec<u16>),
+}
+
+/// The ids of the kinds named `names`, named nodes' or tokens'.
+fn kind_ids(language: &Language, names: &[&str], named: bool) -> Vec<u16> {
+    (0..language.node_kind_count())
+        .filter_map(|id| u16::try_from(id).ok())
+        .filter(|&id| {
+            language.node_kind_is_named(id) == named
+                && language
+                    .node_kind_for_id(id)
+                    .is_some_and(|kind| names.contains(&kind))
+        })
+        .collect()
 }
 
 /// A rule with its field ids resolved.
 struct Compiled {
     /// Its place in the language's tables: the query's pattern order (a lower one wins).
     order: usize,
-    /// [`Rule::up`], as (field id or 0, kind).
-    up: Vec<(u16, &'static str)>,
+    /// [`Rule::up`], as (field id or 0, the kind's ids).
+    up: Vec<(u16, Vec<u16>)>,
     name: Vec<DownId>,
     with: Vec<DownId>,
     text: Option<NameIs>,
@@ -746,7 +769,13 @@ impl Walker {
                     };
                     ok.then_some(DownId {
                         field: field_id(step.field)?,
-                        kinds: step.kinds,
+                        kinds: match step.kinds {
+                            Kinds::Named(kinds) => KindIds::Named(kind_ids(&language, kinds, true)),
+                            Kinds::AnyNamed => KindIds::AnyNamed,
+                            Kinds::Token(text) => {
+                                KindIds::Token(kind_ids(&language, &[text], false))
+                            }
+                        },
                     })
                 })
                 .collect()
@@ -756,7 +785,10 @@ impl Walker {
             let up = rule
                 .up
                 .iter()
-                .map(|u| Some((field_id(u.field)?, known(u.kind).then_some(u.kind)?)))
+                .map(|u| {
+                    let ids = known(u.kind).then(|| kind_ids(&language, &[u.kind], true))?;
+                    Some((field_id(u.field)?, ids))
+                })
                 .collect::<Option<Vec<_>>>()?;
             let (name, with) = (down(rule.name)?, down(rule.with)?);
             // Every id a kind has (a grammar may give one name several symbols, aliases).
@@ -819,6 +851,8 @@ impl Walker {
         let mut cursor = tree.walk();
         // For the rules' steps down, not to disturb the walk.
         let mut scratch = tree.walk();
+        // The children of the node the rules start at, each with its field id.
+        let mut children: Vec<(Node<'_>, u16)> = Vec::new();
         // The nodes above the cursor, each with the field under which it sits in its parent.
         let mut ancestors: Vec<(Node<'_>, u16)> = Vec::new();
         loop {
@@ -833,9 +867,28 @@ impl Walker {
             } else {
                 0
             };
-            if let Some(rules) = self.by_kind.get(usize::from(node.kind_id())) {
+            if let Some(rules) = self.by_kind.get(usize::from(node.kind_id()))
+                && !rules.is_empty()
+            {
+                children.clear();
+                scratch.reset(node);
+                if scratch.goto_first_child() {
+                    loop {
+                        let field = scratch.field_id().map_or(0, |id| id.get());
+                        children.push((scratch.node(), field));
+                        if !scratch.goto_next_sibling() {
+                            break;
+                        }
+                    }
+                }
                 for rule in rules {
-                    rule.find(node, field, &ancestors, &mut scratch, &text, &mut found);
+                    let site = Site {
+                        node,
+                        field,
+                        ancestors: &ancestors,
+                        children: &children,
+                    };
+                    rule.find(&site, &mut scratch, &text, &mut found);
                 }
             }
             let enter = self
@@ -860,48 +913,58 @@ impl Walker {
     }
 }
 
+/// A node the walk is at, where rules start.
+struct Site<'a, 't> {
+    node: Node<'t>,
+    /// The field under which it sits in its parent (0: none).
+    field: u16,
+    /// The nodes above it, each with the field under which it sits in its parent.
+    ancestors: &'a [(Node<'t>, u16)],
+    /// Its children, each with its field.
+    children: &'a [(Node<'t>, u16)],
+}
+
 impl Compiled {
-    /// Adds to `found` the names this rule finds from `node`, which sits under `field` (0:
-    /// none) in the last of `ancestors`.
+    /// Adds to `found` the names this rule finds from the node at `site`.
     fn find<'t>(
         &self,
-        node: Node<'t>,
-        field: u16,
-        ancestors: &[(Node<'t>, u16)],
+        site: &Site<'_, 't>,
         scratch: &mut TreeCursor<'t>,
         text: &Text<'_>,
         found: &mut Vec<Found>,
     ) {
+        let Site {
+            node,
+            field,
+            ancestors,
+            children,
+        } = *site;
         // Up: each ancestor's kind, and the field under which the node below sits in it.
         let mut below = field;
         let mut above = ancestors.iter().rev();
-        for &(want_field, kind) in &self.up {
+        for (want_field, ids) in &self.up {
             let Some(&(ancestor, its_field)) = above.next() else {
                 return;
             };
-            if want_field != 0 && want_field != below
-                || !ancestor.is_named()
-                || ancestor.kind() != kind
-            {
+            if *want_field != 0 && *want_field != below || !ids.contains(&ancestor.kind_id()) {
                 return;
             }
             below = its_field;
         }
-        scratch.reset(node);
         let depth = ancestors.len();
         // The children it must have, the last of them where the query's match would finish.
         let mut finish = None;
         for step in &self.with {
-            let mut first = None;
-            each_along(scratch, std::slice::from_ref(step), &mut |child| {
-                first = first.or(Some(child));
-            });
+            let first = children
+                .iter()
+                .find(|&&(child, field)| step.matches(child, field))
+                .map(|&(child, _)| child);
             let Some(child) = first else {
                 return;
             };
             finish = finish.max(Some(preorder(child, depth + 1)));
         }
-        each_along(scratch, &self.name, &mut |name| {
+        each_from(node, children, scratch, &self.name, &mut |name| {
             let (name_range, start) = text.position(name);
             let name_text = text.source.get(name_range.clone()).unwrap_or_default();
             match self.text {
@@ -928,6 +991,39 @@ impl Compiled {
     }
 }
 
+impl DownId {
+    /// Whether `child`, under `field` (0: none), is one this step goes to.
+    fn matches(&self, child: Node<'_>, field: u16) -> bool {
+        (self.field == 0 || self.field == field)
+            && match &self.kinds {
+                KindIds::Named(ids) | KindIds::Token(ids) => ids.contains(&child.kind_id()),
+                KindIds::AnyNamed => child.is_named(),
+            }
+    }
+}
+
+/// As [`each_along`] from `node`, whose children (each with its field id, 0: none) are
+/// `children`: they are listed once for all of a node's rules (each rule going over them
+/// again was a sixth of a C++ header's walk).
+fn each_from<'t>(
+    node: Node<'t>,
+    children: &[(Node<'t>, u16)],
+    cursor: &mut TreeCursor<'t>,
+    steps: &[DownId],
+    f: &mut impl FnMut(Node<'t>),
+) {
+    let Some((step, rest)) = steps.split_first() else {
+        f(node);
+        return;
+    };
+    for &(child, field) in children {
+        if step.matches(child, field) {
+            cursor.reset(child);
+            each_along(cursor, rest, f);
+        }
+    }
+}
+
 /// Calls `f` with each node reached from the cursor's node along `steps`, each step to every
 /// child that matches it (as the query tries them all: `typedef struct {..} A, *PA;`); leaves
 /// the cursor where it was.
@@ -940,15 +1036,12 @@ fn each_along<'t>(cursor: &mut TreeCursor<'t>, steps: &[DownId], f: &mut impl Fn
         return;
     }
     loop {
-        let child = cursor.node();
-        let field_ok =
-            step.field == 0 || cursor.field_id().is_some_and(|id| id.get() == step.field);
-        let kind_ok = match step.kinds {
-            Kinds::Named(kinds) => child.is_named() && kinds.contains(&child.kind()),
-            Kinds::AnyNamed => child.is_named(),
-            Kinds::Token(text) => !child.is_named() && child.kind() == text,
+        let field = if step.field == 0 {
+            0
+        } else {
+            cursor.field_id().map_or(0, |id| id.get())
         };
-        if field_ok && kind_ok {
+        if step.matches(cursor.node(), field) {
             each_along(cursor, rest, f);
         }
         if !cursor.goto_next_sibling() {
