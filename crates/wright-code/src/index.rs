@@ -109,7 +109,7 @@ struct Todo {
     lang: Lang,
     stamp: Option<Stamp>,
     size: u64,
-    known: Option<FileTags>,
+    known: Option<Arc<FileTags>>,
 }
 
 /// Which part of the project a call indexes.
@@ -256,12 +256,12 @@ fn index_with(
         let stamp = Stamp::of(&meta);
         let cached = stamp.and_then(|stamp| {
             let entry = cache.files.get(&relative_path(root, path)?)?;
-            (entry.stamp == stamp && entry.lang == lang.name()).then(|| entry.tags(lang))
+            (entry.stamp == stamp && entry.tags.lang == lang).then(|| Arc::clone(&entry.tags))
         });
         match cached {
             Some(tags) if need == Need::Definitions || tags.references.is_some() => {
                 stats.cached += 1;
-                outcomes[i] = Some(Indexed::Tags(Arc::new(tags)));
+                outcomes[i] = Some(Indexed::Tags(tags));
             }
             known => todo.push(Todo {
                 index: i,
@@ -288,7 +288,13 @@ fn index_with(
         if let (Indexed::Tags(tags), Some(stamp), Some(key)) =
             (&outcome, stamp, relative_path(root, &files[i]))
         {
-            cache.files.insert(key, Entry::new(stamp, tags));
+            cache.files.insert(
+                key,
+                Entry {
+                    stamp,
+                    tags: Arc::clone(tags),
+                },
+            );
             changed = true;
         }
         outcomes[i] = Some(outcome);
@@ -631,53 +637,83 @@ struct Cache {
     files: HashMap<String, Entry>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+/// What the cache holds of a file: its tags as the index hands them out (a warm call shares
+/// them, not copies them: copying was a tenth of a warm RepoMap), written as [`Wire`].
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "Wire<String>")]
 struct Entry {
     stamp: Stamp,
-    lang: String,
+    tags: Arc<FileTags>,
+}
+
+/// An [`Entry`] as the cache file holds it, its strings owned (read) or borrowed (written).
+#[derive(Serialize, Deserialize)]
+struct Wire<S> {
+    stamp: Stamp,
+    lang: S,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     partial: bool,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     truncated: bool,
     /// `[name, kind, line, signature]`.
-    definitions: Vec<(String, String, usize, String)>,
+    definitions: Vec<(S, S, usize, S)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    references: Option<String>,
+    references: Option<S>,
 }
 
-impl Entry {
-    fn new(stamp: Stamp, tags: &FileTags) -> Self {
-        Self {
-            stamp,
-            lang: tags.lang.name().to_owned(),
+impl TryFrom<Wire<String>> for Entry {
+    type Error = String;
+
+    fn try_from(wire: Wire<String>) -> Result<Self, String> {
+        let lang = crate::ALL
+            .into_iter()
+            .find(|lang| lang.name() == wire.lang)
+            .ok_or_else(|| format!("unknown language {:?}", wire.lang))?;
+        Ok(Self {
+            stamp: wire.stamp,
+            tags: Arc::new(FileTags {
+                lang,
+                definitions: wire
+                    .definitions
+                    .into_iter()
+                    .map(|(name, kind, line, signature)| Definition {
+                        name,
+                        kind,
+                        line,
+                        signature,
+                    })
+                    .collect(),
+                partial: wire.partial,
+                truncated: wire.truncated,
+                references: wire.references,
+            }),
+        })
+    }
+}
+
+impl Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tags = &self.tags;
+        Wire {
+            stamp: self.stamp,
+            lang: tags.lang.name(),
             partial: tags.partial,
             truncated: tags.truncated,
             definitions: tags
                 .definitions
                 .iter()
-                .map(|d| (d.name.clone(), d.kind.clone(), d.line, d.signature.clone()))
-                .collect(),
-            references: tags.references.clone(),
-        }
-    }
-
-    fn tags(&self, lang: Lang) -> FileTags {
-        FileTags {
-            lang,
-            definitions: self
-                .definitions
-                .iter()
-                .map(|(name, kind, line, signature)| Definition {
-                    name: name.clone(),
-                    kind: kind.clone(),
-                    line: *line,
-                    signature: signature.clone(),
+                .map(|d| {
+                    (
+                        d.name.as_str(),
+                        d.kind.as_str(),
+                        d.line,
+                        d.signature.as_str(),
+                    )
                 })
                 .collect(),
-            partial: self.partial,
-            truncated: self.truncated,
-            references: self.references.clone(),
+            references: tags.references.as_deref(),
         }
+        .serialize(serializer)
     }
 }
 

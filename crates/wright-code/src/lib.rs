@@ -103,7 +103,7 @@ pub enum Lang {
     Java,
 }
 
-const ALL: [Lang; 9] = [
+pub(crate) const ALL: [Lang; 9] = [
     Lang::Rust,
     Lang::Python,
     Lang::JavaScript,
