@@ -63,11 +63,15 @@ impl FileTags {
     /// The identifiers the file's code mentions (not its comments or strings), each once, with
     /// how often; at most 5,000.
     pub fn references(&self) -> impl Iterator<Item = (&str, u32)> {
-        let lines = self.references.as_deref().unwrap_or_default().lines();
-        lines.filter_map(|line| {
+        self.reference_lines().filter_map(|line| {
             let (name, count) = line.rsplit_once(' ')?;
             Some((name, count.parse().ok()?))
         })
+    }
+
+    /// The `name count` lines [`FileTags::references`] reads.
+    pub(crate) fn reference_lines(&self) -> std::str::Lines<'_> {
+        self.references.as_deref().unwrap_or_default().lines()
     }
 }
 

@@ -126,8 +126,15 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> Vec<Ranked> {
         for d in &tags.definitions {
             *own.entry(d.name.as_str()).or_default() += 1;
         }
-        for (name, count) in tags.references() {
+        for line in tags.reference_lines() {
+            let Some((name, count)) = line.rsplit_once(' ') else {
+                continue;
+            };
+            // (Most names are defined nowhere: the count is read only for those that are.)
             let Some(&id) = ids.get(name) else {
+                continue;
+            };
+            let Ok(count) = count.parse::<u32>() else {
                 continue;
             };
             let list = &definers[id];
