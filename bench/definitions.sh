@@ -9,6 +9,18 @@
 # Usage: bench/definitions.sh [DIR...]   (default: a Rust crate, a C crate's sources, the
 # Python stdlib's asyncio and the global node_modules found on this machine)
 #
+# Session 29 (C and C++ skeletons joined into one text, template lists and prototypes'
+# parameters left out; the other languages' definitions are the same as session 28's, file by
+# file). C++ trees, the last four new (Debian's headers of each library):
+#   tree                          files  ctags   Defs  found   known
+#   googletest-1.12.1 (C++)         165   3605   3985   97.9%   99.1%
+#   nlohmann-json-3.11.2 (C++)      245   1203   1223   98.8%   99.1%
+#   fmt-9.1.0 headers (C++)          13   1019   1053   98.0%   99.0%
+#   abseil 20220623 headers         272   4175   5001   98.6%   98.6%
+#   protobuf 3.21 headers            88   3486   4990   97.8%   98.1%
+#   spdlog 1.10 headers              74    620    846   99.7%   99.4%
+#   rapidjson 1.1 headers            35    830    828   98.0%   99.8%
+#
 # Figures (2-core machine, 2026-11-27 session 28, universal-ctags 5.9.0; Definitions as the
 # tool indexes: skeletons, tree walks for every language, both cores; time is one process
 # each, no cache, ctags -R writing no file; "s27" is session 27's found/known and time):

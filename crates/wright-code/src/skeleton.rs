@@ -735,6 +735,8 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                 c.class_barrier = true;
                 if b == b'<'
                     && syntax.lang == Lang::Cpp
+                    && (!c.assigned || c.alias)
+                    && enum_constants != Some(open.len())
                     && is_ident(last)
                     && !matches!(at(i + 1), b'<' | b'=')
                     && let word = last_word(source, i)
@@ -767,6 +769,14 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                 {
                     c.bases = Some(i);
                 }
+            }
+            b'=' if skip.is_none()
+                && syntax.c_like.is_some()
+                && statement_level
+                && !matches!(last, b'=' | b'!' | b'<' | b'>')
+                && at(i + 1) != b'=' =>
+            {
+                c.assigned = true;
             }
             b'>' if skip.is_none() && statement_level && last == b'-' && source[i - 1] == b'-' => {
                 c.arrow = true;
@@ -950,6 +960,11 @@ fn raw_string_hashes(source: &[u8], quote: usize) -> Option<usize> {
 struct CState {
     /// A `(…)` closed at the statement's level.
     parenthesis: bool,
+    /// An `=` at the statement's level (not `==`, `<=`…): what follows is a value, where a
+    /// `<` compares (`ok = kA < 8 && kB > 4;`), but for an alias's (`using T = F<A>;`).
+    assigned: bool,
+    /// `using`: a `using` declaration or alias.
+    alias: bool,
     /// A class word (`class`, `struct`…) that keeps its braces.
     class: bool,
     /// A `:` or `<` after it: `class A : B`, `struct S<T>`, not a function returning a struct.
@@ -1024,6 +1039,9 @@ impl CState {
         }
         if word == b"enum" {
             self.enumeration = true;
+        }
+        if word == b"using" {
+            self.alias = true;
         }
         self.signature_word = syntax.after_signature.contains(&word);
     }
@@ -1780,6 +1798,11 @@ template <typename Char> struct formatter<std::basic_string<Char>, Char> {
 bool operator<(const Widget& a, const Widget& b);
 std::ostream& operator<<(std::ostream& os, const Widget& w);
 enum Flags { A = N < 3, B = M > 1, C = 1 << 4 };
+enum { value = N < 0 || N > 10 };
+struct Limits {
+  static constexpr bool ok = kA < 8 && kB > 4;
+  using map = std::map<std::string, int>;
+};
 static_assert(std::is_same<std::string, std::basic_string<char>>::value, "string");
 "#;
         let got = kept(Lang::Cpp, src);
@@ -1793,6 +1816,8 @@ static_assert(std::is_same<std::string, std::basic_string<char>>::value, "string
                 "operator<(",
                 "operator<<(",
                 "A = N < 3, B = M > 1, C = 1 << 4",
+                "value = N < 0 || N > 10",
+                "using map = std::map<>;",
                 "is_same<std::string, std::basic_string<char>>::value",
             ],
         );
@@ -1819,6 +1844,8 @@ std::map<int, int>* h(std::map<int, int>& m, Widget*);
 Foo x(5);
 Foo y(a + b);
 Foo z(std::string("s"));
+Foo w(a * b);
+Foo v(mask & bits);
 struct S {
   S(const S& other) = default;
   virtual void v(int a) const = 0;
@@ -1846,7 +1873,8 @@ struct S {
             .iter()
             .flat_map(|w| w.definitions.iter().map(|d| d.name.as_str()))
             .collect();
-        assert_eq!(names, ["f", "g", "h", "S", "S", "v"]);
+        // (`Foo w(a * b);` reads as a prototype in the whole file too: C++'s most vexing parse.)
+        assert_eq!(names, ["f", "g", "h", "w", "v", "S", "S", "v"]);
         assert_eq!(skeleton, whole);
         // A macro's type (tree-sitter-c reads it as a declarator) is no prototype.
         let c = "typedef Array(char) String;\nArray(Heredoc *) heredocs;\nint f(char c);\n";
