@@ -7,6 +7,29 @@
 # Usage: bench/repomap.sh [DIR]   (default: a tree of the first 1,000 `.rs` files of the crates
 # in ~/.cargo/registry, made under /tmp)
 #
+# Session 29 (a slower, noisier machine than session 28's: ctags -R took 1.3-2.7x as long on
+# the same trees and repeated runs varied by +-30 %, so compare columns, not sessions; C and
+# C++ skeletons joined into one text, template lists and prototypes' parameters left out, the
+# walk by kind ids, the cache's tags shared; two runs where they differ):
+#   tree                         RepoMap cold  warm  Definitions cold  warm  ctags -R (no file)
+#   1,000 .rs files (13 MB)            444 ms  100 ms      355 ms   89 ms  613 (500)
+#   Go 1.19 net+go+os+internal         316      99         219      79    349 (315)
+#   /usr/lib/python3.11                359     113         294      70    633 (582)
+#   OpenJDK 17 java.base              1339     238         582     104   1096 (1401)
+#   /usr/lib/node_modules              566     121         520      92    724 (658)
+#   zod 3.25.76 (TS)                   471      51      471, 478    50    388, 573 (404, 591)
+#   googletest 1.12.1 (C++)            134      34         149      56    228 (140)
+#   nlohmann-json 3.11.2 (C++)          83      23          59      32     94 (84)
+#   fmt 9.1.0 (C++)                     54      21       61, 63     20     59, 62 (40, 61)
+#   abseil 20220623 headers (C++)      204      55      196, 169    59    204, 194 (183, 173)
+#   protobuf 3.21 headers (C++)        180      45      210, 208    59    183, 181 (165, 156)
+#   spdlog 1.10 headers (C++)           52      21       52, 47     21     42, 41 (33, 37)
+#   rapidjson 1.1 (C++)                 49      17          43      22     45 (47)
+# Earlier the same session, before these changes (Definitions cold against ctags -R): fmt 89
+# against 68, googletest 226 against 244, nlohmann-json 80 against 80. One thread's index of
+# fmt's headers went 72 -> 40 ms with the template lists left out, protobuf's 1,573 -> 1,240 M
+# instructions (valgrind) with prototypes and the walk.
+#
 # Figures (2-core machine, otherwise idle, 2026-11-27 session 28; release build; median of 5;
 # runs vary by 10-20 % on this machine, so ties are ties; ctags with its tags file / without):
 #   tree                                   RepoMap cold  warm  Definitions cold  warm  ctags -R
