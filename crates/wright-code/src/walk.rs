@@ -720,7 +720,7 @@ impl Text<'_> {
         match self.joined {
             None => (range, node.start_position()),
             Some(joined) => {
-                let (start, point) = joined.position(self.source, range.start);
+                let (start, point) = joined.position(range.start, node.start_position());
                 (start..start + range.len(), point)
             }
         }
