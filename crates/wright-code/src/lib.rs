@@ -394,21 +394,18 @@ impl Extractor {
             out.partial = true;
             return Some(out);
         }
-        let ranges = parse.ranges(lang, source);
+        let mut ranges = parse.ranges(lang, source);
         let skeleton = !ranges.is_empty();
-        // The skeleton's ranges joined (see `Joined`), or given to the parser.
-        let (tree, joined) = if skeleton && lang != Lang::JavaScript {
-            let joined = Joined::new(source, ranges);
-            // (The query's parse leaves its ranges set.)
+        // The skeleton's ranges joined into one text (then none are left to set), or read in
+        // place.
+        let joined = (skeleton && skeleton::joins(lang))
+            .then(|| Joined::new(source, std::mem::take(&mut ranges)));
+        // The parser keeps the ranges given last: every parse gives its own. Ranges it refuses
+        // (none should be) leave the whole text to read.
+        if parser.set_included_ranges(&ranges).is_err() {
             let _ = parser.set_included_ranges(&[]);
-            (parser.parse(&joined.text, None), Some(joined))
-        } else {
-            // Ranges the parser refuses (none should be) leave the whole file to parse.
-            let _ = parser.set_included_ranges(&ranges);
-            let tree = parser.parse(source, None);
-            let _ = parser.set_included_ranges(&[]);
-            (tree, None)
-        };
+        }
+        let tree = parser.parse(joined.as_ref().map_or(source, |j| &j.text[..]), None);
         let Some(tree) = tree else {
             out.partial = true;
             return Some(out);

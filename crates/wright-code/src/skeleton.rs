@@ -141,6 +141,11 @@ impl Joined {
     }
 }
 
+/// Whether `lang`'s skeletons are parsed joined ([`Joined`]) rather than over included ranges.
+pub(crate) fn joins(lang: Lang) -> bool {
+    lang != Lang::JavaScript
+}
+
 /// What of `source` its skeleton leaves out, in order; `None` when the language has no
 /// skeleton, the file's brackets cannot be read or nothing is left out.
 fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
@@ -161,7 +166,7 @@ fn skeleton_gaps(lang: Lang, source: &[u8]) -> Option<Vec<(usize, usize)>> {
             }
         }
     };
-    if gaps.len() > MAX_GAPS && lang == Lang::JavaScript {
+    if gaps.len() > MAX_GAPS && !joins(lang) {
         // Only the largest gaps are left out: over included ranges, tree-sitter looks for the
         // range it is in from the first at every token (`ts_lexer_goto`), so that a file's
         // parse grows with the square of its ranges. (Fewer ranges, 256 or 64 at most, made
@@ -1076,14 +1081,12 @@ fn opens_parameters(source: &[u8], open: usize) -> bool {
     match source[end - 1] {
         b'>' | b')' => true,
         c if is_ident(c) => {
-            let start = source[..end]
-                .iter()
-                .rposition(|&c| !is_ident(c))
-                .map_or(0, |p| p + 1);
+            let word = last_word(source, open);
+            let start = end - word.len();
             // An annotation's arguments (Java's `@Test(timeout = 5)`).
             start.checked_sub(1).is_none_or(|p| source[p] != b'@')
                 && !matches!(
-                    &source[start..end],
+                    word,
                     b"operator"
                         | b"decltype"
                         | b"__attribute__"
@@ -1178,7 +1181,8 @@ fn declares_parameters(list: &[u8]) -> bool {
 }
 
 /// Whether `tail`, what follows a C-like `(…)` to the statement's `;`, may end a prototype:
-/// qualifiers (`const`, `override`, `= 0`, `noexcept(…)`), macro words, a trailing return
+/// qualifiers (`const`, `override`, `= 0`, `noexcept(…)`: a signature's words, and `= default`),
+/// macro words, a trailing return
 /// type; not a declarator (`Array(char) chars;`, a macro's type).
 fn ends_prototype(tail: &[u8]) -> bool {
     let mut i = 0;
@@ -1191,18 +1195,8 @@ fn ends_prototype(tail: &[u8]) -> bool {
             let end = skip_word(tail, i);
             let word = &tail[i..end];
             if !macro_like(word)
-                && !matches!(
-                    word,
-                    b"const"
-                        | b"volatile"
-                        | b"final"
-                        | b"override"
-                        | b"noexcept"
-                        | b"default"
-                        | b"delete"
-                        | b"throw"
-                        | b"__attribute__"
-                )
+                && !C_AFTER_SIGNATURE.contains(&word)
+                && !matches!(word, b"default" | b"delete" | b"throw" | b"__attribute__")
             {
                 return false;
             }

@@ -786,31 +786,24 @@ impl Walker {
                 .up
                 .iter()
                 .map(|u| {
-                    let ids = known(u.kind).then(|| kind_ids(&language, &[u.kind], true))?;
-                    Some((field_id(u.field)?, ids))
+                    let ids = kind_ids(&language, &[u.kind], true);
+                    Some((field_id(u.field)?, (!ids.is_empty()).then_some(ids)?))
                 })
                 .collect::<Option<Vec<_>>>()?;
             let (name, with) = (down(rule.name)?, down(rule.with)?);
-            // Every id a kind has (a grammar may give one name several symbols, aliases).
-            let mut found = false;
-            for (id, of_kind) in by_kind.iter_mut().enumerate() {
-                let Ok(id16) = u16::try_from(id) else { break };
-                if language.node_kind_is_named(id16)
-                    && language.node_kind_for_id(id16) == Some(rule.kind)
-                {
-                    of_kind.push(Compiled {
-                        order,
-                        up: up.clone(),
-                        name: name.clone(),
-                        with: with.clone(),
-                        text: rule.text,
-                        tag: rule.tag,
-                    });
-                    found = true;
-                }
-            }
-            if !found {
+            let ids = kind_ids(&language, &[rule.kind], true);
+            if ids.is_empty() {
                 return None;
+            }
+            for id in ids {
+                by_kind.get_mut(usize::from(id))?.push(Compiled {
+                    order,
+                    up: up.clone(),
+                    name: name.clone(),
+                    with: with.clone(),
+                    text: rule.text,
+                    tag: rule.tag,
+                });
             }
         }
         // The kinds whose field a rule asks: the starting node's if the first step up names a
