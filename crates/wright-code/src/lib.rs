@@ -459,7 +459,7 @@ fn push_definition(
         .unwrap_or_default();
     let line_text = source
         .get(line_range)
-        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .map(String::from_utf8_lossy)
         .unwrap_or_default();
     let signature = signature(lang, &line_text);
     let kind = refine_kind(lang, coarse, &signature).to_owned();
@@ -474,11 +474,15 @@ fn push_definition(
 /// The tag query's kind made precise where the query lumps kinds together (Rust's structs,
 /// enums and type aliases are all `class`), from the keywords of the signature.
 fn refine_kind<'a>(lang: Lang, coarse: &'a str, signature: &str) -> &'a str {
-    let words: Vec<&str> = signature
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| !w.is_empty())
-        .take(8)
-        .collect();
+    // The first 8 words, without a vector per definition (tens of thousands in a tree).
+    let mut words = [""; 8];
+    for (slot, word) in words.iter_mut().zip(
+        signature
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty()),
+    ) {
+        *slot = word;
+    }
     let has = |w: &str| words.contains(&w);
     match (lang, coarse) {
         (Lang::Rust, "class") => {

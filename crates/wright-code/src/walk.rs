@@ -26,6 +26,7 @@
 //! and a TypeScript project (2,071), and those read as TSX (905). The tests do so over this
 //! workspace's Rust and Python files, and over sources exercising every rule.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -649,17 +650,46 @@ enum KindIds {
     Token(Vec<u16>),
 }
 
-/// The ids of the kinds named `names`, named nodes' or tokens'.
-fn kind_ids(language: &Language, names: &[&str], named: bool) -> Vec<u16> {
-    (0..language.node_kind_count())
-        .filter_map(|id| u16::try_from(id).ok())
-        .filter(|&id| {
-            language.node_kind_is_named(id) == named
-                && language
-                    .node_kind_for_id(id)
-                    .is_some_and(|kind| names.contains(&kind))
-        })
-        .collect()
+/// A grammar's kind ids by name, named nodes' and tokens' apart (a grammar may give one name
+/// several symbols, aliases), built once per walker instead of a scan of every kind per name.
+struct KindNames<'l> {
+    named: HashMap<&'l str, Vec<u16>>,
+    tokens: HashMap<&'l str, Vec<u16>>,
+}
+
+impl<'l> KindNames<'l> {
+    fn new(language: &'l Language) -> Self {
+        let mut names = Self {
+            named: HashMap::new(),
+            tokens: HashMap::new(),
+        };
+        for id in (0..language.node_kind_count()).filter_map(|id| u16::try_from(id).ok()) {
+            let Some(kind) = language.node_kind_for_id(id) else {
+                continue;
+            };
+            let map = if language.node_kind_is_named(id) {
+                &mut names.named
+            } else {
+                &mut names.tokens
+            };
+            map.entry(kind).or_default().push(id);
+        }
+        names
+    }
+
+    /// The ids of the kinds named `names`, named nodes' or tokens', in id order.
+    fn ids(&self, names: &[&str], named: bool) -> Vec<u16> {
+        let map = if named { &self.named } else { &self.tokens };
+        let mut ids: Vec<u16> = names
+            .iter()
+            .filter_map(|name| map.get(name))
+            .flatten()
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
 }
 
 /// A rule with its field ids resolved.
@@ -757,6 +787,7 @@ impl Walker {
                 Some(name) => Some(language.field_id_for_name(name)?.get()),
             }
         };
+        let names = KindNames::new(&language);
         let known = |kind: &str| language.id_for_node_kind(kind, true) != 0;
         let down = |steps: &[Down]| -> Option<Vec<DownId>> {
             steps
@@ -770,11 +801,9 @@ impl Walker {
                     ok.then_some(DownId {
                         field: field_id(step.field)?,
                         kinds: match step.kinds {
-                            Kinds::Named(kinds) => KindIds::Named(kind_ids(&language, kinds, true)),
+                            Kinds::Named(kinds) => KindIds::Named(names.ids(kinds, true)),
                             Kinds::AnyNamed => KindIds::AnyNamed,
-                            Kinds::Token(text) => {
-                                KindIds::Token(kind_ids(&language, &[text], false))
-                            }
+                            Kinds::Token(text) => KindIds::Token(names.ids(&[text], false)),
                         },
                     })
                 })
@@ -786,12 +815,12 @@ impl Walker {
                 .up
                 .iter()
                 .map(|u| {
-                    let ids = kind_ids(&language, &[u.kind], true);
+                    let ids = names.ids(&[u.kind], true);
                     Some((field_id(u.field)?, (!ids.is_empty()).then_some(ids)?))
                 })
                 .collect::<Option<Vec<_>>>()?;
             let (name, with) = (down(rule.name)?, down(rule.with)?);
-            let ids = kind_ids(&language, &[rule.kind], true);
+            let ids = names.ids(&[rule.kind], true);
             if ids.is_empty() {
                 return None;
             }
@@ -1103,47 +1132,57 @@ fn descend<'a>(
     kinds: impl Iterator<Item = &'a str>,
     node_types: &str,
 ) -> Vec<bool> {
-    use std::collections::{HashMap, HashSet};
+    use std::borrow::Cow;
+    use std::collections::HashSet;
+    /// A kind as `node-types.json` names it (borrowed from the text unless escaped).
+    #[derive(serde::Deserialize)]
+    struct KindRef<'t> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'t, str>,
+        named: bool,
+    }
+    #[derive(serde::Deserialize)]
+    struct Children<'t> {
+        #[serde(default, borrow)]
+        types: Vec<KindRef<'t>>,
+    }
+    /// One entry of `node-types.json`; what the walk does not need is not read.
+    #[derive(serde::Deserialize)]
+    struct NodeType<'t> {
+        #[serde(flatten, borrow)]
+        this: KindRef<'t>,
+        #[serde(default, borrow)]
+        subtypes: Vec<KindRef<'t>>,
+        #[serde(default, borrow)]
+        fields: HashMap<Cow<'t, str>, Children<'t>>,
+        #[serde(default, borrow)]
+        children: Option<Children<'t>>,
+    }
     let count = language.node_kind_count();
-    let Ok(serde_json::Value::Array(types)) = serde_json::from_str(node_types) else {
+    let Ok(types) = serde_json::from_str::<Vec<NodeType<'_>>>(node_types) else {
         return vec![true; count];
     };
-    let named = |v: &serde_json::Value| -> Option<String> {
-        if v.get("named")?.as_bool()? {
-            v.get("type")?.as_str().map(str::to_owned)
-        } else {
-            None
-        }
-    };
+    fn named<'r>(r: &'r KindRef<'_>) -> Option<&'r str> {
+        r.named.then_some(r.kind.as_ref())
+    }
     // Each named kind's possible named children (fields' and others'), and each supertype's
     // subtypes.
-    let mut children: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut children: HashMap<&str, HashSet<&str>> = HashMap::new();
     for t in &types {
-        let Some(kind) = named(t) else { continue };
+        let Some(kind) = named(&t.this) else { continue };
         let entry = children.entry(kind).or_default();
-        if let Some(subtypes) = t.get("subtypes").and_then(|s| s.as_array()) {
-            entry.extend(subtypes.iter().filter_map(named));
-        }
-        let mut lists: Vec<&serde_json::Value> = Vec::new();
-        if let Some(fields) = t.get("fields").and_then(|f| f.as_object()) {
-            lists.extend(fields.values());
-        }
-        if let Some(c) = t.get("children") {
-            lists.push(c);
-        }
-        for list in lists {
-            if let Some(ts) = list.get("types").and_then(|x| x.as_array()) {
-                entry.extend(ts.iter().filter_map(named));
-            }
+        entry.extend(t.subtypes.iter().filter_map(named));
+        for list in t.fields.values().chain(&t.children) {
+            entry.extend(list.types.iter().filter_map(named));
         }
     }
     // Kinds that are, or may hold, a definition.
-    let mut holds: HashSet<String> = kinds.map(str::to_owned).collect();
+    let mut holds: HashSet<&str> = kinds.collect();
     loop {
         let before = holds.len();
         for (kind, kids) in &children {
             if !holds.contains(kind) && kids.iter().any(|k| holds.contains(k)) {
-                holds.insert(kind.clone());
+                holds.insert(kind);
             }
         }
         if holds.len() == before {

@@ -194,12 +194,15 @@ async fn definitions(args: DefinitionsArgs, ctx: &ToolContext) -> Result<ToolRes
         definitions: found
             .definitions
             .into_iter()
-            .map(|(path, d)| DefinitionEntry {
-                file: display(&path),
-                name: d.name,
-                kind: d.kind,
-                line: d.line,
-                signature: d.signature,
+            .flat_map(|(path, definitions)| {
+                let file = display(&path);
+                definitions.into_iter().map(move |d| DefinitionEntry {
+                    file: file.clone(),
+                    name: d.name,
+                    kind: d.kind,
+                    line: d.line,
+                    signature: d.signature,
+                })
             })
             .collect(),
         files: found.files,
@@ -239,7 +242,10 @@ fn walk(dir: &Path, stop: &StopFlag) -> Vec<PathBuf> {
 
 #[derive(Debug, Default)]
 struct Found {
-    definitions: Vec<(PathBuf, wright_code::Definition)>,
+    /// Per file, in path order.
+    definitions: Vec<(PathBuf, Vec<wright_code::Definition>)>,
+    /// Of all files.
+    count: usize,
     files: usize,
     partial: Vec<PathBuf>,
     skipped: Skipped,
@@ -276,7 +282,7 @@ fn collect(
         stop.as_atomic(),
     );
     for (path, indexed) in sources.into_iter().zip(indexed) {
-        if found.definitions.len() >= MAX_DEFINITIONS {
+        if found.count >= MAX_DEFINITIONS {
             // The files past the cap are neither counted nor listed as partial: none of their
             // definitions is shown.
             found.truncated = true;
@@ -308,15 +314,20 @@ fn collect(
         if tags.truncated {
             found.truncated = true;
         }
+        let mut mine = Vec::new();
         for def in &tags.definitions {
             if kinds.is_some_and(|kinds| !kinds.contains(&def.kind)) {
                 continue;
             }
-            if found.definitions.len() >= MAX_DEFINITIONS {
+            if found.count >= MAX_DEFINITIONS {
                 found.truncated = true;
                 break;
             }
-            found.definitions.push((path.clone(), def.clone()));
+            found.count += 1;
+            mine.push(def.clone());
+        }
+        if !mine.is_empty() {
+            found.definitions.push((path, mine));
         }
     }
     found.skipped.finish();

@@ -246,9 +246,43 @@ impl SecretMasker {
     /// and does not close (a Grep hit, one line of a listing) masks the key material of the
     /// strings after it until one holds the `-----END` line.
     pub fn mask_json(&self, value: &mut Value) {
-        if self.enabled {
+        if self.enabled && self.may_mask_json(value) {
             self.mask_json_in(value, &mut false);
         }
+    }
+
+    /// Whether masking `value` string by string might change it, from one look at all its
+    /// strings joined by line breaks (a Definitions result holds tens of thousands of short
+    /// strings, and two regex searches each cost more than one over them all).
+    ///
+    /// A builtin pattern or a literal that matches one string matches the joined text too: the
+    /// patterns' only assertions are ASCII word boundaries and `(?m)^`, which a line break on
+    /// either side of each string keeps as they were. A private key block begins with
+    /// `-----BEGIN`. Configured patterns may anchor (`\A`, `$`), so with any of them every
+    /// string is looked at.
+    fn may_mask_json(&self, value: &Value) -> bool {
+        fn join(value: &Value, out: &mut String) {
+            match value {
+                Value::String(s) => {
+                    out.push_str(s);
+                    out.push('\n');
+                }
+                Value::Array(items) => items.iter().for_each(|item| join(item, out)),
+                Value::Object(fields) => fields.values().for_each(|item| join(item, out)),
+                _ => {}
+            }
+        }
+        if !self.configured.is_empty() {
+            return true;
+        }
+        let mut joined = String::from("\n");
+        join(value, &mut joined);
+        joined.contains("-----BEGIN")
+            || self
+                .literals
+                .iter()
+                .any(|literal| joined.contains(literal.as_str()))
+            || BUILTIN_SET.as_ref().is_none_or(|set| set.is_match(&joined))
     }
 
     fn mask_json_in(&self, value: &mut Value, in_key_block: &mut bool) {
@@ -323,6 +357,17 @@ fn matches(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
 
 /// The builtin patterns, compiled at first use.
 static BUILTIN: LazyLock<Vec<(String, Regex)>> = LazyLock::new(builtin_patterns);
+
+/// Compiles the builtin patterns' set ([`BUILTIN_SET`], a few milliseconds) on a thread of its
+/// own, so that the first result masked need not wait for it: `wright tool` calls this first
+/// and walks its tree meanwhile. A mask that comes first waits for the compilation.
+pub fn compile_in_background() {
+    let _ = std::thread::Builder::new()
+        .name("secret-patterns".to_string())
+        .spawn(|| {
+            LazyLock::force(&BUILTIN_SET);
+        });
+}
 
 /// The builtin patterns as one set, to tell at once that a text matches none of them.
 static BUILTIN_SET: LazyLock<Option<RegexSet>> =

@@ -264,3 +264,39 @@ fn a_key_block_split_over_several_strings_is_masked_line_by_line() {
     );
     assert_eq!(data["matches"][1]["file"], "deploy/id_rsa");
 }
+
+#[test]
+fn each_string_of_data_is_masked_as_it_would_be_alone() {
+    // Each secret the only one in its data, between strings that end and begin with a word
+    // character: were the strings looked at joined with no break, the AWS key id's word
+    // boundaries and the `^` of a key body's line would not hold there.
+    let secrets = [
+        "AKIAIOSFODNN7EXAMPLE",
+        "sk-proj-Abc123def456ghi789jkl012mno",
+        "MIIEpAIBAAKCAQEAu1SU1LfVLPHCozMx\n-----END RSA PRIVATE KEY-----",
+    ];
+    for secret in secrets {
+        let alone = masked(secret);
+        assert_ne!(alone, secret);
+        let mut data = json!({"strings": ["word", secret, "x"], "nested": {"s": secret}, "n": 7});
+        SecretMasker::default().mask_json(&mut data);
+        assert_eq!(
+            data,
+            json!({"strings": ["word", alone, "x"], "nested": {"s": alone}, "n": 7}),
+            "{secret}"
+        );
+    }
+    // A literal value, and data with nothing to mask, which stays as it was.
+    let masker = SecretMasker::new(&SecretPolicy {
+        literals: vec!["correct-horse-battery".to_string()],
+        ..SecretPolicy::default()
+    })
+    .unwrap();
+    let mut data = json!(["a", "the correct-horse-battery staple"]);
+    masker.mask_json(&mut data);
+    assert_eq!(data, json!(["a", "the [REDACTED secret] staple"]));
+    let clean = json!({"definitions": [{"name": "parse", "signature": "fn parse(s: &str)"}]});
+    let mut data = clean.clone();
+    masker.mask_json(&mut data);
+    assert_eq!(data, clean);
+}
