@@ -415,6 +415,11 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     let mut visibility: Option<usize> = None;
     // The last byte of the last token, for Go's statements that end at a line's end.
     let mut last = 0u8;
+    // `last` before a function-like macro (`RAPIDJSON_DIAG_OFF(padded)`), for once the macro
+    // is left out.
+    let mut before_macro = 0u8;
+    // Set where `last` is to be that again, not the byte just read.
+    let mut restore_last: Option<u8> = None;
     // What the statement being read has shown of a C-like signature.
     let mut c = CState::default();
     // The brackets open inside an enum's braces while its constants are read (until a `;`).
@@ -640,6 +645,13 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                             b'{' => c.closed_parenthesis(syntax_c, i),
                             b';' => leave_out(start, after + 1),
                             _ => leave_out(start, i + 1),
+                        }
+                        if at(after) != b'{' {
+                            // Gone: what follows starts afresh, as after what preceded it.
+                            restore_last = Some(before_macro);
+                            if !after_signature {
+                                c = CState::default();
+                            }
                         }
                     }
                     want = match want {
@@ -870,6 +882,8 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     plain = None;
                 }
                 let mut macro_word = false;
+                // Left out: the parser reads on from what came before it.
+                let mut left_out_word = false;
                 if syntax.lang == Lang::Cpp
                     && word == b"using"
                     && skip.is_none()
@@ -882,6 +896,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     // alias, `using T = …;`, is one).
                     leave_out(i, end);
                     macro_word = true;
+                    left_out_word = true;
                 }
                 if syntax.c_like.is_some_and(|c| c.preprocessor)
                     && skip.is_none()
@@ -898,13 +913,26 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         && (after_signature || matches!(last, 0 | b';' | b'{' | b'}' | b':'))
                     {
                         want = Want::CMacro(i, after_signature);
+                        before_macro = last;
                         macro_word = true;
-                    } else if after_signature || declaration_follows(source, after) {
+                    } else if after_signature
+                        || declaration_follows(source, after)
+                        || (after_word(source, i, b"explicit")
+                            && source.get(after).copied().is_some_and(is_ident_start))
+                        || matches!(at(after), 0 | b'#' | b'}' | b'~')
+                        || (source[end..after].contains(&b'\n') && macro_call_at(source, after))
+                    {
                         // An attribute or linkage macro before a declaration (`GTEST_API_
-                        // void f();`, `class FMT_API format_error`), or after a signature
-                        // (`void f() GTEST_NO_INLINE_;`).
+                        // void f();`, `class FMT_API format_error`), after a signature
+                        // (`void f() GTEST_NO_INLINE_;`), or between `explicit` and the
+                        // constructor it qualifies, or before a destructor, neither of which
+                        // has a type for the macro to be (`explicit PROTOBUF_CONSTEXPR
+                        // Foo(…);`, `FMT_CONSTEXPR20 ~buffer()`); or a statement of its own
+                        // (`FMT_END_NAMESPACE`, before a directive or the end, or alone on
+                        // its line before a macro's call: `RAPIDJSON_DIAG_PUSH`).
                         leave_out(i, end);
                         macro_word = true;
+                        left_out_word = true;
                     }
                 }
                 if let Some(syntax_c) = syntax.c_like
@@ -922,14 +950,16 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         _ => {}
                     }
                 }
-                last = source[end - 1];
+                if !left_out_word {
+                    last = source[end - 1];
+                }
                 i = end;
                 continue;
             }
             _ => {}
         }
         if !b.is_ascii_whitespace() {
-            last = b;
+            last = restore_last.take().unwrap_or(b);
         }
         i += 1;
     }
@@ -1330,6 +1360,24 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
     source
         .get(after)
         .is_some_and(|&c| is_ident_start(c) || matches!(c, b'*' | b'&' | b':' | b'<' | b'{'))
+}
+
+/// Whether a macro's call starts at `from`: a [`macro_like`] word, then `(`.
+fn macro_call_at(source: &[u8], from: usize) -> bool {
+    if !source.get(from).copied().is_some_and(is_ident_start) {
+        return false;
+    }
+    let end = skip_word(source, from);
+    macro_like(&source[from..end]) && source.get(skip_blank(source, end)) == Some(&b'(')
+}
+
+/// Whether the word before `at`, past blanks, is `word`.
+fn after_word(source: &[u8], at: usize, word: &[u8]) -> bool {
+    let before = source[..at].trim_ascii_end();
+    before.ends_with(word)
+        && !before[..before.len() - word.len()]
+            .last()
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// The offset of the first byte from `from` that is neither whitespace nor in a comment (the
@@ -1979,6 +2027,67 @@ EVP_MD_CTX *digest(EVP_MD_CTX ctx);
             "one empty range"
         );
         assert_eq!(kept(Lang::C, table), "");
+    }
+
+    /// Macro words where no type or declarator can be: a statement of their own before a
+    /// directive, a `}` or the end; between `explicit` and its constructor; before a
+    /// destructor. A run of them is left out whole, and the declaration after them reads as
+    /// if they had never been there: the skeleton parses without an error.
+    #[test]
+    fn macro_words_no_declaration_needs_are_left_out_and_the_parse_is_clean() {
+        let src = r#"#include "port_def.inc"
+namespace google {
+class Any final {
+ public:
+  explicit PROTOBUF_CONSTEXPR Any(ConstantInitialized);
+  FMT_CONSTEXPR20 ~Any() = default;
+};
+RAPIDJSON_DIAG_PUSH
+RAPIDJSON_DIAG_OFF(effc++)
+RAPIDJSON_DIAG_OFF(padded)
+inline Descriptor::WellKnownType Descriptor::well_known_type() const {
+  return static_cast<Descriptor::WellKnownType>(well_known_type_);
+}
+PROTOBUF_NAMESPACE_CLOSE
+}  // namespace google
+#if defined(__clang__)
+RAPIDJSON_DIAG_POP
+#endif
+FMT_END_NAMESPACE
+"#;
+        let got = kept(Lang::Cpp, src);
+        holds(
+            &got,
+            &[
+                "explicit  Any(ConstantInitialized);",
+                "~Any() = default;",
+                "inline Descriptor::WellKnownType Descriptor::well_known_type() const {}",
+            ],
+        );
+        lacks(
+            &got,
+            &[
+                "PROTOBUF_CONSTEXPR",
+                "FMT_CONSTEXPR20",
+                "DIAG",
+                "NAMESPACE_CLOSE",
+                "FMT_END",
+            ],
+        );
+        let found = crate::Extractor::new()
+            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["Any", "Any", "~Any", "well_known_type"]);
+        assert!(!found.partial, "{got}");
+        // A macro before a function's name on its own line may be its return type: it stays.
+        let gnu = "FOO_TYPE
+make_thing(int n)
+{
+  return n + n + n + n + n;
+}
+";
+        holds(&kept(Lang::C, gnu), &["FOO_TYPE\nmake_thing()"]);
     }
 
     #[test]
