@@ -420,6 +420,9 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     let mut before_macro = 0u8;
     // Set where `last` is to be that again, not the byte just read.
     let mut restore_last: Option<u8> = None;
+    // The preprocessor conditionals open, innermost last: whether each opened inside a
+    // statement (and is read in its first branch alone).
+    let mut conditionals: Vec<bool> = Vec::new();
     // What the statement being read has shown of a C-like signature.
     let mut c = CState::default();
     // The brackets open inside an enum's braces while its constants are read (until a `;`).
@@ -455,11 +458,27 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             let directive = next_word(source, i + 1);
             let mut end = preprocessor_line_end(source, i);
             let other_branch = matches!(directive, b"else" | b"elif" | b"elifdef" | b"elifndef");
-            if first_branch && other_branch {
+            let opens = directive.starts_with(b"if");
+            let closes = directive == b"endif";
+            // A conditional that opens inside a statement (`class A\n#if X\n: public B\n#endif
+            // \n{`) is read in its first branch alone, its lines left out: tree-sitter reads
+            // conditionals only between statements, and recovers from one inside at length.
+            let inside = if opens {
+                let inside = skip.is_none() && !between_statements(source, i, last);
+                conditionals.push(inside);
+                inside
+            } else {
+                (other_branch || closes) && conditionals.last() == Some(&true)
+            };
+            let first_only = first_branch || inside;
+            if first_only && other_branch {
                 end = endif_line_end(source, end);
             }
-            let conditional = directive.starts_with(b"if") || other_branch || directive == b"endif";
-            if skip.is_none() && (!conditional || first_branch) {
+            if closes || (first_only && other_branch) {
+                conditionals.pop();
+            }
+            let conditional = opens || other_branch || closes;
+            if skip.is_none() && (!conditional || first_only) {
                 leave_out(i, end);
             }
             i = end;
@@ -827,6 +846,8 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             }
             _ if is_ident_start(b) && !is_ident(at(i.wrapping_sub(1))) => {
                 let end = skip_word(source, i);
+                // Where the scan goes on: past the word, or past what was left out with it.
+                let mut past = end;
                 let word = &source[i..end];
                 // An item defined in a body: read it, then leave out the body again.
                 if items_in_bodies
@@ -933,6 +954,16 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         leave_out(i, end);
                         macro_word = true;
                         left_out_word = true;
+                    } else if matches!(last, 0 | b';' | b'{' | b'}' | b':')
+                        && at(after) == b':'
+                        && at(after + 1) != b':'
+                    {
+                        // A macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`): what
+                        // follows reads as under the label before.
+                        leave_out(i, after + 1);
+                        past = after + 1;
+                        macro_word = true;
+                        left_out_word = true;
                     }
                 }
                 if let Some(syntax_c) = syntax.c_like
@@ -953,7 +984,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                 if !left_out_word {
                     last = source[end - 1];
                 }
-                i = end;
+                i = past;
                 continue;
             }
             _ => {}
@@ -1369,6 +1400,22 @@ fn macro_call_at(source: &[u8], from: usize) -> bool {
     }
     let end = skip_word(source, from);
     macro_like(&source[from..end]) && source.get(skip_blank(source, end)) == Some(&b'(')
+}
+
+/// Whether a preprocessor line at `at`, after a token ending in `last`, comes between two
+/// statements: at the start, after a `;` or a brace, or after an access label (`public:`).
+fn between_statements(source: &[u8], at: usize, last: u8) -> bool {
+    match last {
+        0 | b';' | b'{' | b'}' => true,
+        b':' => {
+            let colon = source[..at].trim_ascii_end();
+            let before = &colon[..colon.len().saturating_sub(1)];
+            [b"public".as_slice(), b"private", b"protected"]
+                .iter()
+                .any(|word| after_word(source, before.len(), word))
+        }
+        _ => false,
+    }
 }
 
 /// Whether the word before `at`, past blanks, is `word`.
@@ -2079,6 +2126,46 @@ FMT_END_NAMESPACE
             .expect("a walker");
         let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["Any", "Any", "~Any", "well_known_type"]);
+        assert!(!found.partial, "{got}");
+        // A conditional inside a statement is read in its first branch, its lines left out
+        // (here with the base classes, which the skeleton leaves out); one between statements
+        // keeps its lines and every branch. A macro that stands for an
+        // access label goes with its colon.
+        let src = r#"class format_arg_store
+#if FMT_GCC_VERSION && FMT_GCC_VERSION < 409
+    : public basic_format_args<Context>
+#else
+    : public other_args<Context>
+#endif
+{
+ JSON_PRIVATE_UNLESS_TESTED:
+#if defined(_WIN32)
+  void win();
+#else
+  void posix();
+#endif
+ public:
+#ifdef FMT_DEPRECATED
+  void old();
+#endif
+};
+"#;
+        let got = kept(Lang::Cpp, src);
+        holds(
+            &got,
+            &[
+                "class format_arg_store\n",
+                "#if defined(_WIN32)",
+                "#else",
+                "#ifdef FMT_DEPRECATED",
+            ],
+        );
+        lacks(&got, &["FMT_GCC_VERSION", "#endif\n{", "JSON_PRIVATE"]);
+        let found = crate::Extractor::new()
+            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["format_arg_store", "win", "posix", "old"]);
         assert!(!found.partial, "{got}");
         // A macro before a function's name on its own line may be its return type: it stays.
         let gnu = "FOO_TYPE
