@@ -423,6 +423,10 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     // The preprocessor conditionals open, innermost last: whether each opened inside a
     // statement (and is read in its first branch alone).
     let mut conditionals: Vec<bool> = Vec::new();
+    // Whether each `{` open opened a class's, a struct's or an enum's body, innermost last;
+    // and whether the last `}` closed one (a declarator may follow it).
+    let mut type_bodies: Vec<bool> = Vec::new();
+    let mut closed_type_body = false;
     // What the statement being read has shown of a C-like signature.
     let mut c = CState::default();
     // The brackets open inside an enum's braces while its constants are read (until a `;`).
@@ -464,7 +468,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             // \n{`) is read in its first branch alone, its lines left out: tree-sitter reads
             // conditionals only between statements, and recovers from one inside at length.
             let inside = if opens {
-                let inside = skip.is_none() && !between_statements(source, i, last);
+                let inside = skip.is_none() && !between_statements(last);
                 conditionals.push(inside);
                 inside
             } else {
@@ -627,12 +631,15 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     if skip.is_none() && c.enumeration {
                         enum_constants = Some(open.len());
                     }
+                    // (Not a namespace's, nor a function's: `template <class T> T f() {`.)
+                    type_bodies.push((c.class && !c.namespace || c.enumeration) && !c.parenthesis);
                     c = CState::default();
                 }
             }
             b'}' | b')' | b']' => {
                 if b == b'}' {
                     plain = None;
+                    closed_type_body = type_bodies.pop().unwrap_or(false);
                 }
                 let opener = match b {
                     b'}' => b'{',
@@ -940,8 +947,10 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         || declaration_follows(source, after)
                         || (after_word(source, i, b"explicit")
                             && source.get(after).copied().is_some_and(is_ident_start))
-                        || matches!(at(after), 0 | b'#' | b'}' | b'~')
-                        || (source[end..after].contains(&b'\n') && macro_call_at(source, after))
+                        || (!(last == b'}' && closed_type_body)
+                            && (matches!(at(after), 0 | b'#' | b'}' | b'~')
+                                || (source[end..after].contains(&b'\n')
+                                    && macro_statement_at(source, after))))
                     {
                         // An attribute or linkage macro before a declaration (`GTEST_API_
                         // void f();`, `class FMT_API format_error`), after a signature
@@ -950,7 +959,9 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         // has a type for the macro to be (`explicit PROTOBUF_CONSTEXPR
                         // Foo(…);`, `FMT_CONSTEXPR20 ~buffer()`); or a statement of its own
                         // (`FMT_END_NAMESPACE`, before a directive or the end, or alone on
-                        // its line before a macro's call: `RAPIDJSON_DIAG_PUSH`).
+                        // its line before another macro's word or call that heads no body:
+                        // `RAPIDJSON_DIAG_PUSH`, Qt's `Q_OBJECT`), but after a class's body,
+                        // where it would be a declarator (`typedef struct {…} FOO_T`).
                         leave_out(i, end);
                         macro_word = true;
                         left_out_word = true;
@@ -1044,6 +1055,8 @@ struct CState {
     alias: bool,
     /// A class word (`class`, `struct`…) that keeps its braces.
     class: bool,
+    /// That word is `namespace` (whose body no declarator follows).
+    namespace: bool,
     /// A `:` or `<` after it: `class A : B`, `struct S<T>`, not a function returning a struct.
     class_barrier: bool,
     /// The last word may stand between a signature and its body (`const`, `override`).
@@ -1106,6 +1119,7 @@ impl CState {
         if syntax.class_words.contains(&word) && !matches!(last, b'<' | b',') {
             self.class = true;
             self.class_barrier = false;
+            self.namespace = word == b"namespace";
         }
         if word == b"throws" {
             self.throws = true;
@@ -1326,7 +1340,12 @@ fn template_list_end(source: &[u8], open: usize, head: bool) -> Option<usize> {
     let mut depth = 0usize;
     // Parentheses and brackets open.
     let mut round = 0usize;
-    for (i, &c) in source.iter().enumerate().skip(open) {
+    for (i, &c) in source
+        .iter()
+        .enumerate()
+        .skip(open)
+        .take(MAX_MACRO_CALL_BYTES)
+    {
         match c {
             b'<' if round == 0 => depth += 1,
             b'>' if round == 0 && source[i - 1] != b'-' => {
@@ -1393,29 +1412,50 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
         .is_some_and(|&c| is_ident_start(c) || matches!(c, b'*' | b'&' | b':' | b'<' | b'{'))
 }
 
-/// Whether a macro's call starts at `from`: a [`macro_like`] word, then `(`.
-fn macro_call_at(source: &[u8], from: usize) -> bool {
+/// How far [`macro_statement_at`] looks for a call's `)`.
+const MAX_MACRO_CALL_BYTES: usize = 4_096;
+
+/// Whether a macro's word, or its call that heads no body (`RAPIDJSON_DIAG_OFF(padded)`, not
+/// `MY_FUNC(int a) {`, which may be a function after its type), starts at `from`.
+fn macro_statement_at(source: &[u8], from: usize) -> bool {
     if !source.get(from).copied().is_some_and(is_ident_start) {
         return false;
     }
     let end = skip_word(source, from);
-    macro_like(&source[from..end]) && source.get(skip_blank(source, end)) == Some(&b'(')
+    if !macro_like(&source[from..end]) {
+        return false;
+    }
+    let open = skip_blank(source, end);
+    if source.get(open) != Some(&b'(') {
+        return true;
+    }
+    // The call's `)` (a string's or a comment's brackets are few enough in a macro's call
+    // not to matter; an unbalanced one counts as heading nothing).
+    let mut depth = 0usize;
+    for (i, &c) in source
+        .iter()
+        .enumerate()
+        .skip(open)
+        .take(MAX_MACRO_CALL_BYTES)
+    {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return source.get(skip_blank(source, i + 1)) != Some(&b'{');
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
-/// Whether a preprocessor line at `at`, after a token ending in `last`, comes between two
-/// statements: at the start, after a `;` or a brace, or after an access label (`public:`).
-fn between_statements(source: &[u8], at: usize, last: u8) -> bool {
-    match last {
-        0 | b';' | b'{' | b'}' => true,
-        b':' => {
-            let colon = source[..at].trim_ascii_end();
-            let before = &colon[..colon.len().saturating_sub(1)];
-            [b"public".as_slice(), b"private", b"protected"]
-                .iter()
-                .any(|word| after_word(source, before.len(), word))
-        }
-        _ => false,
-    }
+/// Whether a preprocessor line, after a token ending in `last`, comes between two statements:
+/// at the start, after a `;` or a brace, or after a label (`public:`, Qt's `signals:`).
+fn between_statements(last: u8) -> bool {
+    matches!(last, 0 | b';' | b'{' | b'}' | b':')
 }
 
 /// Whether the word before `at`, past blanks, is `word`.
@@ -2167,14 +2207,37 @@ FMT_END_NAMESPACE
         let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["format_arg_store", "win", "posix", "old"]);
         assert!(!found.partial, "{got}");
-        // A macro before a function's name on its own line may be its return type: it stays.
-        let gnu = "FOO_TYPE
-make_thing(int n)
-{
-  return n + n + n + n + n;
-}
-";
-        holds(&kept(Lang::C, gnu), &["FOO_TYPE\nmake_thing()"]);
+        // A macro before a function's name on its own line may be its return type, and one
+        // after a struct's body its declarator: they stay.
+        let c = "FOO_TYPE\nmake_thing(int n)\n{\n  return n + n + n + n + n;\n}\nBOOL_T\nMY_FUNC(int a, int b) {\n  return a + b + a + b + a + b;\n}\ntypedef struct { int a; int b; int c; } FOO_T\n#ifdef X\n__attribute__((aligned(8)))\n#endif\n;\n";
+        holds(
+            &kept(Lang::C, c),
+            &["FOO_TYPE\nmake_thing()", "BOOL_T\nMY_FUNC()", "} FOO_T"],
+        );
+        let found = crate::Extractor::new()
+            .definitions_walked(Lang::C, c.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["make_thing", "MY_FUNC", "FOO_T"]);
+        // Found by review: after a label with a comment, a Qt signal label, or macro words
+        // alone on their lines, a conditional is between statements and keeps every branch.
+        let src = "class Foo {\n public:  // Accessors.\n#ifdef X\n  void a();\n#else\n  void b();\n#endif\n signals:\n#ifdef Y\n  void c();\n#else\n  void d();\n#endif\n};\nclass Q : public QObject {\n  Q_OBJECT\n  Q_ENUMS_X\n#ifdef X\n  void e();\n#else\n  void f();\n#endif\n};\n";
+        let found = crate::Extractor::new()
+            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["Foo", "a", "b", "c", "d", "Q", "e", "f"]);
+        // The walk enters no parameter list: a parameter declared as a function is no
+        // definition (nor is it to ctags).
+        let found = crate::Extractor::new()
+            .definitions_walked(
+                Lang::C,
+                b"void on(int handler(int code));\n",
+                crate::Parse::Whole,
+            )
+            .expect("a walker");
+        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["on"]);
     }
 
     #[test]

@@ -572,6 +572,18 @@ const TYPESCRIPT_EXTRA: &[Rule] = &[
     def("internal_module", NAME, "module"),
 ];
 
+/// Kinds the walk does not enter although the grammar lets a definition be below them: a
+/// C or C++ parameter list (`void f(int g(int))` declares no function `g` that ctags or a
+/// reader would list), a C++ qualified name (`A::B::f`, whose parts a rule reads from the
+/// declarator above it). A sixth of a C++ header's nodes are below them.
+fn opaque(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::C => &["parameter_list"],
+        Lang::Cpp => &["parameter_list", "qualified_identifier"],
+        _ => &[],
+    }
+}
+
 /// Each language's tables, in the order `Lang::grammar` (`lib.rs`) joins its queries.
 fn tables(lang: Lang) -> (Language, &'static [&'static [Rule]], &'static str) {
     match lang {
@@ -772,13 +784,18 @@ pub(crate) fn walker(lang: Lang) -> Option<&'static Walker> {
         .get(lang.index())?
         .get_or_init(|| {
             let (language, tables, node_types) = tables(lang);
-            Walker::new(language, tables, node_types)
+            Walker::new(language, tables, node_types, opaque(lang))
         })
         .as_ref()
 }
 
 impl Walker {
-    fn new(language: Language, tables: &[&'static [Rule]], node_types: &str) -> Option<Self> {
+    fn new(
+        language: Language,
+        tables: &[&'static [Rule]],
+        node_types: &str,
+        opaque: &[&str],
+    ) -> Option<Self> {
         let count = language.node_kind_count();
         let mut by_kind: Vec<Vec<Compiled>> = (0..count).map(|_| Vec::new()).collect();
         let field_id = |field: Option<&str>| -> Option<u16> {
@@ -856,7 +873,12 @@ impl Walker {
                 })
             })
             .collect();
-        let descend = descend(&language, rules.map(|r| r.kind), node_types);
+        let mut descend = descend(&language, rules.map(|r| r.kind), node_types);
+        for id in names.ids(opaque, true) {
+            if let Some(d) = descend.get_mut(usize::from(id)) {
+                *d = false;
+            }
+        }
         Some(Self {
             language,
             by_kind,
