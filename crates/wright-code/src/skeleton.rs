@@ -468,7 +468,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             // \n{`) is read in its first branch alone, its lines left out: tree-sitter reads
             // conditionals only between statements, and recovers from one inside at length.
             let inside = if opens {
-                let inside = skip.is_none() && !between_statements(last);
+                let inside = skip.is_none() && !between_statements(last, &c);
                 conditionals.push(inside);
                 inside
             } else {
@@ -1452,10 +1452,15 @@ fn macro_statement_at(source: &[u8], from: usize) -> bool {
     true
 }
 
-/// Whether a preprocessor line, after a token ending in `last`, comes between two statements:
-/// at the start, after a `;` or a brace, or after a label (`public:`, Qt's `signals:`).
-fn between_statements(last: u8) -> bool {
-    matches!(last, 0 | b';' | b'{' | b'}' | b':')
+/// Whether a preprocessor line, after a token ending in `last` in a statement that has shown
+/// `c`, comes between two statements: at the start, after a `;` or a brace, or after a label
+/// (`public:`, Qt's `signals:`; not the `:` before base classes or member initializers).
+fn between_statements(last: u8, c: &CState) -> bool {
+    match last {
+        0 | b';' | b'{' | b'}' => true,
+        b':' => c.initializers.is_none() && c.bases.is_none(),
+        _ => false,
+    }
 }
 
 /// Whether the word before `at`, past blanks, is `word`.
@@ -2227,6 +2232,20 @@ FMT_END_NAMESPACE
             .expect("a walker");
         let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["Foo", "a", "b", "c", "d", "Q", "e", "f"]);
+        // The `:` of member initializers is no label: a conditional after it is inside.
+        let src = "class S {
+ S(int a)
+  :
+#if OLD_GCC
+   base_(a),
+#endif
+   a_(a) {
+  init(a, a, a, a, a, a, a, a, a);
+ }
+};
+";
+        let got = kept(Lang::Cpp, src);
+        lacks(&got, &["OLD_GCC"]);
         // The walk enters no parameter list: a parameter declared as a function is no
         // definition (nor is it to ctags).
         let found = crate::Extractor::new()
