@@ -1340,12 +1340,7 @@ fn template_list_end(source: &[u8], open: usize, head: bool) -> Option<usize> {
     let mut depth = 0usize;
     // Parentheses and brackets open.
     let mut round = 0usize;
-    for (i, &c) in source
-        .iter()
-        .enumerate()
-        .skip(open)
-        .take(MAX_MACRO_CALL_BYTES)
-    {
+    for (i, c) in bytes_from(source, open, MAX_TEMPLATE_LIST_BYTES) {
         match c {
             b'<' if round == 0 => depth += 1,
             b'>' if round == 0 && source[i - 1] != b'-' => {
@@ -1412,6 +1407,17 @@ fn declaration_follows(source: &[u8], from: usize) -> bool {
         .is_some_and(|&c| is_ident_start(c) || matches!(c, b'*' | b'&' | b':' | b'<' | b'{'))
 }
 
+/// The bytes of `source` from `from` on, with their offsets, at most `max` of them: a
+/// forward scan for a closing bracket stops there, so that a file of unclosed ones costs no
+/// more than `max` bytes per opening one.
+fn bytes_from(source: &[u8], from: usize, max: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    source.iter().copied().enumerate().skip(from).take(max)
+}
+
+/// How far [`template_list_end`] looks for a list's `>` (a longer list is left to the
+/// parser).
+const MAX_TEMPLATE_LIST_BYTES: usize = 4_096;
+
 /// How far [`macro_statement_at`] looks for a call's `)`.
 const MAX_MACRO_CALL_BYTES: usize = 4_096;
 
@@ -1432,12 +1438,7 @@ fn macro_statement_at(source: &[u8], from: usize) -> bool {
     // The call's `)` (a string's or a comment's brackets are few enough in a macro's call
     // not to matter; an unbalanced one counts as heading nothing).
     let mut depth = 0usize;
-    for (i, &c) in source
-        .iter()
-        .enumerate()
-        .skip(open)
-        .take(MAX_MACRO_CALL_BYTES)
-    {
+    for (i, c) in bytes_from(source, open, MAX_MACRO_CALL_BYTES) {
         match c {
             b'(' => depth += 1,
             b')' => {
