@@ -1761,6 +1761,16 @@ mod tests {
     }
 
     /// What the parser is given of `source`, which it must read without an error.
+    /// The names of the definitions in `source`'s skeleton, and whether its parse had an
+    /// error.
+    fn skeleton_names(lang: Lang, source: &str) -> (Vec<String>, bool) {
+        let found = crate::Extractor::new()
+            .definitions_walked(lang, source.as_bytes(), crate::Parse::Skeleton)
+            .expect("a walker");
+        let names = found.definitions.iter().map(|d| d.name.clone()).collect();
+        (names, found.partial)
+    }
+
     fn kept(lang: Lang, source: &str) -> String {
         let ranges = included_ranges(lang, source.as_bytes()).expect("a skeleton");
         let mut parser = tree_sitter::Parser::new();
@@ -2167,12 +2177,9 @@ FMT_END_NAMESPACE
                 "FMT_END",
             ],
         );
-        let found = crate::Extractor::new()
-            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
-            .expect("a walker");
-        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        let (names, partial) = skeleton_names(Lang::Cpp, src);
         assert_eq!(names, ["Any", "Any", "~Any", "well_known_type"]);
-        assert!(!found.partial, "{got}");
+        assert!(!partial, "{got}");
         // A conditional inside a statement is read in its first branch, its lines left out
         // (here with the base classes, which the skeleton leaves out); one between statements
         // keeps its lines and every branch. A macro that stands for an
@@ -2207,12 +2214,9 @@ FMT_END_NAMESPACE
             ],
         );
         lacks(&got, &["FMT_GCC_VERSION", "#endif\n{", "JSON_PRIVATE"]);
-        let found = crate::Extractor::new()
-            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
-            .expect("a walker");
-        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        let (names, partial) = skeleton_names(Lang::Cpp, src);
         assert_eq!(names, ["format_arg_store", "win", "posix", "old"]);
-        assert!(!found.partial, "{got}");
+        assert!(!partial, "{got}");
         // A macro before a function's name on its own line may be its return type, and one
         // after a struct's body its declarator: they stay.
         let c = "FOO_TYPE\nmake_thing(int n)\n{\n  return n + n + n + n + n;\n}\nBOOL_T\nMY_FUNC(int a, int b) {\n  return a + b + a + b + a + b;\n}\ntypedef struct { int a; int b; int c; } FOO_T\n#ifdef X\n__attribute__((aligned(8)))\n#endif\n;\n";
@@ -2220,18 +2224,12 @@ FMT_END_NAMESPACE
             &kept(Lang::C, c),
             &["FOO_TYPE\nmake_thing()", "BOOL_T\nMY_FUNC()", "} FOO_T"],
         );
-        let found = crate::Extractor::new()
-            .definitions_walked(Lang::C, c.as_bytes(), crate::Parse::Skeleton)
-            .expect("a walker");
-        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        let (names, partial) = skeleton_names(Lang::C, c);
         assert_eq!(names, ["make_thing", "MY_FUNC", "FOO_T"]);
         // Found by review: after a label with a comment, a Qt signal label, or macro words
         // alone on their lines, a conditional is between statements and keeps every branch.
         let src = "class Foo {\n public:  // Accessors.\n#ifdef X\n  void a();\n#else\n  void b();\n#endif\n signals:\n#ifdef Y\n  void c();\n#else\n  void d();\n#endif\n};\nclass Q : public QObject {\n  Q_OBJECT\n  Q_ENUMS_X\n#ifdef X\n  void e();\n#else\n  void f();\n#endif\n};\n";
-        let found = crate::Extractor::new()
-            .definitions_walked(Lang::Cpp, src.as_bytes(), crate::Parse::Skeleton)
-            .expect("a walker");
-        let names: Vec<_> = found.definitions.iter().map(|d| d.name.as_str()).collect();
+        let (names, partial) = skeleton_names(Lang::Cpp, src);
         assert_eq!(names, ["Foo", "a", "b", "c", "d", "Q", "e", "f"]);
         // The `:` of member initializers is no label: a conditional after it is inside.
         let src = "class S {
