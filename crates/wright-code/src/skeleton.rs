@@ -2224,12 +2224,12 @@ FMT_END_NAMESPACE
             &kept(Lang::C, c),
             &["FOO_TYPE\nmake_thing()", "BOOL_T\nMY_FUNC()", "} FOO_T"],
         );
-        let (names, partial) = skeleton_names(Lang::C, c);
+        let (names, _) = skeleton_names(Lang::C, c);
         assert_eq!(names, ["make_thing", "MY_FUNC", "FOO_T"]);
         // Found by review: after a label with a comment, a Qt signal label, or macro words
         // alone on their lines, a conditional is between statements and keeps every branch.
         let src = "class Foo {\n public:  // Accessors.\n#ifdef X\n  void a();\n#else\n  void b();\n#endif\n signals:\n#ifdef Y\n  void c();\n#else\n  void d();\n#endif\n};\nclass Q : public QObject {\n  Q_OBJECT\n  Q_ENUMS_X\n#ifdef X\n  void e();\n#else\n  void f();\n#endif\n};\n";
-        let (names, partial) = skeleton_names(Lang::Cpp, src);
+        let (names, _) = skeleton_names(Lang::Cpp, src);
         assert_eq!(names, ["Foo", "a", "b", "c", "d", "Q", "e", "f"]);
         // The `:` of member initializers is no label: a conditional after it is inside.
         let src = "class S {
