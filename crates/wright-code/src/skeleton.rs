@@ -349,8 +349,9 @@ enum Want {
     Attribute(usize),
     /// A C or C++ macro's call, from this offset: one that starts a statement (`TEST_F(A,
     /// B)`, `MOCK_METHOD(…);`, `GTEST_DISABLE_MSC_WARNINGS_PUSH_(4251)`), or one after a
-    /// signature (`void f() GTEST_LOCK_EXCLUDED_(mu) {`, `true`).
-    CMacro(usize, bool),
+    /// signature (`void f() GTEST_LOCK_EXCLUDED_(mu) {`, `true`); and `last` before it, for
+    /// once it is left out.
+    CMacro(usize, bool, u8),
 }
 
 /// What of `source` the parser need not read, in order: the insides of function bodies, of
@@ -415,11 +416,6 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     let mut visibility: Option<usize> = None;
     // The last byte of the last token, for Go's statements that end at a line's end.
     let mut last = 0u8;
-    // `last` before a function-like macro (`RAPIDJSON_DIAG_OFF(padded)`), for once the macro
-    // is left out.
-    let mut before_macro = 0u8;
-    // Set where `last` is to be that again, not the byte just read.
-    let mut restore_last: Option<u8> = None;
     // The preprocessor conditionals open, innermost last: whether each opened inside a
     // statement (and is read in its first branch alone).
     let mut conditionals: Vec<bool> = Vec::new();
@@ -441,6 +437,8 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
     let mut plain: Option<usize> = None;
     let mut i = 0;
     while i < source.len() {
+        // Set where `last` is to be that again, not the byte just read.
+        let mut restore_last: Option<u8> = None;
         // In a group left out only brackets, strings, characters, comments and the ends of
         // statements matter, and in Rust the first word of a body's own statements (an item).
         if let Some(Skip { outside, .. }) = skip
@@ -659,7 +657,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     if suspended.last() == Some(&outside) {
                         suspended.pop();
                     }
-                    if let Want::CMacro(start, after_signature) = want
+                    if let Want::CMacro(start, after_signature, before) = want
                         && let Some(syntax_c) = syntax.c_like
                     {
                         // Unless it heads a body (`TEST_F(A, B) {`), the parser need not read
@@ -674,7 +672,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         }
                         if at(after) != b'{' {
                             // Gone: what follows starts afresh, as after what preceded it.
-                            restore_last = Some(before_macro);
+                            restore_last = Some(before);
                             if !after_signature {
                                 c = CState::default();
                             }
@@ -917,7 +915,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     && skip.is_none()
                     && statement_level
                     && want == Want::Nothing
-                    && matches!(last, 0 | b';' | b'{' | b'}' | b':')
+                    && statement_start(last)
                     && let Some(end) = using_declaration_end(source, end)
                 {
                     // `using std::string;`, `using namespace testing;`: no definition (an
@@ -936,12 +934,9 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                     let after_signature = matches!(c.params, Params::Closed(..));
                     // (Not `Class::NAME(`.)
                     let qualified = source[..i].trim_ascii_end().ends_with(b"::");
-                    if at(after) == b'('
-                        && !qualified
-                        && (after_signature || matches!(last, 0 | b';' | b'{' | b'}' | b':'))
+                    if at(after) == b'(' && !qualified && (after_signature || statement_start(last))
                     {
-                        want = Want::CMacro(i, after_signature);
-                        before_macro = last;
+                        want = Want::CMacro(i, after_signature, last);
                         macro_word = true;
                     } else if after_signature
                         || declaration_follows(source, after)
@@ -965,10 +960,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
                         leave_out(i, end);
                         macro_word = true;
                         left_out_word = true;
-                    } else if matches!(last, 0 | b';' | b'{' | b'}' | b':')
-                        && at(after) == b':'
-                        && at(after + 1) != b':'
-                    {
+                    } else if statement_start(last) && at(after) == b':' && at(after + 1) != b':' {
                         // A macro for an access label (`JSON_PRIVATE_UNLESS_TESTED:`): what
                         // follows reads as under the label before.
                         leave_out(i, after + 1);
@@ -1001,7 +993,7 @@ fn gaps(syntax: &Syntax, source: &[u8], first_branch: bool) -> Option<Vec<(usize
             _ => {}
         }
         if !b.is_ascii_whitespace() {
-            last = restore_last.take().unwrap_or(b);
+            last = restore_last.unwrap_or(b);
         }
         i += 1;
     }
@@ -1451,6 +1443,12 @@ fn macro_statement_at(source: &[u8], from: usize) -> bool {
         }
     }
     true
+}
+
+/// Whether a token ending in `last` ends a statement, a block's head or a label, so that what
+/// follows starts a statement (C-like).
+fn statement_start(last: u8) -> bool {
+    matches!(last, 0 | b';' | b'{' | b'}' | b':')
 }
 
 /// Whether a preprocessor line, after a token ending in `last` in a statement that has shown
@@ -1988,6 +1986,14 @@ static_assert(std::is_same<std::string, std::basic_string<char>>::value, "string
                 .is_some_and(|w| w.definitions.len() >= 6 && !w.partial)
         );
         assert_eq!(skeleton, whole);
+        // A list longer than the scan looks (5,000 bytes) is left to the parser.
+        let long = format!(
+            "std::map<{}int> table() {{\n  return make(1, 2, 3, 4, 5, 6, 7, 8);\n}}\n",
+            "int, ".repeat(1_000)
+        );
+        holds(&kept(Lang::Cpp, &long), &["std::map<int, int, "]);
+        let short = "std::map<int, int> table() {\n  return make(1, 2, 3, 4, 5, 6, 7, 8);\n}\n";
+        holds(&kept(Lang::Cpp, short), &["std::map<> table() {"]);
     }
 
     /// A prototype's parameters go, as a body's function's do; a variable's constructor

@@ -704,6 +704,15 @@ impl<'l> KindNames<'l> {
     }
 }
 
+/// Sets the flags of the kinds `ids` to `value`.
+fn set(flags: &mut [bool], ids: &[u16], value: bool) {
+    for &id in ids {
+        if let Some(flag) = flags.get_mut(usize::from(id)) {
+            *flag = value;
+        }
+    }
+}
+
 /// A rule with its field ids resolved.
 struct Compiled {
     /// Its place in the language's tables: the query's pattern order (a lower one wins).
@@ -863,22 +872,10 @@ impl Walker {
                 }
             }
         }
-        let needs_field = (0..count)
-            .map(|id| {
-                u16::try_from(id).is_ok_and(|id| {
-                    language.node_kind_is_named(id)
-                        && language
-                            .node_kind_for_id(id)
-                            .is_some_and(|kind| fielded.contains(&kind))
-                })
-            })
-            .collect();
+        let mut needs_field = vec![false; count];
+        set(&mut needs_field, &names.ids(&fielded, true), true);
         let mut descend = descend(&language, rules.map(|r| r.kind), node_types);
-        for id in names.ids(opaque, true) {
-            if let Some(d) = descend.get_mut(usize::from(id)) {
-                *d = false;
-            }
-        }
+        set(&mut descend, &names.ids(opaque, true), false);
         Some(Self {
             language,
             by_kind,
