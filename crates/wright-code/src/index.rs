@@ -137,6 +137,51 @@ pub fn index_files(
     need: Need,
     stop: &AtomicBool,
 ) -> (Vec<Indexed>, IndexStats) {
+    index_files_with(root, files, cache_dir, scope, need, stop, None)
+}
+
+/// When an index of files in order has read enough of them ([`index_files_until`]): when the
+/// files before the first one not yet indexed hold `definitions` definitions that `counts`
+/// accepts.
+pub struct Enough<'a> {
+    pub definitions: usize,
+    pub counts: &'a (dyn Fn(&Definition) -> bool + Sync),
+}
+
+/// [`index_files`] of part of the project for its definitions, stopping once the files before
+/// the first one not yet indexed hold what `enough` asks: a caller that shows the first
+/// definitions in the files' order and no more (Definitions' cap) parses no file past them.
+/// The files are taken in order, in runs of about an eighth of their bytes, each run's
+/// largest first (so that no thread is left with one big file at the end); the files not
+/// reached are reported [`Indexed::Unreadable`]. A file parsed past the point where `enough`
+/// was met (one in the run under way) is reported as usual.
+pub fn index_files_until(
+    root: &Path,
+    files: &[PathBuf],
+    cache_dir: Option<&Path>,
+    stop: &AtomicBool,
+    enough: &Enough<'_>,
+) -> (Vec<Indexed>, IndexStats) {
+    index_files_with(
+        root,
+        files,
+        cache_dir,
+        Scope::Part,
+        Need::Definitions,
+        stop,
+        Some(enough),
+    )
+}
+
+fn index_files_with(
+    root: &Path,
+    files: &[PathBuf],
+    cache_dir: Option<&Path>,
+    scope: Scope,
+    need: Need,
+    stop: &AtomicBool,
+    enough: Option<&Enough<'_>>,
+) -> (Vec<Indexed>, IndexStats) {
     // A call over many files waits for the start-up indexing's chunk to end (one tree at a
     // time: it then finds the cache warm, rather than parsing the same files beside it).
     let _tree = if files.len() > SMALL_CALL_FILES {
@@ -167,6 +212,7 @@ pub fn index_files(
         scope,
         need,
         stop,
+        enough,
     )
 }
 
@@ -197,7 +243,16 @@ pub fn index_in_chunks(
             Some((cache, when)) if when == written() => cache,
             _ => Cache::load(&path),
         };
-        index_with(root, part, &mut cache, Some(&path), Scope::Part, need, stop);
+        index_with(
+            root,
+            part,
+            &mut cache,
+            Some(&path),
+            Scope::Part,
+            need,
+            stop,
+            None,
+        );
         held = Some((cache, written()));
         if stop.load(Ordering::Relaxed) {
             return;
@@ -232,6 +287,7 @@ fn cache_file(dir: &Path, root: &Path) -> PathBuf {
 }
 
 /// [`index_files`]' work, with the cache read (and written to `cache_path`, if any).
+#[allow(clippy::too_many_arguments)]
 fn index_with(
     root: &Path,
     files: &[PathBuf],
@@ -240,6 +296,7 @@ fn index_with(
     scope: Scope,
     need: Need,
     stop: &AtomicBool,
+    enough: Option<&Enough<'_>>,
 ) -> (Vec<Indexed>, IndexStats) {
     let mut stats = IndexStats::default();
     let mut outcomes: Vec<Option<Indexed>> = vec![None; files.len()];
@@ -276,9 +333,8 @@ fn index_with(
             }),
         }
     }
-    // Largest first, so that no thread is left with one big file at the end.
-    todo.sort_by_key(|t| std::cmp::Reverse(t.size));
-    let parsed = parse_all(files, &todo, need, stop);
+    let prefix = enough.map(|enough| Prefix::new(enough, &outcomes));
+    let parsed = parse_all(files, &todo, need, stop, prefix.as_ref());
     let mut changed = false;
     for (n, outcome) in parsed {
         let Todo {
@@ -324,29 +380,33 @@ fn index_with(
     (outcomes, stats)
 }
 
-/// Parses (or lexes) the files `todo` names on every core; what each became, by index into
-/// `todo`.
+/// Parses (or lexes) the files `todo` names (in the files' order) on every core, until
+/// `prefix` has enough when there is one; what each became, by index into `todo`.
 fn parse_all(
     files: &[PathBuf],
     todo: &[Todo],
     need: Need,
     stop: &AtomicBool,
+    prefix: Option<&Prefix<'_>>,
 ) -> Vec<(usize, Indexed)> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, MAX_THREADS)
         .min(todo.len());
-    // The largest files first, so that no thread is left with one at the end while the
-    // others wait (googletest's three largest files are a fifth of its bytes).
     let mut order: Vec<usize> = (0..todo.len()).collect();
-    order.sort_by_key(|&n| std::cmp::Reverse(todo[n].size));
+    match prefix {
+        // The largest files first, so that no thread is left with one at the end while the
+        // others wait (googletest's three largest files are a fifth of its bytes).
+        None => order.sort_by_key(|&n| std::cmp::Reverse(todo[n].size)),
+        Some(_) => in_runs(&mut order, todo),
+    }
     let next = AtomicUsize::new(0);
     let done = Mutex::new(Vec::with_capacity(todo.len()));
     let work = || {
         let mut extractor = Extractor::new();
         let mut mine = Vec::new();
         loop {
-            if stop.load(Ordering::Relaxed) {
+            if stop.load(Ordering::Relaxed) || prefix.is_some_and(Prefix::reached) {
                 break;
             }
             let Some(&n) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
@@ -358,6 +418,9 @@ fn parse_all(
                 Some(known) => lex_file(known, path),
                 None => parse_file(&mut extractor, item.lang, path, need),
             };
+            if let Some(prefix) = prefix {
+                prefix.record(item.index, &outcome);
+            }
             mine.push((n, outcome));
         }
         done.lock()
@@ -374,6 +437,97 @@ fn parse_all(
         });
     }
     done.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs of about an eighth of the files' bytes each, in the files' order, each run's largest
+/// files first: nearly the balance of all files largest first (within 1 % on the C++ trees of
+/// `bench/definitions.sh`) while the files before the first not yet parsed grow run by run.
+fn in_runs(order: &mut [usize], todo: &[Todo]) {
+    const RUNS: u64 = 8;
+    let total: u64 = todo.iter().map(|t| t.size).sum();
+    let per_run = (total / RUNS).max(1);
+    let mut rest = order;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let len = rest
+            .iter()
+            .position(|&n| {
+                bytes += todo[n].size;
+                bytes >= per_run
+            })
+            .map_or(rest.len(), |last| last + 1);
+        let (run, after) = rest.split_at_mut(len);
+        run.sort_by_key(|&n| std::cmp::Reverse(todo[n].size));
+        rest = after;
+    }
+}
+
+/// How far the files indexed so far reach in the files' order, for [`Enough`].
+struct Prefix<'a> {
+    enough: &'a Enough<'a>,
+    state: Mutex<PrefixState>,
+    reached: AtomicBool,
+}
+
+struct PrefixState {
+    /// Per file, the definitions `enough` counts once it is indexed.
+    counts: Vec<Option<usize>>,
+    /// The first file not yet indexed, and what the files before it hold.
+    next: usize,
+    held: usize,
+}
+
+impl<'a> Prefix<'a> {
+    /// With what is known of each file before parsing (`outcomes`: the cache's, skips).
+    fn new(enough: &'a Enough<'a>, outcomes: &[Option<Indexed>]) -> Self {
+        let prefix = Self {
+            enough,
+            state: Mutex::new(PrefixState {
+                counts: outcomes
+                    .iter()
+                    .map(|o| o.as_ref().map(|o| enough.count(o)))
+                    .collect(),
+                next: 0,
+                held: 0,
+            }),
+            reached: AtomicBool::new(false),
+        };
+        prefix.advance(&mut prefix.state.lock().unwrap_or_else(PoisonError::into_inner));
+        prefix
+    }
+
+    fn reached(&self) -> bool {
+        self.reached.load(Ordering::Relaxed)
+    }
+
+    /// File `index` became `outcome`.
+    fn record(&self, index: usize, outcome: &Indexed) {
+        let count = self.enough.count(outcome);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(slot) = state.counts.get_mut(index) {
+            *slot = Some(count);
+        }
+        self.advance(&mut state);
+    }
+
+    fn advance(&self, state: &mut PrefixState) {
+        while let Some(&Some(count)) = state.counts.get(state.next) {
+            state.held = state.held.saturating_add(count);
+            state.next += 1;
+        }
+        if state.held >= self.enough.definitions {
+            self.reached.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Enough<'_> {
+    fn count(&self, outcome: &Indexed) -> usize {
+        match outcome {
+            Indexed::Tags(tags) => tags.definitions.iter().filter(|d| (self.counts)(d)).count(),
+            _ => 0,
+        }
+    }
 }
 
 fn parse_file(extractor: &mut Extractor, lang: Lang, path: &Path, need: Need) -> Indexed {

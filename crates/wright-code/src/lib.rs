@@ -25,8 +25,8 @@ mod walk;
 use skeleton::Joined;
 
 pub use index::{
-    FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files, index_in_chunks,
-    relative_path,
+    Enough, FileTags, IndexStats, Indexed, MAX_FILE_BYTES, Need, Scope, index_files,
+    index_files_until, index_in_chunks, relative_path,
 };
 pub use rank::{Focus, Ranked, rank};
 

@@ -491,3 +491,113 @@ fn indexing_in_chunks_caches_every_file() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn an_index_until_enough_parses_the_files_in_order_and_stops_once_they_hold_enough() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ten definitions a file, `f{i}_0` … `f{i}_9`.
+    let files: Vec<PathBuf> = (0..40)
+        .map(|i| {
+            let source: String = (0..10).map(|j| format!("fn f{i}_{j}() {{}}\n")).collect();
+            put(dir.path(), &format!("m{i:02}.rs"), source.as_bytes())
+        })
+        .collect();
+    let stop = AtomicBool::new(false);
+    let all = |_: &Definition| true;
+    let (outcomes, stats) = index_files_until(
+        dir.path(),
+        &files,
+        None,
+        &stop,
+        &Enough {
+            definitions: 25,
+            counts: &all,
+        },
+    );
+    // The first three files hold 30: they are parsed, whole; the run after theirs (files of
+    // an eighth of the bytes each) is never started.
+    for (i, outcome) in outcomes.iter().take(3).enumerate() {
+        let expected: Vec<String> = (0..10).map(|j| format!("f{i}_{j}")).collect();
+        assert_eq!(names(outcome), expected);
+    }
+    assert!(stats.parsed >= 3 && stats.parsed < 10, "{stats:?}");
+    let parsed = outcomes
+        .iter()
+        .filter(|o| matches!(o, Indexed::Tags(_)))
+        .count();
+    assert_eq!(parsed, stats.parsed);
+    assert!(
+        outcomes[10..]
+            .iter()
+            .all(|o| matches!(o, Indexed::Unreadable))
+    );
+
+    // Only what `counts` accepts counts: one definition a file, so 12 files for 12.
+    let last = |d: &Definition| d.name.ends_with("_9");
+    let (outcomes, stats) = index_files_until(
+        dir.path(),
+        &files,
+        None,
+        &stop,
+        &Enough {
+            definitions: 12,
+            counts: &last,
+        },
+    );
+    for (i, outcome) in outcomes.iter().take(12).enumerate() {
+        assert_eq!(names(outcome)[9], format!("f{i}_9"));
+    }
+    assert!(stats.parsed >= 12 && stats.parsed < 20, "{stats:?}");
+
+    // More than all the files hold: every file is parsed.
+    let (outcomes, stats) = index_files_until(
+        dir.path(),
+        &files,
+        None,
+        &stop,
+        &Enough {
+            definitions: 401,
+            counts: &all,
+        },
+    );
+    assert_eq!(stats.parsed, 40);
+    assert_eq!(names(&outcomes[39])[0], "f39_0");
+}
+
+#[test]
+fn an_index_until_enough_counts_what_the_cache_holds_before_parsing_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..20)
+        .map(|i| {
+            put(
+                dir.path(),
+                &format!("m{i:02}.rs"),
+                format!("fn f{i}() {{}}\n").as_bytes(),
+            )
+        })
+        .collect();
+    // The first ten are cached.
+    run(dir.path(), &files[..10], Some(cache.path()));
+    let all = |_: &Definition| true;
+    let (outcomes, stats) = index_files_until(
+        dir.path(),
+        &files,
+        Some(cache.path()),
+        &AtomicBool::new(false),
+        &Enough {
+            definitions: 10,
+            counts: &all,
+        },
+    );
+    assert_eq!(
+        stats,
+        IndexStats {
+            parsed: 0,
+            cached: 10,
+            lexed: 0
+        }
+    );
+    assert_eq!(names(&outcomes[9]), vec!["f9".to_string()]);
+    assert!(matches!(outcomes[10], Indexed::Unreadable));
+}

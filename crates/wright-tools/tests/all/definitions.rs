@@ -175,3 +175,39 @@ async fn history_keeps_counts_and_the_first_definitions_and_is_stable() {
     let twice = compress("Definitions", &again);
     assert_eq!(twice["data"], data);
 }
+
+#[tokio::test]
+async fn a_tree_past_the_cap_lists_the_first_definitions_in_order_and_kinds_count_alone() {
+    let (_dir, ctx) = project();
+    // 60 files of a struct and 99 functions each: 6,000 definitions, 5,000 shown at most.
+    for i in 0..60 {
+        let mut source = format!("struct S{i};\n");
+        source.extend((0..99).map(|j| format!("fn f{i}_{j}() {{}}\n")));
+        if i == 55 {
+            source.push_str("fn broken( {\n");
+        }
+        write(&ctx, &format!("m{i:02}.rs"), &source);
+    }
+    let result = definitions(&ctx, json!({"path": "."})).await;
+    let got = data(&result);
+    assert_eq!(got.definitions.len(), 5_000);
+    let last = &got.definitions[4_999];
+    assert_eq!(
+        (last.file.as_str(), last.name.as_str()),
+        ("m49.rs", "f49_98")
+    );
+    assert_eq!(got.files, 50);
+    assert!(got.truncated);
+    // The broken file is past the cap: not listed.
+    assert!(got.partial.is_empty(), "{:?}", got.partial);
+    assert!(result.text.contains("cut at"), "{}", result.text);
+
+    // Only the kinds asked for count towards the cap: every file's struct is listed.
+    let got = data(&definitions(&ctx, json!({"path": ".", "kinds": ["struct"]})).await);
+    let structs: Vec<String> = got.definitions.iter().map(|d| d.name.clone()).collect();
+    let expected: Vec<String> = (0..60).map(|i| format!("S{i}")).collect();
+    assert_eq!(structs, expected);
+    assert_eq!(got.files, 60);
+    assert!(!got.truncated);
+    assert_eq!(got.partial, vec!["m55.rs".to_string()]);
+}
