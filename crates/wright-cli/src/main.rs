@@ -541,7 +541,6 @@ fn context(root: &Path, args: &ContextArgs) -> u8 {
 
 async fn tool(root: &Path, args: ToolArgs) -> u8 {
     exit_signals::stop_commands_on_exit_signals();
-    wright_tools::secrets::compile_in_background();
     let settings = match config::load_tool_settings(root) {
         Ok(settings) => settings,
         Err(e) => {

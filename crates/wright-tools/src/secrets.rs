@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::{Captures, Regex, RegexSet};
 use serde_json::Value;
 use wright_protocol::ToolResult;
@@ -95,6 +96,67 @@ pub const BUILTIN_PATTERNS: &[(&str, &str)] = &[
         r#"(?-u:\b)(?P<keep>[A-Z][A-Z0-9_]*(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"'$\[][^\s"']{7,}"#,
     ),
 ];
+
+/// Words one of which every match of a builtin pattern holds, as written: `-----` (the three
+/// private key patterns: `-----BEGIN`, `-----END`, `KEY-----`), the providers' prefixes, and
+/// the name parts of the `NAME=value` pattern (`KEY` of `API_KEY`, `PRIVATE_KEY` and
+/// `ACCESS_KEY`; `PASSW` of `PASSWORD` and `PASSWD`). A text without any of them (nor
+/// [`BUILTIN_WORDS_ANY_CASE`]) matches no builtin pattern: the patterns, whose set takes
+/// 1-2 ms to compile and more to warm up, are not needed for it (most results: a
+/// Definitions of thousands of signatures holds none of the words). A new pattern needs its
+/// word here; `every_builtin_pattern_holds_a_word_the_prefilter_looks_for` checks a sample of
+/// each.
+const BUILTIN_WORDS: &[&str] = &[
+    "-----",
+    "sk-",
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xox",
+    "AIza",
+    "_live_",
+    "hf_",
+    "eyJ",
+    "KEY",
+    "SECRET",
+    "TOKEN",
+    "PASSW",
+];
+
+/// [`BUILTIN_WORDS`] of the case-insensitive pattern (`aws_secret_access_key`), in any case.
+const BUILTIN_WORDS_ANY_CASE: &[&str] = &["secret"];
+
+/// The searches for [`BUILTIN_WORDS`] and [`BUILTIN_WORDS_ANY_CASE`] (DFAs: built in
+/// microseconds, a few instructions a byte).
+static BUILTIN_WORD_SEARCH: LazyLock<Option<(AhoCorasick, AhoCorasick)>> = LazyLock::new(|| {
+    let build = |words: &[&str], any_case: bool| {
+        AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
+            .ascii_case_insensitive(any_case)
+            .build(words)
+            .ok()
+    };
+    Some((
+        build(BUILTIN_WORDS, false)?,
+        build(BUILTIN_WORDS_ANY_CASE, true)?,
+    ))
+});
+
+/// Whether `text` might match a builtin pattern: it holds one of their words (see
+/// [`BUILTIN_WORDS`]); true when the search could not be built.
+fn may_hold_builtin(text: &str) -> bool {
+    BUILTIN_WORD_SEARCH
+        .as_ref()
+        .is_none_or(|(exact, any_case)| exact.is_match(text) || any_case.is_match(text))
+}
 
 /// How masking is set up (`[secrets]` in the settings).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,10 +283,12 @@ impl SecretMasker {
                 text = Cow::Owned(text.replace(literal.as_str(), "[REDACTED secret]"));
             }
         }
-        // Most texts hold no secret: one pass of every builtin pattern at once says so (a
-        // tool's data is masked string by string, thousands of them for a Definitions).
+        // Most texts hold no secret: they lack the words the patterns need, or else one pass
+        // of every builtin pattern at once says so (a tool's data is masked string by
+        // string, thousands of them for a Definitions).
         if self.configured.is_empty()
-            && BUILTIN_SET.as_ref().is_some_and(|set| !set.is_match(&text))
+            && (!may_hold_builtin(&text)
+                || BUILTIN_SET.as_ref().is_some_and(|set| !set.is_match(&text)))
         {
             return text;
         }
@@ -282,7 +346,8 @@ impl SecretMasker {
                 .literals
                 .iter()
                 .any(|literal| joined.contains(literal.as_str()))
-            || BUILTIN_SET.as_ref().is_none_or(|set| set.is_match(&joined))
+            || (may_hold_builtin(&joined)
+                && BUILTIN_SET.as_ref().is_none_or(|set| set.is_match(&joined)))
     }
 
     fn mask_json_in(&self, value: &mut Value, in_key_block: &mut bool) {
@@ -358,18 +423,8 @@ fn matches(regex: &LazyLock<Option<Regex>>, text: &str) -> bool {
 /// The builtin patterns, compiled at first use.
 static BUILTIN: LazyLock<Vec<(String, Regex)>> = LazyLock::new(builtin_patterns);
 
-/// Compiles the builtin patterns' set ([`BUILTIN_SET`], a few milliseconds) on a thread of its
-/// own, so that the first result masked need not wait for it: `wright tool` calls this first
-/// and walks its tree meanwhile. A mask that comes first waits for the compilation.
-pub fn compile_in_background() {
-    let _ = std::thread::Builder::new()
-        .name("secret-patterns".to_string())
-        .spawn(|| {
-            LazyLock::force(&BUILTIN_SET);
-        });
-}
-
-/// The builtin patterns as one set, to tell at once that a text matches none of them.
+/// The builtin patterns as one set, to tell at once that a text matches none of them;
+/// compiled the first time a text holds one of [`BUILTIN_WORDS`].
 static BUILTIN_SET: LazyLock<Option<RegexSet>> =
     LazyLock::new(|| RegexSet::new(BUILTIN_PATTERNS.iter().map(|(_, pattern)| pattern)).ok());
 

@@ -300,3 +300,46 @@ fn each_string_of_data_is_masked_as_it_would_be_alone() {
     masker.mask_json(&mut data);
     assert_eq!(data, clean);
 }
+
+#[test]
+fn every_builtin_pattern_holds_a_word_the_prefilter_looks_for() {
+    // A sample of each builtin pattern, in their order: each must be masked, so the word
+    // search must let it through (a pattern added without its word fails here).
+    let samples = [
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx4Nr0Q0abcdefgh\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEAx4Nr0Q0abcdefgh\nabcdefghijklmnopqrstuv==\n-----END PRIVATE KEY-----",
+        "ATE KEY-----\nMIIEowIBAAKCAQEAx4Nr0Q0abcdefgh",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz",
+        "AKIAIOSFODNN7EXAMPLE",
+        "Aws_Secret_Access_Key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "glpat-abcdefghijklmnopqrst1",
+        "xoxb-1234567890-abcdefghij",
+        "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+        "rk_live_abcdefghijklmnopqrstuvwx",
+        "hf_abcdefghijklmnopqrstuvwxyz01234567",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop",
+        "DB_PASSWD=hunter2hunter2",
+    ];
+    assert_eq!(samples.len(), BUILTIN_PATTERNS.len());
+    for ((kind, pattern), sample) in BUILTIN_PATTERNS.iter().zip(samples) {
+        let regex = Regex::new(pattern).unwrap();
+        assert!(regex.is_match(sample), "{kind}: sample {sample:?}");
+        assert!(may_hold_builtin(sample), "{kind}: {sample:?} has no word");
+        let masked = masked(&format!("before\n{sample}\nafter"));
+        assert!(masked.contains("[REDACTED"), "{kind}: {masked}");
+        // In data too (the joined strings pass the same search).
+        let mut data = json!({"lines": ["before", sample, "after"]});
+        SecretMasker::default().mask_json(&mut data);
+        assert!(data.to_string().contains("[REDACTED"), "{kind}: {data}");
+    }
+    // Text without the words passes at once, unchanged, and so does data.
+    let code = "fn parse(input: &str) -> Result<Ast> {}\nclass Tokenizer; int key_count;";
+    assert!(!may_hold_builtin(code));
+    assert_eq!(masked(code), code);
+    let mut data = json!([{"name": "parse", "signature": code}]);
+    let before = data.clone();
+    SecretMasker::default().mask_json(&mut data);
+    assert_eq!(data, before);
+}
