@@ -76,7 +76,7 @@ pub const BUILTIN_PATTERNS: &[(&str, &str)] = &[
     ),
     (
         "aws secret key",
-        r#"(?i)(?P<keep>aws_?secret_?access_?key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}"#,
+        r#"(?i-u)(?P<keep>aws_?secret_?access_?key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}"#,
     ),
     (
         "github token",
@@ -131,7 +131,9 @@ const BUILTIN_WORDS: &[&str] = &[
     "PASSW",
 ];
 
-/// [`BUILTIN_WORDS`] of the case-insensitive pattern (`aws_secret_access_key`), in any case.
+/// [`BUILTIN_WORDS`] of the case-insensitive pattern (`aws_secret_access_key`), in any ASCII
+/// case (the pattern folds ASCII case alone, `(?i-u)`: with Unicode folding `ſ` would be an
+/// `s` to it and not to this search).
 const BUILTIN_WORDS_ANY_CASE: &[&str] = &["secret"];
 
 /// The searches for [`BUILTIN_WORDS`] and [`BUILTIN_WORDS_ANY_CASE`] (DFAs: built in

@@ -5,6 +5,11 @@ use pretty_assertions::assert_eq;
 
 use super::*;
 
+thread_local! {
+    /// The parsing threads of this test's calls, when set (else one per core).
+    pub(super) static THREADS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
 fn put(root: &Path, rel: &str, content: &[u8]) -> PathBuf {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -492,6 +497,26 @@ fn indexing_in_chunks_caches_every_file() {
     }
 }
 
+/// [`index_files_until`] of `files` until they hold `definitions` that `counts` accepts.
+fn until(
+    root: &Path,
+    files: &[PathBuf],
+    cache: Option<&Path>,
+    definitions: usize,
+    counts: &(dyn Fn(&Definition) -> bool + Sync),
+) -> (Vec<Indexed>, IndexStats) {
+    index_files_until(
+        root,
+        files,
+        cache,
+        &AtomicBool::new(false),
+        &Enough {
+            definitions,
+            counts,
+        },
+    )
+}
+
 #[test]
 fn an_index_until_enough_parses_the_files_in_order_and_stops_once_they_hold_enough() {
     let dir = tempfile::tempdir().unwrap();
@@ -502,66 +527,39 @@ fn an_index_until_enough_parses_the_files_in_order_and_stops_once_they_hold_enou
             put(dir.path(), &format!("m{i:02}.rs"), source.as_bytes())
         })
         .collect();
-    let stop = AtomicBool::new(false);
     let all = |_: &Definition| true;
-    let (outcomes, stats) = index_files_until(
-        dir.path(),
-        &files,
-        None,
-        &stop,
-        &Enough {
-            definitions: 25,
-            counts: &all,
-        },
-    );
-    // The first three files hold 30: they are parsed, whole; the run after theirs (files of
-    // an eighth of the bytes each) is never started.
+    let last = |d: &Definition| d.name.ends_with("_9");
+    // One thread: which files are parsed is known. The first three hold 30 of the 25 asked
+    // for: they alone are parsed, whole, the others are not reached.
+    THREADS.set(Some(1));
+    let (outcomes, stats) = until(dir.path(), &files, None, 25, &all);
     for (i, outcome) in outcomes.iter().take(3).enumerate() {
         let expected: Vec<String> = (0..10).map(|j| format!("f{i}_{j}")).collect();
         assert_eq!(names(outcome), expected);
     }
-    assert!(stats.parsed >= 3 && stats.parsed < 10, "{stats:?}");
-    let parsed = outcomes
-        .iter()
-        .filter(|o| matches!(o, Indexed::Tags(_)))
-        .count();
-    assert_eq!(parsed, stats.parsed);
+    assert_eq!(stats.parsed, 3);
     assert!(
-        outcomes[10..]
+        outcomes[3..]
             .iter()
             .all(|o| matches!(o, Indexed::Unreadable))
     );
-
     // Only what `counts` accepts counts: one definition a file, so 12 files for 12.
-    let last = |d: &Definition| d.name.ends_with("_9");
-    let (outcomes, stats) = index_files_until(
-        dir.path(),
-        &files,
-        None,
-        &stop,
-        &Enough {
-            definitions: 12,
-            counts: &last,
-        },
-    );
-    for (i, outcome) in outcomes.iter().take(12).enumerate() {
-        assert_eq!(names(outcome)[9], format!("f{i}_9"));
-    }
-    assert!(stats.parsed >= 12 && stats.parsed < 20, "{stats:?}");
-
+    let (outcomes, stats) = until(dir.path(), &files, None, 12, &last);
+    assert_eq!(stats.parsed, 12);
+    assert_eq!(names(&outcomes[11])[9], "f11_9");
     // More than all the files hold: every file is parsed.
-    let (outcomes, stats) = index_files_until(
-        dir.path(),
-        &files,
-        None,
-        &stop,
-        &Enough {
-            definitions: 401,
-            counts: &all,
-        },
-    );
+    let (outcomes, stats) = until(dir.path(), &files, None, 401, &all);
     assert_eq!(stats.parsed, 40);
     assert_eq!(names(&outcomes[39])[0], "f39_0");
+
+    // On every core: the first files are parsed whole whichever thread took them (how many
+    // more are parsed meanwhile depends on the threads' timing).
+    THREADS.set(None);
+    let (outcomes, stats) = until(dir.path(), &files, None, 25, &all);
+    assert!(stats.parsed >= 3, "{stats:?}");
+    for (i, outcome) in outcomes.iter().take(3).enumerate() {
+        assert_eq!(names(outcome)[0], format!("f{i}_0"));
+    }
 }
 
 #[test]
@@ -579,17 +577,7 @@ fn an_index_until_enough_counts_what_the_cache_holds_before_parsing_anything() {
         .collect();
     // The first ten are cached.
     run(dir.path(), &files[..10], Some(cache.path()));
-    let all = |_: &Definition| true;
-    let (outcomes, stats) = index_files_until(
-        dir.path(),
-        &files,
-        Some(cache.path()),
-        &AtomicBool::new(false),
-        &Enough {
-            definitions: 10,
-            counts: &all,
-        },
-    );
+    let (outcomes, stats) = until(dir.path(), &files, Some(cache.path()), 10, &|_| true);
     assert_eq!(
         stats,
         IndexStats {

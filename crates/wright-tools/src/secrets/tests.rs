@@ -334,6 +334,14 @@ fn every_builtin_pattern_holds_a_word_the_prefilter_looks_for() {
         SecretMasker::default().mask_json(&mut data);
         assert!(data.to_string().contains("[REDACTED"), "{kind}: {data}");
     }
+    // The case-insensitive pattern folds ASCII case alone, as the word search does: a long
+    // s (`ſ`) is no `s` to either.
+    let aws = BUILTIN_PATTERNS
+        .iter()
+        .find(|(kind, _)| *kind == "aws secret key");
+    let long_s = "aws_\u{17f}ecret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEabc";
+    assert!(!Regex::new(aws.unwrap().1).unwrap().is_match(long_s));
+    assert!(!may_hold_builtin(long_s));
     // Text without the words passes at once, unchanged, and so does data.
     let code = "fn parse(input: &str) -> Result<Ast> {}\nclass Tokenizer; int key_count;";
     assert!(!may_hold_builtin(code));
