@@ -115,12 +115,11 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> Vec<Ranked> {
         })
         .collect();
     // Each file's mentions of names other files define, with their weight, by id.
-    let mut mentions: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-    // Each mention makes an edge to every definer: a hostile tree (thousands of files naming
-    // thousands of names each defined 32 times) could ask for billions; past this budget the
-    // remaining mentions are left out.
-    let mut budget = MAX_EDGE_WORK;
-    for (i, (_, tags)) in files.iter().enumerate() {
+    // What each file mentions of the names others define, in the order of its reference
+    // lines, each with its weight (the files read on two threads at once: this is most of a
+    // warm map's ranking).
+    let weighed = per_file(files, |i, tags| {
+        let mut found = Vec::new();
         // A file's own definitions of a name are among its mentions of it: they are no uses.
         let mut own: FnvHashMap<&str, u32> = FnvHashMap::default();
         for d in &tags.definitions {
@@ -157,14 +156,31 @@ pub fn rank(files: &[(&str, &FileTags)], focus: &Focus) -> Vec<Ranked> {
             }
             // A mention means one of the files defining the name: they share it.
             weight /= list.len() as f64;
-            if budget < list.len() {
-                break;
-            }
-            budget -= list.len();
-            mentions[i].push((id, weight));
+            found.push((id, weight));
         }
-        mentions[i].sort_unstable_by_key(|m| m.0);
-    }
+        found
+    });
+    // Each mention makes an edge to every definer: a hostile tree (thousands of files naming
+    // thousands of names each defined 32 times) could ask for billions; past this budget the
+    // remaining mentions are left out (the rest of a file's, then the next file's as far as
+    // the budget goes).
+    let mut budget = MAX_EDGE_WORK;
+    let mentions: Vec<Vec<(usize, f64)>> = weighed
+        .into_iter()
+        .map(|found| {
+            let mut kept = Vec::with_capacity(found.len());
+            for (id, weight) in found {
+                let edges = definers[id].len();
+                if budget < edges {
+                    break;
+                }
+                budget -= edges;
+                kept.push((id, weight));
+            }
+            kept.sort_unstable_by_key(|m| m.0);
+            kept
+        })
+        .collect();
 
     // Edges: from the file mentioning a name to each other file defining it, summed per pair
     // (in file order, so that the sums, and the ranking, are the same on every run).
@@ -284,6 +300,51 @@ fn is_test_file(path: &str) -> bool {
 
 /// Whether definitions of `kind` are ranked: modules are not (`mod io;` is not what a mention
 /// of `io::` in every file is about, and a map lists their contents).
+/// Files fewer than this are read on one thread ([`per_file`]).
+const TWO_THREADS_FILES: usize = 64;
+
+/// `work` of each file, in the files' order: on two threads, each with about half the names
+/// the files mention, when there are many files (else, or when no thread can start, here).
+fn per_file<T: Send>(
+    files: &[(&str, &FileTags)],
+    work: impl Fn(usize, &FileTags) -> T + Sync,
+) -> Vec<T> {
+    let run =
+        |from: usize, to: usize| -> Vec<T> { (from..to).map(|i| work(i, files[i].1)).collect() };
+    let n = files.len();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // A test compares the ranking on one thread with the ranking on two.
+    #[cfg(test)]
+    let cores = if tests::ONE_THREAD.get() { 1 } else { cores };
+    if n < TWO_THREADS_FILES || cores < 2 {
+        return run(0, n);
+    }
+    let size = |tags: &FileTags| tags.references.as_deref().map_or(0, str::len);
+    let total: usize = files.iter().map(|(_, tags)| size(tags)).sum();
+    let mut seen = 0;
+    let half = files
+        .iter()
+        .position(|(_, tags)| {
+            seen += size(tags);
+            seen * 2 >= total
+        })
+        .map_or(n, |i| i + 1);
+    std::thread::scope(|scope| {
+        let second = std::thread::Builder::new()
+            .name("rank".into())
+            .spawn_scoped(scope, || run(half, n));
+        let mut all = run(0, half);
+        match second {
+            Ok(handle) => match handle.join() {
+                Ok(rest) => all.extend(rest),
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(_) => all.extend(run(half, n)),
+        }
+        all
+    })
+}
+
 fn ranks_kind(kind: &str) -> bool {
     kind != "module"
 }

@@ -3,6 +3,11 @@ use pretty_assertions::assert_eq;
 use super::*;
 use crate::{Extractor, Lang};
 
+thread_local! {
+    /// [`per_file`] on one thread, when set.
+    pub(super) static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// `(path, source)` pairs as the index would give them.
 fn tags(files: &[(&str, &str)]) -> Vec<(String, FileTags)> {
     files
@@ -162,4 +167,37 @@ fn a_file_asked_about_leans_more_than_a_file_of_the_round() {
         ..Focus::default()
     };
     assert_eq!(order(&files, &focus)[0], "special_helper");
+}
+
+#[test]
+fn many_files_are_read_on_two_threads_in_order_and_rank_as_they_would_on_one() {
+    // 100 files (past TWO_THREADS_FILES), the last ones mentioning most: the split is by
+    // the names mentioned, and what each file gives comes back in the files' order.
+    let sources: Vec<(String, String)> = (0..100)
+        .map(|i| {
+            let calls: String = (0..i).map(|j| format!("f{j}(); ")).collect();
+            (
+                format!("m{i:03}.rs"),
+                format!("pub fn f{i}() {{ {calls}}}\n"),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = sources
+        .iter()
+        .map(|(p, s)| (p.as_str(), s.as_str()))
+        .collect();
+    let files = tags(&pairs);
+    let view: Vec<(&str, &FileTags)> = files.iter().map(|(p, t)| (p.as_str(), t)).collect();
+    let got = per_file(&view, |i, tags| (i, tags.definitions[0].name.clone()));
+    let expected: Vec<(usize, String)> = (0..100).map(|i| (i, format!("f{i}"))).collect();
+    assert_eq!(got, expected);
+    // The ranking read on two threads is the one read on one, scores and all; every file but
+    // the first mentions f0, which ranks first.
+    let two = rank(&view, &Focus::default());
+    ONE_THREAD.set(true);
+    let one = rank(&view, &Focus::default());
+    ONE_THREAD.set(false);
+    assert_eq!(two, one);
+    assert_eq!(view[two[0].file].1.definitions[0].name, "f0");
+    assert_eq!(two.len(), 100);
 }
