@@ -7,14 +7,16 @@
 # Usage: bench/repomap.sh [DIR]   (default: a tree of the first 1,000 `.rs` files of the crates
 # in ~/.cargo/registry, made under /tmp)
 #
-# Session 31 (the machine slower again: ctags -R 607 ms here against session 30's 414/554;
-# median of 5; RepoMap's search for how many definitions fit starts at budget / 8, masking
-# compiles no secret pattern for a result without their words, Definitions stops at its cap):
+# Session 31 (median of 5; RepoMap's search for how many definitions fit starts at
+# budget / 8 and its ranking reads the files' mentions on two threads; masking compiles no
+# secret pattern for a result without their words; Definitions stops at its cap; two runs of
+# the script, the machine at two speeds within the hour: ctags -R 607 and 399 ms):
 #   tree                          RepoMap cold  warm  warm 8000  Definitions cold  warm  ctags -R
-#   1,000 .rs files (13 MB)            405 ms  100 ms    97 ms          95 ms   55 ms  607 ms
-#   Go 1.19 net+go+os+internal         306      97       97            143      55     327
-#   (warm RepoMap of the 1,000 files, perf stat means, before -> after the search bound:
-#   125-132 -> 99-102 ms; 297 -> ~220 M instructions: rank 96 M, the cache's JSON 72 M)
+#   1,000 .rs files (slow hour)        405 ms  100 ms    97 ms          95 ms   55 ms  607 ms
+#   1,000 .rs files                    293      81       88             99      43     399
+#   Go 1.19 net+go+os+internal         250      74       81            150      49     222
+#   (warm RepoMap of the 1,000 files: 297 -> 202 M instructions, rank 96 M and the cache's
+#   JSON 72 M of what is left; interleaved min/median 62/94 -> 60/87 ms for the two threads)
 #
 # Session 30 (same machine as session 29, as noisy; Definitions cold and ctags -R writing its
 # tags file run alternately, 11 runs each, min / median in ms; C/C++ skeletons leave out
