@@ -298,8 +298,6 @@ fn is_test_file(path: &str) -> bool {
         || name.contains(".spec.")
 }
 
-/// Whether definitions of `kind` are ranked: modules are not (`mod io;` is not what a mention
-/// of `io::` in every file is about, and a map lists their contents).
 /// Files fewer than this are read on one thread ([`per_file`]).
 const TWO_THREADS_FILES: usize = 64;
 
@@ -345,6 +343,8 @@ fn per_file<T: Send>(
     })
 }
 
+/// Whether definitions of `kind` are ranked: modules are not (`mod io;` is not what a mention
+/// of `io::` in every file is about, and a map lists their contents).
 fn ranks_kind(kind: &str) -> bool {
     kind != "module"
 }

@@ -244,8 +244,6 @@ fn walk(dir: &Path, stop: &StopFlag) -> Vec<PathBuf> {
 struct Found {
     /// Per file, in path order.
     definitions: Vec<(PathBuf, Vec<wright_code::Definition>)>,
-    /// Of all files.
-    count: usize,
     files: usize,
     partial: Vec<PathBuf>,
     skipped: Skipped,
@@ -286,8 +284,10 @@ fn collect(
             counts: &counts,
         },
     );
+    // Definitions listed so far, of all files.
+    let mut shown = 0;
     for (path, indexed) in sources.into_iter().zip(indexed) {
-        if found.count >= MAX_DEFINITIONS {
+        if shown >= MAX_DEFINITIONS {
             // The files past the cap are neither counted nor listed as partial: none of their
             // definitions is shown.
             found.truncated = true;
@@ -324,11 +324,11 @@ fn collect(
             if kinds.is_some_and(|kinds| !kinds.contains(&def.kind)) {
                 continue;
             }
-            if found.count >= MAX_DEFINITIONS {
+            if shown >= MAX_DEFINITIONS {
                 found.truncated = true;
                 break;
             }
-            found.count += 1;
+            shown += 1;
             mine.push(def.clone());
         }
         if !mine.is_empty() {

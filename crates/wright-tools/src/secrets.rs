@@ -160,6 +160,12 @@ fn may_hold_builtin(text: &str) -> bool {
         .is_none_or(|(exact, any_case)| exact.is_match(text) || any_case.is_match(text))
 }
 
+/// Whether `text` might match a builtin pattern: it holds one of their words and the set of
+/// all of them matches (true when either could not be built).
+fn may_match_builtin(text: &str) -> bool {
+    may_hold_builtin(text) && BUILTIN_SET.as_ref().is_none_or(|set| set.is_match(text))
+}
+
 /// How masking is set up (`[secrets]` in the settings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretPolicy {
@@ -288,10 +294,7 @@ impl SecretMasker {
         // Most texts hold no secret: they lack the words the patterns need, or else one pass
         // of every builtin pattern at once says so (a tool's data is masked string by
         // string, thousands of them for a Definitions).
-        if self.configured.is_empty()
-            && (!may_hold_builtin(&text)
-                || BUILTIN_SET.as_ref().is_some_and(|set| !set.is_match(&text)))
-        {
+        if self.configured.is_empty() && !may_match_builtin(&text) {
             return text;
         }
         for (kind, regex) in BUILTIN.iter().chain(&self.configured) {
@@ -348,8 +351,7 @@ impl SecretMasker {
                 .literals
                 .iter()
                 .any(|literal| joined.contains(literal.as_str()))
-            || (may_hold_builtin(&joined)
-                && BUILTIN_SET.as_ref().is_none_or(|set| set.is_match(&joined)))
+            || may_match_builtin(&joined)
     }
 
     fn mask_json_in(&self, value: &mut Value, in_key_block: &mut bool) {
